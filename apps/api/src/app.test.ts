@@ -1,0 +1,123 @@
+import { defineRoute } from '@cubicle/contract/api';
+import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { buildApp } from './app.js';
+import { route } from './lib/define-handler.js';
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+const Echo = defineRoute({
+  operationId: 'echo', method: 'POST', path: '/test/echo/{id}', tag: 'test', auth: 'none', summary: 'echo',
+  params: z.strictObject({ id: z.string().regex(/^e_[a-z]+$/) }),
+  body: z.strictObject({ n: z.number().int() }),
+  responses: { 200: z.strictObject({ id: z.string(), n: z.number() }) },
+  errors: ['validation_failed'],
+});
+
+describe('API envelope and validation', () => {
+  it('GET /v1/version answers the contract', async () => {
+    app = await buildApp();
+    const res = await app.inject({ method: 'GET', url: '/v1/version' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ service: 'cubicle-api', api_version: 'v1', guest_protocol_version: 'v1' });
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('unknown routes answer route_not_found in the envelope with the request id', async () => {
+    app = await buildApp();
+    const res = await app.inject({ method: 'GET', url: '/v1/nope', headers: { 'x-request-id': 'abc-123' } });
+    expect(res.statusCode).toBe(404);
+    const body = ErrorEnvelope.parse(res.json());
+    expect(body.error).toMatchObject({ code: 'route_not_found', request_id: 'abc-123' });
+  });
+
+  it('serves the OpenAPI document', async () => {
+    app = await buildApp();
+    const res = await app.inject({ method: 'GET', url: '/docs/openapi.json' });
+    expect(res.json()).toMatchObject({ openapi: '3.1.0' });
+  });
+
+  it('healthz reports each check and answers 503 service_unavailable when one fails', async () => {
+    app = await buildApp({ checks: { database: async () => 1, redis: async () => { throw new Error('down'); } } });
+    const res = await app.inject({ method: 'GET', url: '/healthz' });
+    expect(res.statusCode).toBe(503);
+    const body = ErrorEnvelope.parse(res.json());
+    expect(body.error.code).toBe('service_unavailable');
+    expect(body.error.details).toEqual({ checks: { database: 'ok', redis: 'error' } });
+    expect(JSON.stringify(body)).not.toContain('down');
+  });
+});
+
+describe('route helper', () => {
+  async function echoApp(handler: (n: number) => unknown, bodyLimit = 1024 * 1024) {
+    const { default: Fastify } = await import('fastify');
+    const { registerErrorHandler } = await import('./plugins/error-handler.js');
+    const a = Fastify({ bodyLimit });
+    registerErrorHandler(a);
+    route(a, Echo, ({ params, body }) => {
+      const out = handler(body.n);
+      return { status: 200 as const, body: (out ?? { id: params.id, n: body.n }) as { id: string; n: number } };
+    });
+    await a.ready();
+    return a;
+  }
+
+  it('validates path, body and rejects unknown fields with stable codes', async () => {
+    app = await echoApp(() => undefined);
+    const ok = await app.inject({ method: 'POST', url: '/test/echo/e_abc', payload: { n: 3 } });
+    expect(ok.json()).toEqual({ id: 'e_abc', n: 3 });
+
+    const badId = await app.inject({ method: 'POST', url: '/test/echo/DROP', payload: { n: 3 } });
+    expect(badId.statusCode).toBe(400);
+    expect(badId.json().error.code).toBe('invalid_id');
+
+    const extra = await app.inject({ method: 'POST', url: '/test/echo/e_abc', payload: { n: 3, x: 1 } });
+    expect(extra.statusCode).toBe(400);
+    expect(extra.json().error).toMatchObject({ code: 'validation_failed' });
+    expect(extra.json().error.details.issues[0]).toMatchObject({ location: 'body' });
+
+    const wrongType = await app.inject({ method: 'POST', url: '/test/echo/e_abc', payload: { n: 'three' } });
+    expect(wrongType.json().error.details.issues[0]).toMatchObject({ location: 'body', path: 'n' });
+
+    const badJson = await app.inject({ method: 'POST', url: '/test/echo/e_abc', headers: { 'content-type': 'application/json' }, payload: '{"n":' });
+    expect(badJson.statusCode).toBe(400);
+    expect(badJson.json().error.code).toBe('invalid_json');
+
+    const text = await app.inject({ method: 'POST', url: '/test/echo/e_abc', headers: { 'content-type': 'text/csv' }, payload: 'n,1' });
+    expect(text.statusCode).toBe(415);
+    expect(text.json().error.code).toBe('unsupported_media_type');
+  });
+
+  it('maps AppError to its status and hides internal errors', async () => {
+    app = await echoApp((n) => {
+      if (n === 1) throw new AppError('quota_exceeded', 'too many', { limit: 1 });
+      if (n === 2) throw new Error('database password is hunter2');
+      return { id: 'x', n: 'not a number' };
+    });
+    const quota = await app.inject({ method: 'POST', url: '/test/echo/e_a', payload: { n: 1 } });
+    expect(quota.statusCode).toBe(429);
+    expect(quota.json().error).toMatchObject({ code: 'quota_exceeded', details: { limit: 1 } });
+
+    const boom = await app.inject({ method: 'POST', url: '/test/echo/e_a', payload: { n: 2 } });
+    expect(boom.statusCode).toBe(500);
+    expect(boom.json().error).toMatchObject({ code: 'internal_error', message: 'internal error' });
+    expect(boom.body).not.toContain('hunter2');
+
+    // A handler answering outside its response schema is a server bug, never leaked as data.
+    const off = await app.inject({ method: 'POST', url: '/test/echo/e_a', payload: { n: 3 } });
+    expect(off.statusCode).toBe(500);
+  });
+
+  it('rejects bodies over the limit with payload_too_large', async () => {
+    app = await echoApp(() => undefined, 1024);
+    const res = await app.inject({ method: 'POST', url: '/test/echo/e_a', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ n: 1, pad: 'y'.repeat(5000) }) });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error.code).toBe('payload_too_large');
+  });
+});

@@ -1,0 +1,67 @@
+import { AppError } from '@cubicle/contract/errors';
+import { toFastifyPath, type RouteDef } from '@cubicle/contract/api';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { zodIssues } from '../plugins/error-handler.js';
+
+type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+
+export interface HandlerInput<R extends RouteDef> {
+  params: Infer<R['params']>;
+  query: Infer<R['query']>;
+  body: Infer<R['body']>;
+  headers: Infer<R['headers']>;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** A handler returns a status from the route's responses and its body. */
+export type HandlerResult<R extends RouteDef> = {
+  [S in keyof R['responses'] & number]: { status: S; body: R['responses'][S] extends z.ZodType ? z.input<R['responses'][S]> : null };
+}[keyof R['responses'] & number];
+
+function parsePart<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): unknown {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value ?? {});
+  if (!result.success) {
+    // A malformed path id is its own code: the caller passed something that cannot be an id.
+    const code = where === 'path' ? 'invalid_id' : 'validation_failed';
+    throw new AppError(code, `invalid ${where}`, { issues: zodIssues(result.error, where) });
+  }
+  return result.data;
+}
+
+/**
+ * route mounts one contract RouteDef: it validates path, query, headers and body with the
+ * contract's schemas before the handler runs, and the handler's result is checked against the
+ * response schema, so a route cannot answer outside the published document.
+ */
+export function route<R extends RouteDef>(
+  app: FastifyInstance,
+  def: R,
+  handler: (input: HandlerInput<R>) => Promise<HandlerResult<R>> | HandlerResult<R>,
+) {
+  app.route({
+    method: def.method,
+    url: toFastifyPath(def.path),
+    handler: async (request, reply) => {
+      const input = {
+        params: parsePart(def.params, request.params, 'path'),
+        query: parsePart(def.query, request.query, 'query'),
+        headers: parsePart(def.headers, request.headers, 'header'),
+        body: parsePart(def.body, request.body, 'body'),
+        request,
+        reply,
+      } as HandlerInput<R>;
+      const result = await handler(input);
+      const schema = def.responses[result.status as keyof typeof def.responses];
+      if (schema === undefined) throw new Error(`${def.operationId} answered undeclared status ${result.status}`);
+      const status: number = result.status;
+      if (schema === null) return reply.status(status).send();
+      const checked = schema.safeParse(result.body);
+      // An answer outside the published schema is our bug: a 500 (logged), never shown to the caller.
+      if (!checked.success) throw new Error(`${def.operationId} response violates its schema: ${checked.error.message}`);
+      return reply.status(status).send(checked.data as unknown);
+    },
+  });
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+import { createDb } from '@cubicle/db';
+import { loadApiEnv } from './env.js';
+import { buildApp, redactPaths } from './app.js';
+import { createRedis } from './lib/redis.js';
+
+// Parse configuration before anything starts: a bad variable stops the process here.
+const env = loadApiEnv();
+
+const db = createDb({ databaseUrl: env.DATABASE_URL });
+const redis = createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
+await redis.connect();
+
+const app = await buildApp({
+  logger: { level: env.LOG_LEVEL, redact: { paths: redactPaths, censor: '[redacted]' } },
+  bodyLimit: env.API_BODY_LIMIT_BYTES,
+  checks: {
+    database: () => db.$queryRaw`SELECT 1`,
+    redis: () => redis.ping(),
+  },
+});
+
+let closing = false;
+/** shutdown stops accepting, drains in-flight requests, then closes Redis and Prisma (reverse of start-up). */
+async function shutdown(signal: string) {
+  if (closing) return;
+  closing = true;
+  app.log.info({ signal }, 'shutting down');
+  const force = setTimeout(() => process.exit(1), 15_000);
+  force.unref();
+  await app.close();
+  redis.disconnect();
+  await db.$disconnect();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+
+await app.listen({ host: env.API_HOST, port: env.API_PORT });

@@ -1,0 +1,52 @@
+import { AppError, ErrorCodes, type ErrorBody, type ErrorCodeName } from '@cubicle/contract/errors';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodError } from 'zod';
+
+/** Fastify's own client errors, by code, mapped to ours so the envelope is the same everywhere. */
+const fastifyCodes: Record<string, ErrorCodeName> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_failed',
+  FST_ERR_CTP_INVALID_TYPE: 'unsupported_media_type',
+  FST_ERR_VALIDATION: 'validation_failed',
+};
+
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: ErrorCodeName,
+  message: string,
+  details?: Record<string, unknown>,
+) {
+  const body: ErrorBody = { code, message, request_id: request.id, ...(details ? { details } : {}) };
+  return reply.status(ErrorCodes[code].status).type('application/json').send({ error: body });
+}
+
+/** zodIssues turns a ZodError into the `details.issues` list: which field, what was wrong. */
+export function zodIssues(err: ZodError, where: string) {
+  return err.issues.map((i) => ({ location: where, path: i.path.map(String).join('.'), code: i.code, message: i.message }));
+}
+
+/**
+ * registerErrorHandler renders every failure as the one error envelope. Only AppErrors and
+ * known client errors show their message; anything else is a 500 whose body says nothing
+ * internal (the log has the error with the request id).
+ */
+export function registerErrorHandler(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+    if (err instanceof AppError) return sendError(request, reply, err.code, err.message, err.details);
+    const mapped = err.code ? fastifyCodes[err.code] : undefined;
+    if (mapped) return sendError(request, reply, mapped, err.message);
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return sendError(request, reply, 'validation_failed', err.message);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendError(request, reply, 'internal_error', 'internal error');
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, 'route_not_found', `no route for ${request.method} ${request.url.split('?')[0]}`),
+  );
+}

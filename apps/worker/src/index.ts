@@ -1,0 +1,2 @@
+export { WorkerEnv, loadWorkerEnv } from './env.js';
+export { buildHandlers, staticQueues } from './handlers.js';

@@ -1,0 +1,26 @@
+// One lint config for the whole workspace; packages run `eslint src` against it.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: ['**/dist/**', '**/.next/**', '**/node_modules/**', '**/src/generated/**', '**/.turbo/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through this process\'s env.ts only.' },
+      ],
+    },
+  },
+  {
+    // env.ts files are the one place allowed to read process.env; scripts and test harnesses set up processes.
+    files: ['**/env.ts', '**/*.test.ts', 'test/**', 'scripts/**', '**/vitest.config.ts', '**/prisma.config.ts'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

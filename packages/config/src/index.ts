@@ -1,0 +1,3 @@
+export * from './parse-env.js';
+export * from './vars.js';
+export * from './redis-url.js';

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { named } from '../registry.js';
+import { ClaimId, Metadata, PoolId, ResourceName, Timestamp } from './common.js';
+import { Sandbox } from './sandbox.js';
+
+/** ClaimStatus: pending (no sandbox yet, 202), active (holds a sandbox), released (ended). */
+export const ClaimStatus = named('ClaimStatus', z.enum(['pending', 'active', 'released']));
+export type ClaimStatus = z.infer<typeof ClaimStatus>;
+
+/** ReleaseReason records why a claim ended; reclaim reasons are set by the worker. */
+export const ReleaseReason = named(
+  'ReleaseReason',
+  z.enum([
+    'released_by_client',
+    'ttl_expired',
+    'idle_timeout',
+    'max_lifetime',
+    'pool_deleted',
+    'sandbox_failed',
+    'provision_timeout',
+  ]),
+);
+export type ReleaseReason = z.infer<typeof ReleaseReason>;
+
+export const Claim = named(
+  'Claim',
+  z.strictObject({
+    id: ClaimId,
+    name: ResourceName,
+    pool: ResourceName,
+    pool_id: PoolId,
+    status: ClaimStatus,
+    /** The sandbox once the claim is active; null while pending. */
+    sandbox: Sandbox.nullable(),
+    metadata: Metadata,
+    ttl_seconds: z.number().int(),
+    expires_at: Timestamp,
+    max_expires_at: Timestamp,
+    idle_timeout_seconds: z.number().int().nullable(),
+    last_heartbeat_at: Timestamp,
+    released_at: Timestamp.nullable(),
+    release_reason: ReleaseReason.nullable(),
+    created_at: Timestamp,
+  }),
+);
+export type Claim = z.infer<typeof Claim>;
+
+/**
+ * CreateClaimRequest: `name` makes the call a reconnect (a live claim of that name comes back);
+ * `wait_seconds` bounds how long the call waits for a sandbox to be provisioned before answering
+ * 202 with the claim pending. Pair it with an `Idempotency-Key` header when retrying.
+ */
+export const CreateClaimRequest = named(
+  'CreateClaimRequest',
+  z.strictObject({
+    name: ResourceName.optional(),
+    ttl_seconds: z.number().int().min(1).max(7 * 86_400).optional(),
+    metadata: Metadata.default({}),
+    wait_seconds: z.number().int().min(0).max(120).default(20),
+  }),
+);
+export type CreateClaimRequest = z.infer<typeof CreateClaimRequest>;
+
+/** UpdateClaimRequest extends the TTL from now, capped at `max_expires_at`. */
+export const UpdateClaimRequest = named(
+  'UpdateClaimRequest',
+  z.strictObject({ ttl_seconds: z.number().int().min(1).max(7 * 86_400) }),
+);
+export type UpdateClaimRequest = z.infer<typeof UpdateClaimRequest>;
+
+export const ClaimListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(200).optional(),
+  pool: ResourceName.optional(),
+  status: ClaimStatus.optional(),
+});
+export type ClaimListQuery = z.infer<typeof ClaimListQuery>;
+
+export const ClaimPathParams = z.strictObject({ id: ClaimId });

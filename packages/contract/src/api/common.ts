@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { named } from '../registry.js';
+
+/**
+ * IdPrefixes: every public id is `<prefix>_<26 lowercase base32 chars>` (a ULID, time-ordered),
+ * so a pasted id says what it is and a malformed one is rejected before any query runs.
+ */
+export const IdPrefixes = {
+  tenant: 'ten',
+  api_key: 'key',
+  pool: 'pool',
+  sandbox: 'sbx',
+  claim: 'clm',
+  viewer_ticket: 'vtk',
+  secret: 'sec',
+  run: 'run',
+  audit_event: 'aud',
+  action_record: 'act',
+} as const;
+export type IdKind = keyof typeof IdPrefixes;
+
+/** idOf builds the schema of one kind of id. */
+export function idOf(kind: IdKind) {
+  const prefix = IdPrefixes[kind];
+  return z
+    .string()
+    .regex(new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`), `must be a ${kind} id (${prefix}_…)`);
+}
+
+export const TenantId = idOf('tenant');
+export const ApiKeyId = idOf('api_key');
+export const PoolId = idOf('pool');
+export const SandboxId = idOf('sandbox');
+export const ClaimId = idOf('claim');
+export const ViewerTicketId = idOf('viewer_ticket');
+export const SecretId = idOf('secret');
+export const RunId = idOf('run');
+export const AuditEventId = idOf('audit_event');
+
+/** Timestamps are RFC 3339 strings in UTC with milliseconds, as `Date#toISOString` prints them. */
+export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });
+
+/**
+ * ResourceName: pool and claim names are DNS-label-like so they fit Kubernetes labels,
+ * Terraform resource ids and URLs without escaping.
+ */
+export const ResourceName = named(
+  'ResourceName',
+  z
+    .string()
+    .min(1)
+    .max(63)
+    .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and inner dashes, 1–63 characters'),
+);
+
+/** Metadata is caller-owned, small, string-valued and never interpreted by Cubicle. */
+export const Metadata = named(
+  'Metadata',
+  z
+    .record(z.string().min(1).max(63), z.string().max(1024))
+    .refine((m) => Object.keys(m).length <= 32, 'at most 32 keys'),
+);
+export type Metadata = z.infer<typeof Metadata>;
+
+export const ListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(200).optional(),
+});
+export type ListQuery = z.infer<typeof ListQuery>;
+
+/** listOf is the one page shape: `next_cursor` is null on the last page. */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.strictObject({ data: z.array(item), next_cursor: z.string().nullable() });
+}

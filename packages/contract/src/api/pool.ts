@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { named } from '../registry.js';
+import { PoolId, ResourceName, Timestamp } from './common.js';
+
+export const Backend = named('Backend', z.enum(['local', 'kubernetes', 'kubevirt']));
+export type Backend = z.infer<typeof Backend>;
+
+/** Autoscaling keeps between `min` and `max` sandboxes; `initial` warm ones are made on create. */
+export const Autoscaling = named(
+  'Autoscaling',
+  z
+    .strictObject({
+      min: z.number().int().min(0).max(1000),
+      initial: z.number().int().min(0).max(1000),
+      max: z.number().int().min(1).max(1000),
+    })
+    .refine((a) => a.min <= a.initial && a.initial <= a.max, {
+      message: 'must satisfy min ≤ initial ≤ max',
+      path: ['initial'],
+    }),
+);
+export type Autoscaling = z.infer<typeof Autoscaling>;
+
+/** Non-secret environment for every sandbox of the pool; secrets travel per claim instead. */
+export const PoolEnv = named(
+  'PoolEnv',
+  z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable name'), z.string().max(4096))
+    .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables'),
+);
+
+const DAY = 86_400;
+
+const PoolSpecShape = {
+  image: z.string().min(1).max(512),
+  backend: Backend.default('local'),
+  /** CPU cores per sandbox (fractions allowed, as Kubernetes millicores). */
+  cpu: z.number().positive().max(64).multipleOf(0.001).default(1),
+  memory_mb: z.number().int().min(256).max(262_144).default(2048),
+  autoscaling: Autoscaling.default({ min: 0, initial: 1, max: 5 }),
+  claim_ttl_seconds: z.number().int().min(1).max(7 * DAY).default(900),
+  max_claim_lifetime_seconds: z.number().int().min(1).max(30 * DAY).default(DAY),
+  /** Heartbeat window: a claim with no heartbeat for this long is reclaimed. null disables it. */
+  idle_timeout_seconds: z.number().int().min(1).max(7 * DAY).nullable().default(null),
+  env: PoolEnv.default({}),
+};
+
+/**
+ * PoolSpec is the body of `PUT /v1/pools/{name}`: the whole desired state, so applying the same
+ * spec twice changes nothing (Terraform owns pools this way).
+ */
+export const PoolSpec = named(
+  'PoolSpec',
+  z.strictObject(PoolSpecShape).refine((p) => p.claim_ttl_seconds <= p.max_claim_lifetime_seconds, {
+    message: 'claim_ttl_seconds must not exceed max_claim_lifetime_seconds',
+    path: ['claim_ttl_seconds'],
+  }),
+);
+export type PoolSpec = z.infer<typeof PoolSpec>;
+export type PoolSpecInput = z.input<typeof PoolSpec>;
+
+export const PoolState = named('PoolState', z.enum(['active', 'draining']));
+
+export const PoolCounts = named(
+  'PoolCounts',
+  z.strictObject({
+    provisioning: z.number().int().min(0),
+    warm: z.number().int().min(0),
+    claimed: z.number().int().min(0),
+    releasing: z.number().int().min(0),
+    failed: z.number().int().min(0),
+  }),
+);
+export type PoolCounts = z.infer<typeof PoolCounts>;
+
+export const Pool = named(
+  'Pool',
+  z.strictObject({
+    id: PoolId,
+    name: ResourceName,
+    image: z.string(),
+    backend: Backend,
+    cpu: z.number(),
+    memory_mb: z.number().int(),
+    autoscaling: z.strictObject({ min: z.number().int(), initial: z.number().int(), max: z.number().int() }),
+    claim_ttl_seconds: z.number().int(),
+    max_claim_lifetime_seconds: z.number().int(),
+    idle_timeout_seconds: z.number().int().nullable(),
+    env: z.record(z.string(), z.string()),
+    state: PoolState,
+    /** Bumped when the sandbox template (image, resources, env) changes; warm sandboxes of older generations are rolled. */
+    generation: z.number().int().min(1),
+    counts: PoolCounts,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
+export type Pool = z.infer<typeof Pool>;
+
+export const PoolPathParams = z.strictObject({ name: ResourceName });

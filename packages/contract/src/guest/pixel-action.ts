@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { named } from '../registry.js';
+import { DeliveryMode, WindowId } from './common.js';
+import { TYPE_TEXT_MAX_CHARS } from './element-action.js';
+import { ScreenshotId } from './screenshot.js';
+
+/**
+ * PixelPoint is a position in the pixels of a screenshot (after any downscale), never in screen
+ * coordinates: the driver maps it with that screenshot's origin and scale, so an agent never adds
+ * window offsets itself (mixing the two systems is how clicks miss by a title bar).
+ */
+export const PixelPoint = named(
+  'GuestPixelPoint',
+  z.strictObject({ x: z.int().min(0), y: z.int().min(0) }),
+);
+export type PixelPoint = z.infer<typeof PixelPoint>;
+
+export const KeyModifier = named('GuestKeyModifier', z.enum(['ctrl', 'shift', 'alt', 'super']));
+export type KeyModifier = z.infer<typeof KeyModifier>;
+
+/**
+ * KeyCombo is zero or more modifiers and one X keysym name joined by `+`: `Return`, `ctrl+s`,
+ * `ctrl+shift+Tab`, `KP_Add`. Keysym names rather than characters keep `+` itself unambiguous
+ * (`plus`); text goes through `type` instead.
+ */
+export const KeyCombo = named(
+  'GuestKeyCombo',
+  z
+    .string()
+    .max(64)
+    .regex(
+      /^(?:(?:ctrl|shift|alt|super)\+)*[A-Za-z0-9_]+$/,
+      'modifiers (ctrl, shift, alt, super) and one keysym name joined by +',
+    ),
+);
+export type KeyCombo = z.infer<typeof KeyCombo>;
+
+/**
+ * Pixel input is accepted only against the latest screenshot of its window (`screenshot_id`),
+ * including keyboard input: it proves the caller looked at the window as it is now.
+ */
+const base = {
+  window_id: WindowId,
+  screenshot_id: ScreenshotId,
+  delivery_mode: DeliveryMode.default('background'),
+};
+const at = PixelPoint.shape;
+const modifiers = z.array(KeyModifier).max(4).optional();
+
+const pixel = <A extends string, S extends z.core.$ZodLooseShape>(name: A, shape: S) =>
+  z.strictObject({ action: z.literal(name), ...base, ...shape });
+
+/**
+ * PixelActionRequest is input at screenshot pixels, for what the accessibility tree does not
+ * reach (canvases, custom widgets). In the background the driver resolves the point to an
+ * element (AT-SPI hit test) or sends events to the window; the result's `route` says which.
+ * - `drag` presses at (x, y) and releases at (to_x, to_y);
+ * - `scroll` turns the wheel `dx`/`dy` notches at (x, y) (positive: right, down);
+ * - `type` and `key` go to the window's focused element, after clicking `focus_at` if given.
+ */
+export const PixelActionRequest = named(
+  'GuestPixelActionRequest',
+  z.discriminatedUnion('action', [
+    pixel('click', { ...at, modifiers }),
+    pixel('double_click', { ...at, modifiers }),
+    pixel('right_click', { ...at, modifiers }),
+    pixel('move', at),
+    pixel('drag', {
+      ...at,
+      to_x: z.int().min(0),
+      to_y: z.int().min(0),
+      button: z.enum(['left', 'middle', 'right']).default('left'),
+    }),
+    pixel('scroll', {
+      ...at,
+      dx: z.int().min(-50).max(50).default(0),
+      dy: z.int().min(-50).max(50).default(0),
+    }).refine((s) => s.dx !== 0 || s.dy !== 0, {
+      message: 'scroll needs a non-zero dx or dy',
+      path: ['dy'],
+    }),
+    pixel('type', {
+      /** Any Unicode text; characters without a keysym are typed through a spare keycode. */
+      text: z.string().min(1).max(TYPE_TEXT_MAX_CHARS),
+      focus_at: PixelPoint.optional(),
+    }),
+    pixel('key', {
+      keys: KeyCombo,
+      repeat: z.int().min(1).max(100).default(1),
+      focus_at: PixelPoint.optional(),
+    }),
+  ]),
+);
+export type PixelActionRequest = z.infer<typeof PixelActionRequest>;

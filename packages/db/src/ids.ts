@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { IdPrefixes, type IdKind } from '@cubicle/contract/api';
+
+// Crockford base32, lowercase: no i, l, o, u, so ids survive being read aloud or retyped.
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/**
+ * ulid returns 26 characters: 10 for the millisecond time (so ids sort by creation and index
+ * well) and 16 from 80 random bits.
+ */
+export function ulid(now: number = Date.now()): string {
+  let time = '';
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32]! + time;
+    t = Math.floor(t / 32);
+  }
+  const bytes = randomBytes(10);
+  let rand = '';
+  let acc = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    acc = (acc << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      rand += ALPHABET[(acc >> (bits - 5)) & 31]!;
+      bits -= 5;
+    }
+    acc &= (1 << bits) - 1;
+  }
+  return time + rand;
+}
+
+/** newId makes a public id of the given kind, e.g. `clm_01j…`. */
+export function newId(kind: IdKind): string {
+  return `${IdPrefixes[kind]}_${ulid()}`;
+}

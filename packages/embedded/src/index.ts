@@ -1,0 +1,20 @@
+// @cubicle/embedded starts private PostgreSQL and Redis processes from Debian's packages: the
+// persistent default behind `npm start` (under .cubicle/) and the test harness (temp dirs).
+export {
+  startPostgres,
+  stopPostgresAt,
+  type PostgresServer,
+  type StartPostgresOptions,
+} from './postgres.js';
+export { startRedis, stopRedisAt, type RedisServer, type StartRedisOptions } from './redis.js';
+export { redisOptionsFromUrl, type RedisConnectionOptions } from './redis-url.js';
+export { startReaper, type Reaper, type ReapTarget } from './reaper.js';
+export { findPostgres, findRedisServer, installedPostgresVersions } from './binaries.js';
+export {
+  isRunning,
+  processStartTime,
+  stopProcess,
+  type ProcessExit,
+  type StopTarget,
+} from './proc.js';
+export type { IfRunning, LogFn, ServiceProcess } from './service.js';

@@ -1,0 +1,50 @@
+import { Jobs, parseJobPayload, queueFor, type JobName, type JobPayload } from '@cubicle/contract/jobs';
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+export interface EnqueueOptions {
+  /** A stable id makes enqueueing idempotent: BullMQ keeps one job per id. */
+  jobId?: string;
+  delayMs?: number;
+}
+
+/**
+ * JobQueues enqueues catalog jobs: the payload is validated here (a bad payload is a bug in the
+ * caller and throws), and attempts/backoff come from the catalog, never from call sites.
+ */
+export class JobQueues {
+  private readonly queues = new Map<string, Queue>();
+
+  constructor(
+    private readonly connection: Redis,
+    private readonly prefix: string = 'cubicle',
+  ) {}
+
+  queue(name: string): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: this.connection, prefix: this.prefix });
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions = {}) {
+    const data = parseJobPayload(name, payload);
+    const spec = Jobs[name];
+    const jobOptions: JobsOptions = {
+      attempts: spec.attempts,
+      removeOnComplete: { age: 3600, count: 10_000 },
+      removeOnFail: { age: 7 * 86_400 },
+      ...(spec.backoff ? { backoff: { type: spec.backoff.type, delay: spec.backoff.delay_ms } } : {}),
+      ...(options.jobId ? { jobId: options.jobId } : {}),
+      ...(options.delayMs ? { delay: options.delayMs } : {}),
+    };
+    return this.queue(queueFor(name, data)).add(name, data, jobOptions);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    this.queues.clear();
+  }
+}

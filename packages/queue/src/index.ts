@@ -1,0 +1,3 @@
+export * from './connection.js';
+export * from './enqueue.js';
+export * from './dispatch.js';

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// The one script behind the README's commands. It runs before `npm ci`, so it uses Node only.
+//   start      bootstrap, then Postgres + Redis (embedded, under .cubicle/), migrations, the API
+//   test       bootstrap, then `vitest run` (extra args pass through) and a one-line summary
+//   migrate    bootstrap, then migrate DATABASE_URL or the embedded database
+//   bootstrap  apt packages when missing, `npm ci` when needed, `turbo run build`
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureAptPackages, APT_PACKAGES } from './lib/apt.mjs';
+import { migrateCommand } from './lib/migrate-cmd.mjs';
+import { ensureNodeModules } from './lib/npm-install.mjs';
+import { run } from './lib/run.mjs';
+import { startCubicle } from './lib/start.mjs';
+import { runVitest } from './lib/test-run.mjs';
+import { bold, dim, formatMs, red, say, step, timings, UserError } from './lib/ui.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// Children inherit these: no telemetry or update checks (they mean DNS lookups and delays here).
+Object.assign(process.env, {
+  NEXT_TELEMETRY_DISABLED: '1',
+  TURBO_TELEMETRY_DISABLED: '1',
+  TURBO_NO_UPDATE_NOTIFIER: '1',
+  CHECKPOINT_DISABLE: '1',
+});
+
+async function bootstrap() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) {
+    throw new UserError(
+      `Node ${process.versions.node} is too old: Cubicle needs Node 20.19 or newer`,
+    );
+  }
+  await step(`apt packages (${Object.values(APT_PACKAGES).flat().join(', ')})`, ensureAptPackages);
+  await step('npm dependencies', () => ensureNodeModules(root));
+  await step('build (turbo run build)', () =>
+    run(join(root, 'node_modules/.bin/turbo'), ['run', 'build', '--output-logs=new-only'], {
+      cwd: root,
+    }),
+  );
+  say(
+    dim(`bootstrap: ${timings.map((t) => `${t.name.split(' ')[0]} ${formatMs(t.ms)}`).join(', ')}`),
+  );
+}
+
+const COMMANDS = {
+  bootstrap: async () => {
+    await bootstrap();
+    return 0;
+  },
+  test: async (args) => {
+    await bootstrap();
+    say(bold('▶ vitest run'));
+    return runVitest(root, args);
+  },
+  start: async () => {
+    await bootstrap();
+    return startCubicle(root);
+  },
+  migrate: async () => {
+    await bootstrap();
+    await migrateCommand(root);
+    return 0;
+  },
+};
+
+const [command, ...args] = process.argv.slice(2);
+const handler = COMMANDS[command ?? ''];
+if (!handler) {
+  console.error(`usage: node scripts/cubicle.mjs <${Object.keys(COMMANDS).join('|')}> [args]`);
+  process.exit(2);
+}
+try {
+  process.exitCode = await handler(args);
+} catch (error) {
+  if (error instanceof UserError) say(red(error.message));
+  else console.error(error);
+  process.exitCode = 1;
+}

@@ -1,0 +1,89 @@
+// Spawning a Node app of ours (apps/*/dist/main.js) under the supervisor: own process group,
+// output streamed with a name prefix, kept in a log file and a short in-memory tail.
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { dim } from './ui.mjs';
+
+const TAIL_LINES = 40;
+
+/**
+ * spawnApp starts `node <entry>` in `root` with `env`, as a process-group leader so a terminal's
+ * Ctrl-C reaches only the supervisor, which then stops everything in order.
+ */
+export function spawnApp({ root, name, entry, env, logDir, embedded }) {
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `${name}.log`);
+  const file = createWriteStream(logFile, { flags: 'a' });
+  const tail = [];
+  const child = spawn(process.execPath, [entry], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', () => resolve({ code: null, signal: null }));
+  });
+  const onLine = (line) => {
+    tail.push(line);
+    if (tail.length > TAIL_LINES) tail.shift();
+    file.write(`${line}\n`);
+    console.log(`${dim(`${name.padEnd(8)}│`)} ${line}`);
+  };
+  for (const stream of [child.stdout, child.stderr]) {
+    let partial = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      lines.forEach(onLine);
+    });
+    stream.on('end', () => partial && onLine(partial));
+  }
+  const pid = child.pid ?? -1;
+  const startTime = embedded.processStartTime(pid);
+  return {
+    pid,
+    startTime,
+    stopSignal: 'SIGTERM',
+    isGroupLeader: true,
+    exited,
+    logFile,
+    logTail: (lines = TAIL_LINES) => tail.slice(-lines),
+    stop: async () => {
+      await embedded.stopProcess({
+        pid,
+        startTime,
+        signal: 'SIGTERM',
+        isGroup: true,
+        timeoutMs: 10_000,
+      });
+      await exited;
+      file.end();
+    },
+  };
+}
+
+/** waitHealthy polls `url` until it answers 200; it fails early when the process exits. */
+export async function waitHealthy(url, exited, timeoutMs = 30_000) {
+  let exit;
+  void exited.then((value) => (exit = value));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exit)
+      throw new Error(
+        `it exited (code ${exit.code}, signal ${exit.signal}) before ${url} answered`,
+      );
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      if (response.status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline)
+      throw new Error(`${url} did not answer 200 within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

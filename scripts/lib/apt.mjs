@@ -1,0 +1,86 @@
+// Debian packages Cubicle needs on the host, installed only when missing.
+import { existsSync, readdirSync } from 'node:fs';
+import { capture, run } from './run.mjs';
+import { say, UserError } from './ui.mjs';
+
+/**
+ * APT_PACKAGES lists the Debian packages `npm start` and `npm test` need, grouped by purpose.
+ * Add a group (e.g. the desktop: xvfb, openbox, x11vnc; the browser: chromium) rather than
+ * installing anything from elsewhere.
+ */
+export const APT_PACKAGES = {
+  // Private PostgreSQL and Redis: the embedded default of `npm start` and the test harness
+  // (@cubicle/embedded runs Debian's binaries itself; a system service is neither needed nor used).
+  dataServices: ['postgresql', 'redis-server'],
+};
+
+// Quicker and more telling than dpkg for packages whose binary we look for anyway. The
+// `postgresql` metapackage may be absent while a postgresql-N package provides the server.
+const BINARY_CHECKS = {
+  postgresql: () =>
+    existsSync('/usr/lib/postgresql') &&
+    readdirSync('/usr/lib/postgresql').some((v) =>
+      existsSync(`/usr/lib/postgresql/${v}/bin/postgres`),
+    ),
+  'redis-server': () => existsSync('/usr/bin/redis-server'),
+};
+
+async function installedByDpkg(names) {
+  const { stdout } = await capture('dpkg-query', [
+    '-W',
+    '-f=${Package} ${db:Status-Abbrev}\n',
+    ...names,
+  ]);
+  const installed = new Set();
+  for (const line of stdout.split('\n')) {
+    const [name, status] = line.trim().split(/\s+/);
+    if (name && status === 'ii') installed.add(name);
+  }
+  return installed;
+}
+
+/** missingAptPackages returns the packages of APT_PACKAGES that are not installed. */
+export async function missingAptPackages() {
+  const wanted = Object.values(APT_PACKAGES).flat();
+  const unchecked = wanted.filter((name) => !BINARY_CHECKS[name]?.());
+  if (unchecked.length === 0) return [];
+  const installed = await installedByDpkg(unchecked);
+  return unchecked.filter((name) => !installed.has(name));
+}
+
+/**
+ * ensureAptPackages installs whatever APT_PACKAGES lacks with one `apt-get update` and one
+ * `apt-get install -y --no-install-recommends`, through sudo unless we are root.
+ */
+export async function ensureAptPackages() {
+  const missing = await missingAptPackages();
+  if (missing.length === 0) {
+    say(`all present: ${Object.values(APT_PACKAGES).flat().join(', ')}`);
+    return;
+  }
+  const hasApt = (await capture('sh', ['-c', 'command -v apt-get'])).code === 0;
+  if (!hasApt) {
+    throw new UserError(
+      `apt-get is not available (Cubicle bootstraps on Debian or Ubuntu). Install these ` +
+        `packages, or their equivalents, yourself: ${missing.join(', ')}`,
+    );
+  }
+  const isRoot = process.getuid?.() === 0;
+  if (!isRoot && (await capture('sh', ['-c', 'command -v sudo'])).code !== 0) {
+    throw new UserError(
+      `installing ${missing.join(', ')} needs root and sudo is not available; run ` +
+        `\`apt-get install -y ${missing.join(' ')}\` as root`,
+    );
+  }
+  const apt = (args) =>
+    isRoot
+      ? run('apt-get', args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+      : run('sudo', ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args]);
+  say(`installing with apt-get: ${missing.join(', ')}`);
+  await apt(['update']);
+  await apt(['install', '-y', '--no-install-recommends', ...missing]);
+  const stillMissing = await missingAptPackages();
+  if (stillMissing.length > 0) {
+    throw new UserError(`apt-get finished but these are still missing: ${stillMissing.join(', ')}`);
+  }
+}

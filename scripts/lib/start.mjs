@@ -1,0 +1,192 @@
+// `npm start`: the embedded services and the apps, supervised. Ctrl-C or SIGTERM stops them in
+// reverse order; if one dies, the rest are stopped and we exit non-zero with its last log lines.
+import { join } from 'node:path';
+import { spawnApp, waitHealthy } from './api-process.mjs';
+import { ensureDatabase, loadEmbedded, migrateDatabase } from './data.mjs';
+import { acquireLock, currentHolder } from './lock.mjs';
+import { bold, dim, formatMs, red, say, step, UserError } from './ui.mjs';
+
+/**
+ * START_PLAN is what `npm start` runs, in order; processes stop in reverse. A `process` entry
+ * returns a handle (pid, exited, stop, logTail) and may publish env for the entries after it; a
+ * `task` runs once. Later issues add the worker and the web app here.
+ */
+export const START_PLAN = [
+  {
+    kind: 'process',
+    name: 'postgres',
+    isExternal: (ctx) => Boolean(ctx.env.DATABASE_URL),
+    start: async (ctx) => {
+      const dataDir = join(ctx.dataRoot, 'postgres');
+      const server = await ctx.embedded.startPostgres({
+        dataDir,
+        ifRunning: 'restart',
+        log: ctx.log,
+      });
+      ctx.env.DATABASE_URL = server.url('cubicle');
+      ctx.where.push(`postgres ${server.dataDir} (log: postgres.log there)`);
+      return server;
+    },
+  },
+  {
+    kind: 'task',
+    name: 'migrations',
+    run: async (ctx) => {
+      await ensureDatabase(ctx.root, ctx.env.DATABASE_URL, ctx.log);
+      await migrateDatabase(ctx.root, ctx.env.DATABASE_URL, ctx.log);
+    },
+  },
+  {
+    kind: 'process',
+    name: 'redis',
+    isExternal: (ctx) => Boolean(ctx.env.REDIS_URL),
+    start: async (ctx) => {
+      const dir = join(ctx.dataRoot, 'redis');
+      // AOF so jobs queued before a restart are still there after it.
+      const server = await ctx.embedded.startRedis({
+        dir,
+        persistence: 'aof',
+        ifRunning: 'restart',
+        log: ctx.log,
+      });
+      ctx.env.REDIS_URL = server.url;
+      ctx.where.push(`redis    ${server.dir} (log: redis.log there)`);
+      return server;
+    },
+  },
+  {
+    kind: 'process',
+    name: 'api',
+    start: async (ctx) => {
+      const port = ctx.env.API_PORT ?? ctx.env.PORT ?? '8080';
+      const app = spawnApp({
+        root: ctx.root,
+        name: 'api',
+        entry: 'apps/api/dist/main.js',
+        logDir: join(ctx.dataRoot, 'logs'),
+        embedded: ctx.embedded,
+        env: {
+          ...ctx.env,
+          API_HOST: '127.0.0.1',
+          API_PORT: port,
+          LOG_LEVEL: ctx.env.LOG_LEVEL ?? 'info',
+        },
+      });
+      ctx.reaper.watch(app);
+      try {
+        await waitHealthy(`http://127.0.0.1:${port}/healthz`, app.exited);
+      } catch (error) {
+        await app.stop();
+        throw new UserError(`the API did not come up: ${error.message}`);
+      }
+      ctx.apiUrl = `http://127.0.0.1:${port}`;
+      ctx.where.push(`api      ${app.logFile}`);
+      return app;
+    },
+  },
+];
+
+/** startCubicle runs START_PLAN and supervises it until a signal or a crash; it resolves with the exit code. */
+export async function startCubicle(root) {
+  const dataRoot = join(root, '.cubicle');
+  const holder = currentHolder(dataRoot);
+  if (holder) {
+    throw new UserError(
+      `Cubicle already runs from this checkout (pid ${holder.pid}, ${holder.command}); stop it first`,
+    );
+  }
+  const releaseLock = acquireLock(dataRoot, 'npm start');
+  const embedded = await loadEmbedded(root);
+  const reaper = embedded.startReaper();
+  const ctx = {
+    root,
+    dataRoot,
+    embedded,
+    reaper,
+    env: { ...process.env },
+    where: [],
+    log: (line) => say(dim(line)),
+  };
+  const running = [];
+  let phase = 'starting';
+  let resolveDone;
+  const done = new Promise((resolve) => (resolveDone = resolve));
+  let pendingStop;
+
+  const shutdown = async (code) => {
+    phase = 'stopping';
+    for (const { name, handle } of [...running].reverse()) {
+      await step(`stop ${name}`, () => handle.stop()).catch((error) => say(red(error.message)));
+      reaper.unwatch(handle.pid);
+    }
+    releaseLock();
+    reaper.close();
+    resolveDone(code);
+  };
+  const requestStop = (code) => {
+    if (phase === 'stopping') return say('still stopping…');
+    if (phase === 'starting') {
+      pendingStop ??= code;
+      return say('stopping once the current step is done…');
+    }
+    void shutdown(code);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      say(`${signal}: stopping`);
+      requestStop(0);
+    });
+  }
+  const supervise = (name, handle) => {
+    running.push({ name, handle });
+    reaper.watch(handle);
+    void handle.exited.then((exit) => {
+      if (phase === 'stopping') return;
+      say(
+        red(
+          `✗ ${name} (pid ${handle.pid}) exited unexpectedly (code ${exit.code}, signal ${exit.signal}); last lines:`,
+        ),
+      );
+      for (const line of handle.logTail(20)) console.log(`  ${line}`);
+      requestStop(1);
+    });
+  };
+
+  const started = performance.now();
+  try {
+    for (const entry of START_PLAN) {
+      if (pendingStop !== undefined) break;
+      if (entry.kind === 'task') {
+        await step(entry.name, () => entry.run(ctx));
+      } else if (entry.isExternal?.(ctx)) {
+        say(`${entry.name}: using the one from the environment`);
+      } else {
+        supervise(entry.name, await step(`start ${entry.name}`, () => entry.start(ctx)));
+      }
+    }
+  } catch (error) {
+    say(red(error.message));
+    pendingStop = 1;
+  }
+  if (pendingStop !== undefined) {
+    await shutdown(pendingStop);
+    return done;
+  }
+  phase = 'running';
+  printRunning(ctx, performance.now() - started);
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  const code = await done;
+  clearInterval(keepAlive);
+  return code;
+}
+
+function printRunning(ctx, ms) {
+  say();
+  say(bold(`Cubicle is up (services started in ${formatMs(ms)})`));
+  say(`  API    ${ctx.apiUrl}`);
+  say(`  Try    curl ${ctx.apiUrl}/v1/version`);
+  say(`  Data   ${ctx.dataRoot}`);
+  for (const line of ctx.where) say(`           ${line}`);
+  say(`  Stop   Ctrl-C here, or kill -TERM ${process.pid}`);
+  say();
+}

@@ -1,0 +1,57 @@
+// `npm test`: Vitest with its default reporter on the terminal and a JSON report on the side,
+// from which we print one closing line: "N passed, N failed, N skipped".
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** countResults reads Vitest's JSON report; a file that failed without a failed test (an import error) counts as one failure. */
+export function countResults(report) {
+  const brokenFiles = (report.testResults ?? []).filter(
+    (file) =>
+      file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed'),
+  ).length;
+  return {
+    passed: report.numPassedTests ?? 0,
+    failed: (report.numFailedTests ?? 0) + brokenFiles,
+    skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
+  };
+}
+
+/** runVitest streams `vitest run` (extra args pass through), prints the closing line and resolves with Vitest's exit code. */
+export async function runVitest(root, extraArgs) {
+  const reportDir = mkdtempSync(join(tmpdir(), 'cubicle-vitest-'));
+  const reportFile = join(reportDir, 'report.json');
+  const args = [
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${reportFile}`,
+    ...extraArgs,
+  ];
+  const child = spawn(join(root, 'node_modules/.bin/vitest'), args, {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  // Ctrl-C reaches Vitest directly (same process group); a SIGTERM sent to us alone is passed on.
+  const onSigint = () => {};
+  const onSigterm = () => child.kill('SIGTERM');
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  const code = await new Promise((resolve) => {
+    child.once('error', (error) => {
+      console.error(`could not run vitest: ${error.message}`);
+      resolve(1);
+    });
+    child.once('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0)));
+  });
+  process.off('SIGINT', onSigint);
+  process.off('SIGTERM', onSigterm);
+
+  let counts = { passed: 0, failed: 0, skipped: 0 };
+  if (existsSync(reportFile)) counts = countResults(JSON.parse(readFileSync(reportFile, 'utf8')));
+  else console.error('vitest wrote no JSON report; the counts below are empty');
+  rmSync(reportDir, { recursive: true, force: true });
+  console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  return code;
+}

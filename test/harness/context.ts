@@ -1,0 +1,31 @@
+// What the global setup hands to test files through Vitest's provide/inject.
+
+/** Per-file databases of a run are named with this prefix; teardown on a shared server drops them. */
+export const databasePrefix = (runId: string) => `cubicle_test_${runId}_`;
+/** Redis keys of a run start with this; teardown on a shared server deletes them. */
+export const redisPrefix = (runId: string) => `cubicle:test:${runId}:`;
+
+export interface HarnessContext {
+  /** Short id of this test run; per-file databases and Redis namespaces carry it in their names. */
+  runId: string;
+  postgres: {
+    /** A URL with rights to CREATE DATABASE (a superuser on the private server). */
+    adminUrl: string;
+    /** The database every per-file database is copied from: all migrations applied. */
+    templateDatabase: string;
+    /** Migrations applied to the template, in order (empty while packages/db has none). */
+    migrations: string[];
+    /** True when DATABASE_URL pointed the harness at an existing server. */
+    isExternal: boolean;
+  };
+  redis: {
+    url: string;
+    isExternal: boolean;
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    cubicle: HarnessContext;
+  }
+}
