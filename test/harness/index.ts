@@ -6,10 +6,7 @@ import { databasePrefix, redisPrefix, type HarnessContext } from './context.js';
 import { copyDatabase, quoteIdent, withAdmin, withDatabase } from './postgres-admin.js';
 import { deleteKeysWithPrefix } from './redis-keys.js';
 
-export {
-  redisOptionsFromUrl,
-  type RedisConnectionOptions,
-} from '../../packages/embedded/src/redis-url.js';
+export { redisOptionsFromUrl, type RedisConnectionOptions } from '@cubicle/config';
 export type { HarnessContext } from './context.js';
 
 export interface TestDatabase {

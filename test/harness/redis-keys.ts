@@ -1,6 +1,6 @@
 // Deleting one namespace's keys: SCAN by prefix, UNLINK in batches.
 import { Redis } from 'ioredis';
-import { redisOptionsFromUrl } from '../../packages/embedded/src/redis-url.js';
+import { redisOptionsFromUrl } from '@cubicle/config';
 
 /** deleteKeysWithPrefix removes every key starting with `prefix` and returns how many it removed. */
 export async function deleteKeysWithPrefix(url: string, prefix: string): Promise<number> {

@@ -1,7 +1,15 @@
 // The services behind integration and e2e tests: private PostgreSQL and Redis in a temp dir
 // (unless DATABASE_URL / REDIS_URL name existing ones), plus the migrated template database.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -44,7 +52,8 @@ async function reapStaleRuns(): Promise<void> {
       };
       if (isRunning(owner.pid, owner.startTime)) continue;
     } catch {
-      // No owner file: a run that died while starting; it is stale as well.
+      // No owner file: a run that died while starting, unless it is starting right now.
+      if (Date.now() - statSync(dir).mtimeMs < 60_000) continue;
     }
     await stopPostgresAt(join(dir, 'postgres'), log);
     await stopRedisAt(join(dir, 'redis'), log);
@@ -72,13 +81,14 @@ export async function startHarnessServices(): Promise<HarnessServices> {
   let postgres: PostgresServer | undefined;
   let redis: RedisServer | undefined;
   const stopServers = async () => {
-    await redis?.stop();
-    await postgres?.stop();
+    // Stop both even if one fails; the reaper is the last resort for whatever still runs.
+    const results = await Promise.allSettled([redis?.stop(), postgres?.stop()]);
     if (postgres && postgres.dataDir !== join(runDir, 'postgres')) {
       rmSync(postgres.dataDir, { recursive: true, force: true });
     }
     rmSync(runDir, { recursive: true, force: true });
     reaper.close();
+    for (const result of results) if (result.status === 'rejected') throw result.reason;
   };
 
   try {

@@ -13,7 +13,12 @@ afterEach(async () => {
 });
 
 const Echo = defineRoute({
-  operationId: 'echo', method: 'POST', path: '/test/echo/{id}', tag: 'test', auth: 'none', summary: 'echo',
+  operationId: 'echo',
+  method: 'POST',
+  path: '/test/echo/{id}',
+  tag: 'test',
+  auth: 'none',
+  summary: 'echo',
   params: z.strictObject({ id: z.string().regex(/^e_[a-z]+$/) }),
   body: z.strictObject({ n: z.number().int() }),
   responses: { 200: z.strictObject({ id: z.string(), n: z.number() }) },
@@ -25,13 +30,21 @@ describe('API envelope and validation', () => {
     app = await buildApp();
     const res = await app.inject({ method: 'GET', url: '/v1/version' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ service: 'cubicle-api', api_version: 'v1', guest_protocol_version: 'v1' });
+    expect(res.json()).toMatchObject({
+      service: 'cubicle-api',
+      api_version: 'v1',
+      guest_protocol_version: 'v1',
+    });
     expect(res.headers['x-request-id']).toMatch(/^req_/);
   });
 
   it('unknown routes answer route_not_found in the envelope with the request id', async () => {
     app = await buildApp();
-    const res = await app.inject({ method: 'GET', url: '/v1/nope', headers: { 'x-request-id': 'abc-123' } });
+    const res = await app.inject({
+      method: 'GET',
+      url: '/v1/nope',
+      headers: { 'x-request-id': 'abc-123' },
+    });
     expect(res.statusCode).toBe(404);
     const body = ErrorEnvelope.parse(res.json());
     expect(body.error).toMatchObject({ code: 'route_not_found', request_id: 'abc-123' });
@@ -44,7 +57,14 @@ describe('API envelope and validation', () => {
   });
 
   it('healthz reports each check and answers 503 service_unavailable when one fails', async () => {
-    app = await buildApp({ checks: { database: async () => 1, redis: async () => { throw new Error('down'); } } });
+    app = await buildApp({
+      checks: {
+        database: async () => 1,
+        redis: async () => {
+          throw new Error('down');
+        },
+      },
+    });
     const res = await app.inject({ method: 'GET', url: '/healthz' });
     expect(res.statusCode).toBe(503);
     const body = ErrorEnvelope.parse(res.json());
@@ -62,7 +82,10 @@ describe('route helper', () => {
     registerErrorHandler(a);
     route(a, Echo, ({ params, body }) => {
       const out = handler(body.n);
-      return { status: 200 as const, body: (out ?? { id: params.id, n: body.n }) as { id: string; n: number } };
+      return {
+        status: 200 as const,
+        body: (out ?? { id: params.id, n: body.n }) as { id: string; n: number },
+      };
     });
     await a.ready();
     return a;
@@ -77,19 +100,37 @@ describe('route helper', () => {
     expect(badId.statusCode).toBe(400);
     expect(badId.json().error.code).toBe('invalid_id');
 
-    const extra = await app.inject({ method: 'POST', url: '/test/echo/e_abc', payload: { n: 3, x: 1 } });
+    const extra = await app.inject({
+      method: 'POST',
+      url: '/test/echo/e_abc',
+      payload: { n: 3, x: 1 },
+    });
     expect(extra.statusCode).toBe(400);
     expect(extra.json().error).toMatchObject({ code: 'validation_failed' });
     expect(extra.json().error.details.issues[0]).toMatchObject({ location: 'body' });
 
-    const wrongType = await app.inject({ method: 'POST', url: '/test/echo/e_abc', payload: { n: 'three' } });
+    const wrongType = await app.inject({
+      method: 'POST',
+      url: '/test/echo/e_abc',
+      payload: { n: 'three' },
+    });
     expect(wrongType.json().error.details.issues[0]).toMatchObject({ location: 'body', path: 'n' });
 
-    const badJson = await app.inject({ method: 'POST', url: '/test/echo/e_abc', headers: { 'content-type': 'application/json' }, payload: '{"n":' });
+    const badJson = await app.inject({
+      method: 'POST',
+      url: '/test/echo/e_abc',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"n":',
+    });
     expect(badJson.statusCode).toBe(400);
     expect(badJson.json().error.code).toBe('invalid_json');
 
-    const text = await app.inject({ method: 'POST', url: '/test/echo/e_abc', headers: { 'content-type': 'text/csv' }, payload: 'n,1' });
+    const text = await app.inject({
+      method: 'POST',
+      url: '/test/echo/e_abc',
+      headers: { 'content-type': 'text/csv' },
+      payload: 'n,1',
+    });
     expect(text.statusCode).toBe(415);
     expect(text.json().error.code).toBe('unsupported_media_type');
   });
@@ -116,7 +157,12 @@ describe('route helper', () => {
 
   it('rejects bodies over the limit with payload_too_large', async () => {
     app = await echoApp(() => undefined, 1024);
-    const res = await app.inject({ method: 'POST', url: '/test/echo/e_a', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ n: 1, pad: 'y'.repeat(5000) }) });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/test/echo/e_a',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ n: 1, pad: 'y'.repeat(5000) }),
+    });
     expect(res.statusCode).toBe(413);
     expect(res.json().error.code).toBe('payload_too_large');
   });

@@ -10,7 +10,12 @@ export const ApiEnv = z.object({
   REDIS_URL: envVars.redisUrl(),
   LOG_LEVEL: envVars.logLevel(),
   /** Largest accepted request body; file uploads to sandboxes have their own limit. */
-  API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  API_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 

@@ -21,7 +21,14 @@ describe('API process', () => {
 
   it('starts, reports healthy dependencies, and stops cleanly on SIGTERM', async () => {
     const child = spawn(process.execPath, [mainJs], {
-      env: { ...process.env, DATABASE_URL: db.url, REDIS_URL: redis.url, API_HOST: '127.0.0.1', API_PORT: '0', LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        REDIS_URL: redis.url,
+        API_HOST: '127.0.0.1',
+        API_PORT: '0',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -30,7 +37,8 @@ describe('API process', () => {
       const port = await new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`API did not start: ${out}`)), 20_000);
         child.stdout.on('data', () => {
-          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out) ?? /"address":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(out);
+          // Fastify logs `Server listening at http://127.0.0.1:<port>` once the socket is bound.
+          const m = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
           if (m) {
             clearTimeout(timer);
             resolve(Number(m[1]));
@@ -50,7 +58,12 @@ describe('API process', () => {
 
   it('refuses to start with a bad variable and names it', async () => {
     const child = spawn(process.execPath, [mainJs], {
-      env: { ...process.env, DATABASE_URL: 'mysql://u:topsecret@h/db', REDIS_URL: redis.url, API_PORT: '99999' },
+      env: {
+        ...process.env,
+        DATABASE_URL: 'mysql://u:topsecret@h/db',
+        REDIS_URL: redis.url,
+        API_PORT: '99999',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';

@@ -8,7 +8,10 @@ export const WorkerEnv = z.object({
   REDIS_URL: envVars.redisUrl(),
   LOG_LEVEL: envVars.logLevel(),
   /** BullMQ key prefix; one Redis can serve several Cubicle installations. */
-  QUEUE_PREFIX: z.string().regex(/^[a-z0-9:_-]{1,64}$/).default('cubicle'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9:_-]{1,64}$/)
+    .default('cubicle'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;

@@ -20,7 +20,9 @@ const workers = startWorkers({
   concurrency: env.WORKER_CONCURRENCY,
 });
 for (const w of workers) {
-  w.on('failed', (job, err) => log.warn({ queue: w.name, job: job?.name, jobId: job?.id, err: err.message }, 'job failed'));
+  w.on('failed', (job, err) =>
+    log.warn({ queue: w.name, job: job?.name, jobId: job?.id, err: err.message }, 'job failed'),
+  );
 }
 log.info({ queues: staticQueues }, 'worker started');
 

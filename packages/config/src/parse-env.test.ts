@@ -12,14 +12,24 @@ const Schema = z.object({
 describe('parseEnv', () => {
   it('applies defaults and coercions', () => {
     const env = parseEnv(Schema, { DATABASE_URL: 'postgresql://x@localhost/db' });
-    expect(env).toEqual({ API_PORT: 8080, DATABASE_URL: 'postgresql://x@localhost/db', DEBUG: false });
-    expect(parseEnv(Schema, { DATABASE_URL: 'postgres://a/b', DEBUG: 'yes', API_PORT: '9' }).DEBUG).toBe(true);
+    expect(env).toEqual({
+      API_PORT: 8080,
+      DATABASE_URL: 'postgresql://x@localhost/db',
+      DEBUG: false,
+    });
+    expect(
+      parseEnv(Schema, { DATABASE_URL: 'postgres://a/b', DEBUG: 'yes', API_PORT: '9' }).DEBUG,
+    ).toBe(true);
   });
 
   it('names every bad variable and never echoes its value', () => {
     let caught: unknown;
     try {
-      parseEnv(Schema, { API_PORT: 'seventy', DATABASE_URL: 'mysql://secret-password@h/db', DEBUG: 'maybe' });
+      parseEnv(Schema, {
+        API_PORT: 'seventy',
+        DATABASE_URL: 'mysql://secret-password@h/db',
+        DEBUG: 'maybe',
+      });
     } catch (err) {
       caught = err;
     }

@@ -1,13 +1,11 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
 /** EnvError says which variables are bad and why, without echoing their values (they may be secrets). */
 export class EnvError extends Error {
   readonly variables: string[];
 
   constructor(issues: { variable: string; problem: string }[]) {
-    super(
-      'Invalid environment:\n' + issues.map((i) => `  ${i.variable}: ${i.problem}`).join('\n'),
-    );
+    super('Invalid environment:\n' + issues.map((i) => `  ${i.variable}: ${i.problem}`).join('\n'));
     this.name = 'EnvError';
     this.variables = issues.map((i) => i.variable);
   }

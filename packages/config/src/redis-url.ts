@@ -1,5 +1,7 @@
-/** RedisConnection is the subset of ioredis options a Redis URL can express. */
-export interface RedisConnection {
+// Turning a REDIS_URL into connection options for ioredis (and so BullMQ's `connection`).
+
+/** The subset of ioredis' RedisOptions a URL can express; structurally assignable to them. */
+export interface RedisConnectionOptions {
   path?: string;
   host?: string;
   port?: number;
@@ -9,25 +11,49 @@ export interface RedisConnection {
   tls?: Record<string, never>;
 }
 
+function dbFrom(value: string | null | undefined, url: string): number | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  const db = Number(value);
+  if (!Number.isInteger(db) || db < 0) throw new Error(`invalid Redis database in ${redact(url)}`);
+  return db;
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^@/]*)@/, '//***@');
+}
+
 /**
- * redisConnectionFromUrl accepts `redis://[user:password@]host:port[/db]`, `rediss://…` and
- * `unix:///path/to/redis.sock` (the embedded default and the test harness use a private unix
- * socket). The result plugs into ioredis and BullMQ's `connection`.
+ * redisOptionsFromUrl maps `unix:///abs/path/redis.sock[?db=N]` to `{ path }` and
+ * `redis[s]://[user[:password]@]host[:port][/db]` to host, port, db and credentials.
+ * Other schemes are rejected with an error that never echoes a password.
  */
-export function redisConnectionFromUrl(url: string): RedisConnection {
-  const parsed = new URL(url);
-  if (parsed.protocol === 'unix:') return { path: decodeURIComponent(parsed.pathname) };
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new Error(`unsupported Redis URL scheme ${parsed.protocol}`);
+export function redisOptionsFromUrl(url: string): RedisConnectionOptions {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`invalid Redis URL: ${redact(url)}`);
   }
-  const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : 0;
-  if (!Number.isInteger(db) || db < 0) throw new Error('Redis URL database must be a non-negative integer');
-  return {
-    host: parsed.hostname,
-    port: parsed.port ? Number(parsed.port) : 6379,
-    db,
-    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
-    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
-    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
-  };
+  const credentials: RedisConnectionOptions = {};
+  if (parsed.username) credentials.username = decodeURIComponent(parsed.username);
+  if (parsed.password) credentials.password = decodeURIComponent(parsed.password);
+
+  if (parsed.protocol === 'unix:') {
+    const path = decodeURIComponent(parsed.pathname);
+    if (!path.startsWith('/'))
+      throw new Error(`Redis unix socket path must be absolute: ${redact(url)}`);
+    const db = dbFrom(parsed.searchParams.get('db'), url);
+    return { path, ...credentials, ...(db === undefined ? {} : { db }) };
+  }
+  if (parsed.protocol === 'redis:' || parsed.protocol === 'rediss:') {
+    const db = dbFrom(parsed.pathname.slice(1) || parsed.searchParams.get('db'), url);
+    return {
+      host: parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1',
+      port: parsed.port ? Number(parsed.port) : 6379,
+      ...credentials,
+      ...(db === undefined ? {} : { db }),
+      ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+    };
+  }
+  throw new Error(`unsupported Redis URL scheme ${parsed.protocol} (use unix:, redis: or rediss:)`);
 }

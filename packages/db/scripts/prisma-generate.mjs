@@ -24,5 +24,9 @@ const env = {
   CHECKPOINT_DISABLE: '1',
   PRISMA_HIDE_UPDATE_MESSAGE: '1',
 };
-const result = spawnSync('npx', ['--no-install', 'prisma', 'generate'], { cwd: pkgDir, env, stdio: 'inherit' });
+const result = spawnSync('npx', ['--no-install', 'prisma', 'generate'], {
+  cwd: pkgDir,
+  env,
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);

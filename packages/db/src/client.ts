@@ -9,7 +9,10 @@ export interface DbOptions {
 
 /** createDb builds a Prisma client on node-postgres (driver adapter: no native engine needed). */
 export function createDb(options: DbOptions): PrismaClient {
-  const adapter = new PrismaPg({ connectionString: options.databaseUrl, max: options.maxConnections ?? 10 });
+  const adapter = new PrismaPg({
+    connectionString: options.databaseUrl,
+    max: options.maxConnections ?? 10,
+  });
   return new PrismaClient({ adapter });
 }
 

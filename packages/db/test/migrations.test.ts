@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultMigrationsDir, migrate, MigrationError, readMigrations } from '../src/migrate/index.js';
+import {
+  defaultMigrationsDir,
+  migrate,
+  MigrationError,
+  readMigrations,
+} from '../src/migrate/index.js';
 import { freshDatabase } from './fresh-database.js';
 
 async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
@@ -34,7 +39,12 @@ describe('migration runner', () => {
     const local = readMigrations(dir);
     const first = await migrate({ databaseUrl: db.url, migrationsDir: dir });
     expect(first.applied).toEqual(local.map((m) => m.name));
-    const rows = await query<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }>(
+    const rows = await query<{
+      migration_name: string;
+      checksum: string;
+      finished_at: Date | null;
+      applied_steps_count: number;
+    }>(
       db.url,
       'SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations ORDER BY migration_name',
     );
@@ -64,9 +74,14 @@ describe('migration runner', () => {
     expect((err as MigrationError).reason).toBe('checksum_mismatch');
     expect((err as MigrationError).message).toContain(first.name);
 
-    const tables = await query<{ tablename: string }>(db.url, "SELECT tablename FROM pg_tables WHERE tablename IN ('sneaky','later')");
+    const tables = await query<{ tablename: string }>(
+      db.url,
+      "SELECT tablename FROM pg_tables WHERE tablename IN ('sneaky','later')",
+    );
     expect(tables).toEqual([]);
-    expect(await query(db.url, 'SELECT count(*)::int AS n FROM _prisma_migrations')).toEqual(before);
+    expect(await query(db.url, 'SELECT count(*)::int AS n FROM _prisma_migrations')).toEqual(
+      before,
+    );
 
     writeFileSync(file, original);
     rmSync(pendingDir, { recursive: true });
@@ -75,18 +90,27 @@ describe('migration runner', () => {
   it('rolls back a failing migration completely and records nothing', async () => {
     const badDir = join(dir, '29991231000001_broken');
     cpSync(join(dir, readMigrations(dir)[0]!.name), badDir, { recursive: true });
-    writeFileSync(join(badDir, 'migration.sql'), 'CREATE TABLE "half" (id int);\nSELECT * FROM "no_such_table";\n');
+    writeFileSync(
+      join(badDir, 'migration.sql'),
+      'CREATE TABLE "half" (id int);\nSELECT * FROM "no_such_table";\n',
+    );
     const err = await migrate({ databaseUrl: db.url, migrationsDir: dir }).catch((e: unknown) => e);
     expect((err as MigrationError).reason).toBe('apply_failed');
-    expect(await query(db.url, "SELECT tablename FROM pg_tables WHERE tablename = 'half'")).toEqual([]);
-    expect(await query(db.url, "SELECT 1 FROM _prisma_migrations WHERE migration_name LIKE '%broken'")).toEqual([]);
+    expect(await query(db.url, "SELECT tablename FROM pg_tables WHERE tablename = 'half'")).toEqual(
+      [],
+    );
+    expect(
+      await query(db.url, "SELECT 1 FROM _prisma_migrations WHERE migration_name LIKE '%broken'"),
+    ).toEqual([]);
     rmSync(badDir, { recursive: true });
   });
 
   it('refuses when the database has a migration the files do not know', async () => {
     const other = mkdtempSync(join(tmpdir(), 'cubicle-migrations-empty-'));
     try {
-      const err = await migrate({ databaseUrl: db.url, migrationsDir: other }).catch((e: unknown) => e);
+      const err = await migrate({ databaseUrl: db.url, migrationsDir: other }).catch(
+        (e: unknown) => e,
+      );
       expect((err as MigrationError).reason).toBe('unknown_applied_migration');
     } finally {
       rmSync(other, { recursive: true, force: true });

@@ -37,41 +37,100 @@ describe('data model round-trip', () => {
     const tenant = await db.tenant.create({
       data: { id: ids.tenant, name: 'Acme', allowedEmbedOrigins: ['https://app.acme.test'] },
     });
-    expect(tenant).toMatchObject({ maxPools: 20, maxConcurrentClaims: 100, allowedEmbedOrigins: ['https://app.acme.test'] });
+    expect(tenant).toMatchObject({
+      maxPools: 20,
+      maxConcurrentClaims: 100,
+      allowedEmbedOrigins: ['https://app.acme.test'],
+    });
     await db.apiKey.create({
-      data: { id: ids.key, tenantId: ids.tenant, name: 'ci', role: 'admin', prefix: 'cbk_abcd', hash: 'h'.repeat(64) },
+      data: {
+        id: ids.key,
+        tenantId: ids.tenant,
+        name: 'ci',
+        role: 'admin',
+        prefix: 'cbk_abcd',
+        hash: 'h'.repeat(64),
+      },
     });
     const key = await db.apiKey.findUniqueOrThrow({ where: { hash: 'h'.repeat(64) } });
-    expect(key).toMatchObject({ role: 'admin', prefix: 'cbk_abcd', lastUsedAt: null, revokedAt: null });
+    expect(key).toMatchObject({
+      role: 'admin',
+      prefix: 'cbk_abcd',
+      lastUsedAt: null,
+      revokedAt: null,
+    });
   });
 
   it('pool, sandbox and claim', async () => {
     await db.pool.create({
       data: {
-        id: ids.pool, tenantId: ids.tenant, name: 'default', image: 'cubicle/desktop:1', backend: 'local',
-        cpuMillis: 1000, memoryMb: 2048, minSize: 1, initialSize: 2, maxSize: 4, claimTtlSeconds: 900,
-        maxClaimLifetimeSeconds: 86_400, idleTimeoutSeconds: 120, env: { LANG: 'C.UTF-8' },
+        id: ids.pool,
+        tenantId: ids.tenant,
+        name: 'default',
+        image: 'cubicle/desktop:1',
+        backend: 'local',
+        cpuMillis: 1000,
+        memoryMb: 2048,
+        minSize: 1,
+        initialSize: 2,
+        maxSize: 4,
+        claimTtlSeconds: 900,
+        maxClaimLifetimeSeconds: 86_400,
+        idleTimeoutSeconds: 120,
+        env: { LANG: 'C.UTF-8' },
       },
     });
     expect(await db.pool.findUniqueOrThrow({ where: { id: ids.pool } })).toMatchObject({
-      state: 'active', generation: 1, env: { LANG: 'C.UTF-8' }, idleTimeoutSeconds: 120, deletedAt: null,
+      state: 'active',
+      generation: 1,
+      env: { LANG: 'C.UTF-8' },
+      idleTimeoutSeconds: 120,
+      deletedAt: null,
     });
     const token = Buffer.from([1, 2, 3, 250]);
     await db.sandbox.create({
-      data: { id: ids.sandbox, tenantId: ids.tenant, poolId: ids.pool, backend: 'local', image: 'cubicle/desktop:1', generation: 1, guestTokenCiphertext: token },
+      data: {
+        id: ids.sandbox,
+        tenantId: ids.tenant,
+        poolId: ids.pool,
+        backend: 'local',
+        image: 'cubicle/desktop:1',
+        generation: 1,
+        guestTokenCiphertext: token,
+      },
     });
-    const sandbox = await db.sandbox.update({ where: { id: ids.sandbox }, data: { state: 'warm', readyAt: now } });
+    const sandbox = await db.sandbox.update({
+      where: { id: ids.sandbox },
+      data: { state: 'warm', readyAt: now },
+    });
     expect(sandbox.state).toBe('warm');
     expect(Buffer.from(sandbox.guestTokenCiphertext!)).toEqual(token);
 
     await db.claim.create({
       data: {
-        id: ids.claim, tenantId: ids.tenant, poolId: ids.pool, sandboxId: ids.sandbox, name: 'job-1', status: 'active',
-        metadata: { job: '42' }, ttlSeconds: 900, idleTimeoutSeconds: 120, expiresAt: later, maxExpiresAt: later,
+        id: ids.claim,
+        tenantId: ids.tenant,
+        poolId: ids.pool,
+        sandboxId: ids.sandbox,
+        name: 'job-1',
+        status: 'active',
+        metadata: { job: '42' },
+        ttlSeconds: 900,
+        idleTimeoutSeconds: 120,
+        expiresAt: later,
+        maxExpiresAt: later,
       },
     });
-    const claim = await db.claim.findUniqueOrThrow({ where: { id: ids.claim }, include: { sandbox: true, pool: true } });
-    expect(claim).toMatchObject({ status: 'active', metadata: { job: '42' }, releasedAt: null, releaseReason: null });
+    const claim = await db.claim.findUniqueOrThrow({
+      where: { id: ids.claim },
+      include: { sandbox: true, pool: true },
+    });
+    expect(claim).toMatchObject({
+      status: 'active',
+      metadata: { job: '42' },
+      releasedAt: null,
+      releaseReason: null,
+    });
     expect(claim.expiresAt.getTime()).toBe(later.getTime());
     expect(claim.sandbox?.id).toBe(ids.sandbox);
     expect(claim.pool.name).toBe('default');
@@ -79,91 +138,241 @@ describe('data model round-trip', () => {
 
   it('claim secret, viewer ticket, run and run events, action record', async () => {
     await db.claimSecret.create({
-      data: { id: ids.secret, tenantId: ids.tenant, claimId: ids.claim, name: 'OPENAI_API_KEY', ciphertext: Buffer.from('c1'), nonce: Buffer.alloc(12, 7), keyId: 'k1' },
+      data: {
+        id: ids.secret,
+        tenantId: ids.tenant,
+        claimId: ids.claim,
+        name: 'OPENAI_API_KEY',
+        ciphertext: Buffer.from('c1'),
+        nonce: Buffer.alloc(12, 7),
+        keyId: 'k1',
+      },
     });
-    const secret = await db.claimSecret.findUniqueOrThrow({ where: { claimId_name: { claimId: ids.claim, name: 'OPENAI_API_KEY' } } });
+    const secret = await db.claimSecret.findUniqueOrThrow({
+      where: { claimId_name: { claimId: ids.claim, name: 'OPENAI_API_KEY' } },
+    });
     expect(Buffer.from(secret.nonce)).toEqual(Buffer.alloc(12, 7));
 
     await db.viewerTicket.create({
-      data: { id: ids.ticket, tenantId: ids.tenant, claimId: ids.claim, sandboxId: ids.sandbox, mode: 'view', expiresAt: later, createdByKeyId: ids.key },
+      data: {
+        id: ids.ticket,
+        tenantId: ids.tenant,
+        claimId: ids.claim,
+        sandboxId: ids.sandbox,
+        mode: 'view',
+        expiresAt: later,
+        createdByKeyId: ids.key,
+      },
     });
-    expect(await db.viewerTicket.findUniqueOrThrow({ where: { id: ids.ticket } })).toMatchObject({ mode: 'view', revokedAt: null });
+    expect(await db.viewerTicket.findUniqueOrThrow({ where: { id: ids.ticket } })).toMatchObject({
+      mode: 'view',
+      revokedAt: null,
+    });
 
     await db.run.create({
-      data: { id: ids.run, tenantId: ids.tenant, claimId: ids.claim, argv: ['python3', 'agent.py'], secretNames: ['OPENAI_API_KEY'], timeoutSeconds: 600, env: { A: '1' } },
+      data: {
+        id: ids.run,
+        tenantId: ids.tenant,
+        claimId: ids.claim,
+        argv: ['python3', 'agent.py'],
+        secretNames: ['OPENAI_API_KEY'],
+        timeoutSeconds: 600,
+        env: { A: '1' },
+      },
     });
     await db.runEvent.createMany({
       data: [
-        { tenantId: ids.tenant, runId: ids.run, seq: 1, type: 'status', data: { status: 'running' } },
-        { tenantId: ids.tenant, runId: ids.run, seq: 2, type: 'stdout', data: { text: 'hello [REDACTED]' } },
+        {
+          tenantId: ids.tenant,
+          runId: ids.run,
+          seq: 1,
+          type: 'status',
+          data: { status: 'running' },
+        },
+        {
+          tenantId: ids.tenant,
+          runId: ids.run,
+          seq: 2,
+          type: 'stdout',
+          data: { text: 'hello [REDACTED]' },
+        },
       ],
     });
-    const run = await db.run.findUniqueOrThrow({ where: { id: ids.run }, include: { events: { orderBy: { seq: 'asc' } } } });
-    expect(run).toMatchObject({ status: 'queued', argv: ['python3', 'agent.py'], secretNames: ['OPENAI_API_KEY'], exitCode: null });
+    const run = await db.run.findUniqueOrThrow({
+      where: { id: ids.run },
+      include: { events: { orderBy: { seq: 'asc' } } },
+    });
+    expect(run).toMatchObject({
+      status: 'queued',
+      argv: ['python3', 'agent.py'],
+      secretNames: ['OPENAI_API_KEY'],
+      exitCode: null,
+    });
     expect(run.events.map((e) => [e.seq, e.type, e.data])).toEqual([
       [1, 'status', { status: 'running' }],
       [2, 'stdout', { text: 'hello [REDACTED]' }],
     ]);
     expect(typeof run.events[0]!.id).toBe('bigint');
 
-    const result = { effect: 'confirmed', route: 'accessibility', evidence: [{ kind: 'value_readback', after: '42' }] };
+    const result = {
+      effect: 'confirmed',
+      route: 'accessibility',
+      evidence: [{ kind: 'value_readback', after: '42' }],
+    };
     await db.actionRecord.create({
-      data: { id: ids.action, tenantId: ids.tenant, claimId: ids.claim, sandboxId: ids.sandbox, operation: 'act', request: { action: 'click' }, result, effect: 'confirmed', durationMs: 12 },
+      data: {
+        id: ids.action,
+        tenantId: ids.tenant,
+        claimId: ids.claim,
+        sandboxId: ids.sandbox,
+        operation: 'act',
+        request: { action: 'click' },
+        result,
+        effect: 'confirmed',
+        durationMs: 12,
+      },
     });
-    expect((await db.actionRecord.findUniqueOrThrow({ where: { id: ids.action } })).result).toEqual(result);
+    expect((await db.actionRecord.findUniqueOrThrow({ where: { id: ids.action } })).result).toEqual(
+      result,
+    );
   });
 
   it('idempotency key and audit event', async () => {
     await db.idempotencyKey.create({
-      data: { id: 'idem_1', tenantId: ids.tenant, key: 'abc', scope: 'POST /v1/pools/default/claims', requestHash: 'f'.repeat(64), expiresAt: later },
+      data: {
+        id: 'idem_1',
+        tenantId: ids.tenant,
+        key: 'abc',
+        scope: 'POST /v1/pools/default/claims',
+        requestHash: 'f'.repeat(64),
+        expiresAt: later,
+      },
     });
     const done = await db.idempotencyKey.update({
-      where: { tenantId_scope_key: { tenantId: ids.tenant, scope: 'POST /v1/pools/default/claims', key: 'abc' } },
-      data: { responseStatus: 201, responseBody: { id: ids.claim }, resourceId: ids.claim, completedAt: now },
+      where: {
+        tenantId_scope_key: {
+          tenantId: ids.tenant,
+          scope: 'POST /v1/pools/default/claims',
+          key: 'abc',
+        },
+      },
+      data: {
+        responseStatus: 201,
+        responseBody: { id: ids.claim },
+        resourceId: ids.claim,
+        completedAt: now,
+      },
     });
     expect(done).toMatchObject({ responseStatus: 201, responseBody: { id: ids.claim } });
 
     await db.auditEvent.create({
-      data: { id: ids.audit, tenantId: ids.tenant, actorType: 'api_key', apiKeyId: ids.key, keyPrefix: 'cbk_abcd', action: 'claim.create', targetType: 'claim', targetId: ids.claim, result: 'success', statusCode: 201, requestId: 'req-1' },
+      data: {
+        id: ids.audit,
+        tenantId: ids.tenant,
+        actorType: 'api_key',
+        apiKeyId: ids.key,
+        keyPrefix: 'cbk_abcd',
+        action: 'claim.create',
+        targetType: 'claim',
+        targetId: ids.claim,
+        result: 'success',
+        statusCode: 201,
+        requestId: 'req-1',
+      },
     });
-    expect(await db.auditEvent.findUniqueOrThrow({ where: { id: ids.audit } })).toMatchObject({ details: {}, statusCode: 201 });
+    expect(await db.auditEvent.findUniqueOrThrow({ where: { id: ids.audit } })).toMatchObject({
+      details: {},
+      statusCode: 201,
+    });
   });
 
   it('the database enforces claim invariants under any client', async () => {
     // A second live claim on the same sandbox is impossible.
     await expect(
       db.claim.create({
-        data: { id: newId('claim'), tenantId: ids.tenant, poolId: ids.pool, sandboxId: ids.sandbox, name: 'job-2', status: 'active', ttlSeconds: 60, expiresAt: later, maxExpiresAt: later },
+        data: {
+          id: newId('claim'),
+          tenantId: ids.tenant,
+          poolId: ids.pool,
+          sandboxId: ids.sandbox,
+          name: 'job-2',
+          status: 'active',
+          ttlSeconds: 60,
+          expiresAt: later,
+          maxExpiresAt: later,
+        },
       }),
     ).rejects.toThrow();
     // A second live claim with the same name in the pool is impossible.
     await expect(
       db.claim.create({
-        data: { id: newId('claim'), tenantId: ids.tenant, poolId: ids.pool, name: 'job-1', ttlSeconds: 60, expiresAt: later, maxExpiresAt: later },
+        data: {
+          id: newId('claim'),
+          tenantId: ids.tenant,
+          poolId: ids.pool,
+          name: 'job-1',
+          ttlSeconds: 60,
+          expiresAt: later,
+          maxExpiresAt: later,
+        },
       }),
     ).rejects.toThrow();
     // Released without a reason is impossible.
-    await expect(db.claim.update({ where: { id: ids.claim }, data: { status: 'released' } })).rejects.toThrow();
+    await expect(
+      db.claim.update({ where: { id: ids.claim }, data: { status: 'released' } }),
+    ).rejects.toThrow();
     // Releasing properly frees the name for a new claim.
-    await db.claim.update({ where: { id: ids.claim }, data: { status: 'released', releasedAt: now, releaseReason: 'released_by_client' } });
+    await db.claim.update({
+      where: { id: ids.claim },
+      data: { status: 'released', releasedAt: now, releaseReason: 'released_by_client' },
+    });
     await db.claim.create({
-      data: { id: newId('claim'), tenantId: ids.tenant, poolId: ids.pool, name: 'job-1', ttlSeconds: 60, expiresAt: later, maxExpiresAt: later },
+      data: {
+        id: newId('claim'),
+        tenantId: ids.tenant,
+        poolId: ids.pool,
+        name: 'job-1',
+        ttlSeconds: 60,
+        expiresAt: later,
+        maxExpiresAt: later,
+      },
     });
   });
 
   it('covers every model of the schema', () => {
     // Adding a model without adding it to this file fails here.
     expect(Object.keys(Prisma.ModelName).sort()).toEqual(
-      ['ActionRecord', 'ApiKey', 'AuditEvent', 'Claim', 'ClaimSecret', 'IdempotencyKey', 'Pool', 'Run', 'RunEvent', 'Sandbox', 'Tenant', 'ViewerTicket'].sort(),
+      [
+        'ActionRecord',
+        'ApiKey',
+        'AuditEvent',
+        'Claim',
+        'ClaimSecret',
+        'IdempotencyKey',
+        'Pool',
+        'Run',
+        'RunEvent',
+        'Sandbox',
+        'Tenant',
+        'ViewerTicket',
+      ].sort(),
     );
   });
 
   it('deleting a tenant removes everything it owns', async () => {
     await db.tenant.delete({ where: { id: ids.tenant } });
     const counts = await Promise.all([
-      db.apiKey.count(), db.pool.count(), db.sandbox.count(), db.claim.count(), db.claimSecret.count(),
-      db.viewerTicket.count(), db.run.count(), db.runEvent.count(), db.actionRecord.count(),
-      db.idempotencyKey.count(), db.auditEvent.count(),
+      db.apiKey.count(),
+      db.pool.count(),
+      db.sandbox.count(),
+      db.claim.count(),
+      db.claimSecret.count(),
+      db.viewerTicket.count(),
+      db.run.count(),
+      db.runEvent.count(),
+      db.actionRecord.count(),
+      db.idempotencyKey.count(),
+      db.auditEvent.count(),
     ]);
     expect(counts).toEqual(Array(11).fill(0));
   });

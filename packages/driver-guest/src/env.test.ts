@@ -7,6 +7,8 @@ describe('guest env', () => {
     const env = parseEnv(GuestEnv, { GUEST_TOKEN: 'x'.repeat(32), DISPLAY: ':7' });
     expect(env).toMatchObject({ GUEST_PORT: 3211, GUEST_HOST: '127.0.0.1', DISPLAY: ':7' });
     expect(() => parseEnv(GuestEnv, { GUEST_TOKEN: 'short' })).toThrow(/GUEST_TOKEN/);
-    expect(() => parseEnv(GuestEnv, { GUEST_TOKEN: 'x'.repeat(32), DISPLAY: 'localhost:0' })).toThrow(/DISPLAY/);
+    expect(() =>
+      parseEnv(GuestEnv, { GUEST_TOKEN: 'x'.repeat(32), DISPLAY: 'localhost:0' }),
+    ).toThrow(/DISPLAY/);
   });
 });

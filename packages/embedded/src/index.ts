@@ -7,7 +7,7 @@ export {
   type StartPostgresOptions,
 } from './postgres.js';
 export { startRedis, stopRedisAt, type RedisServer, type StartRedisOptions } from './redis.js';
-export { redisOptionsFromUrl, type RedisConnectionOptions } from './redis-url.js';
+export { redisOptionsFromUrl, type RedisConnectionOptions } from '@cubicle/config';
 export { startReaper, type Reaper, type ReapTarget } from './reaper.js';
 export { findPostgres, findRedisServer, installedPostgresVersions } from './binaries.js';
 export {

@@ -1,4 +1,4 @@
-import { redisConnectionFromUrl } from '@cubicle/config';
+import { redisOptionsFromUrl } from '@cubicle/config';
 import { Redis } from 'ioredis';
 
 /**
@@ -6,5 +6,5 @@ import { Redis } from 'ioredis';
  * so blocking commands are not cut short while Redis restarts.
  */
 export function createQueueConnection(redisUrl: string): Redis {
-  return new Redis({ ...redisConnectionFromUrl(redisUrl), maxRetriesPerRequest: null });
+  return new Redis({ ...redisOptionsFromUrl(redisUrl), maxRetriesPerRequest: null });
 }

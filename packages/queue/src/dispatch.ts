@@ -8,7 +8,10 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-export type JobHandler<N extends JobName> = (payload: JobPayload<N>, ctx: JobContext) => Promise<unknown>;
+export type JobHandler<N extends JobName> = (
+  payload: JobPayload<N>,
+  ctx: JobContext,
+) => Promise<unknown>;
 export type JobHandlers = { [N in JobName]?: JobHandler<N> };
 
 export class JobTimeoutError extends Error {
@@ -24,13 +27,16 @@ export class JobTimeoutError extends Error {
  * catalog's timeout.
  */
 export async function dispatchJob(handlers: JobHandlers, job: Job): Promise<unknown> {
-  if (!(JobNames as string[]).includes(job.name)) throw new UnrecoverableError(`unknown job ${job.name}`);
+  if (!(JobNames as string[]).includes(job.name))
+    throw new UnrecoverableError(`unknown job ${job.name}`);
   const name = job.name as JobName;
   const handler = handlers[name] as JobHandler<JobName> | undefined;
   if (!handler) throw new UnrecoverableError(`no handler for ${name} in this worker`);
   const parsed = Jobs[name].payload.safeParse(job.data);
   if (!parsed.success) {
-    throw new UnrecoverableError(`invalid payload for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new UnrecoverableError(
+      `invalid payload for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   const timeoutMs = Jobs[name].timeout_ms;
   const controller = new AbortController();
@@ -42,7 +48,10 @@ export async function dispatchJob(handlers: JobHandlers, job: Job): Promise<unkn
     }, timeoutMs);
   });
   try {
-    return await Promise.race([handler(parsed.data as JobPayload<JobName>, { job, signal: controller.signal }), timeout]);
+    return await Promise.race([
+      handler(parsed.data as JobPayload<JobName>, { job, signal: controller.signal }),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,4 +1,10 @@
-import { Jobs, parseJobPayload, queueFor, type JobName, type JobPayload } from '@cubicle/contract/jobs';
+import {
+  Jobs,
+  parseJobPayload,
+  queueFor,
+  type JobName,
+  type JobPayload,
+} from '@cubicle/contract/jobs';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 
@@ -36,7 +42,9 @@ export class JobQueues {
       attempts: spec.attempts,
       removeOnComplete: { age: 3600, count: 10_000 },
       removeOnFail: { age: 7 * 86_400 },
-      ...(spec.backoff ? { backoff: { type: spec.backoff.type, delay: spec.backoff.delay_ms } } : {}),
+      ...(spec.backoff
+        ? { backoff: { type: spec.backoff.type, delay: spec.backoff.delay_ms } }
+        : {}),
       ...(options.jobId ? { jobId: options.jobId } : {}),
       ...(options.delayMs ? { delay: options.delayMs } : {}),
     };

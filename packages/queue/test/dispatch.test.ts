@@ -18,10 +18,10 @@ describe('job queues on real Redis', () => {
   beforeAll(async () => {
     ns = createTestRedisNamespace();
     conn = createQueueConnection(ns.url);
-    queues = new JobQueues(conn, ns.prefix);
+    queues = new JobQueues(conn, ns.bullPrefix);
     workers = startWorkers({
       connection: createQueueConnection(ns.url),
-      prefix: ns.prefix,
+      prefix: ns.bullPrefix,
       queues: ['sandboxes'],
       handlers: {
         'sandbox.provision': async (payload) => {
@@ -30,7 +30,10 @@ describe('job queues on real Redis', () => {
         },
       },
     });
-    events = new QueueEvents('sandboxes', { connection: createQueueConnection(ns.url), prefix: ns.prefix });
+    events = new QueueEvents('sandboxes', {
+      connection: createQueueConnection(ns.url),
+      prefix: ns.bullPrefix,
+    });
     await events.waitUntilReady();
   });
   afterAll(async () => {
@@ -42,18 +45,25 @@ describe('job queues on real Redis', () => {
   });
 
   it('runs a valid job through its handler', async () => {
-    const job = await queues.enqueue('sandbox.provision', { tenant_id: tenant, sandbox_id: sandbox });
+    const job = await queues.enqueue('sandbox.provision', {
+      tenant_id: tenant,
+      sandbox_id: sandbox,
+    });
     expect(job.opts.attempts).toBe(3);
     expect(await job.waitUntilFinished(events, 10_000)).toEqual({ ok: true });
     expect(seen).toContain(sandbox);
   });
 
   it('refuses to enqueue a bad payload', async () => {
-    await expect(queues.enqueue('sandbox.provision', { tenant_id: tenant, sandbox_id: 'nope' } as never)).rejects.toThrow();
+    await expect(
+      queues.enqueue('sandbox.provision', { tenant_id: tenant, sandbox_id: 'nope' } as never),
+    ).rejects.toThrow();
   });
 
   it('fails a job with a bad payload once, without retries (UnrecoverableError)', async () => {
-    const job = await queues.queue('sandboxes').add('sandbox.provision', { sandbox_id: 'bad' }, { attempts: 5 });
+    const job = await queues
+      .queue('sandboxes')
+      .add('sandbox.provision', { sandbox_id: 'bad' }, { attempts: 5 });
     await expect(job.waitUntilFinished(events, 10_000)).rejects.toThrow(/invalid payload/);
     const after = await queues.queue('sandboxes').getJob(job.id!);
     expect(after?.attemptsMade).toBe(1);
@@ -68,6 +78,6 @@ describe('job queues on real Redis', () => {
   it('keeps its keys under the namespace prefix', async () => {
     const keys = await conn.keys('*');
     expect(keys.length).toBeGreaterThan(0);
-    expect(keys.every((k) => k.startsWith(`${ns.prefix}:`))).toBe(true);
+    expect(keys.every((k) => k.startsWith(ns.prefix))).toBe(true);
   });
 });

@@ -17,10 +17,17 @@ export interface HandlerInput<R extends RouteDef> {
 
 /** A handler returns a status from the route's responses and its body. */
 export type HandlerResult<R extends RouteDef> = {
-  [S in keyof R['responses'] & number]: { status: S; body: R['responses'][S] extends z.ZodType ? z.input<R['responses'][S]> : null };
+  [S in keyof R['responses'] & number]: {
+    status: S;
+    body: R['responses'][S] extends z.ZodType ? z.input<R['responses'][S]> : null;
+  };
 }[keyof R['responses'] & number];
 
-function parsePart<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): unknown {
+function parsePart<T extends z.ZodType>(
+  schema: T | undefined,
+  value: unknown,
+  where: string,
+): unknown {
   if (!schema) return undefined;
   const result = schema.safeParse(value ?? {});
   if (!result.success) {
@@ -55,12 +62,16 @@ export function route<R extends RouteDef>(
       } as HandlerInput<R>;
       const result = await handler(input);
       const schema = def.responses[result.status as keyof typeof def.responses];
-      if (schema === undefined) throw new Error(`${def.operationId} answered undeclared status ${result.status}`);
+      if (schema === undefined)
+        throw new Error(`${def.operationId} answered undeclared status ${result.status}`);
       const status: number = result.status;
       if (schema === null) return reply.status(status).send();
       const checked = schema.safeParse(result.body);
       // An answer outside the published schema is our bug: a 500 (logged), never shown to the caller.
-      if (!checked.success) throw new Error(`${def.operationId} response violates its schema: ${checked.error.message}`);
+      if (!checked.success)
+        throw new Error(
+          `${def.operationId} response violates its schema: ${checked.error.message}`,
+        );
       return reply.status(status).send(checked.data as unknown);
     },
   });

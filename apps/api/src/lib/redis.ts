@@ -1,6 +1,6 @@
-import { redisConnectionFromUrl } from '@cubicle/config';
+import { redisOptionsFromUrl } from '@cubicle/config';
 import { Redis, type RedisOptions } from 'ioredis';
 
 export function createRedis(url: string, extra: RedisOptions = {}): Redis {
-  return new Redis({ ...redisConnectionFromUrl(url), lazyConnect: true, ...extra });
+  return new Redis({ ...redisOptionsFromUrl(url), lazyConnect: true, ...extra });
 }

@@ -20,13 +20,23 @@ export function sendError(
   message: string,
   details?: Record<string, unknown>,
 ) {
-  const body: ErrorBody = { code, message, request_id: request.id, ...(details ? { details } : {}) };
+  const body: ErrorBody = {
+    code,
+    message,
+    request_id: request.id,
+    ...(details ? { details } : {}),
+  };
   return reply.status(ErrorCodes[code].status).type('application/json').send({ error: body });
 }
 
 /** zodIssues turns a ZodError into the `details.issues` list: which field, what was wrong. */
 export function zodIssues(err: ZodError, where: string) {
-  return err.issues.map((i) => ({ location: where, path: i.path.map(String).join('.'), code: i.code, message: i.message }));
+  return err.issues.map((i) => ({
+    location: where,
+    path: i.path.map(String).join('.'),
+    code: i.code,
+    message: i.message,
+  }));
 }
 
 /**
@@ -36,7 +46,8 @@ export function zodIssues(err: ZodError, where: string) {
  */
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
-    if (err instanceof AppError) return sendError(request, reply, err.code, err.message, err.details);
+    if (err instanceof AppError)
+      return sendError(request, reply, err.code, err.message, err.details);
     const mapped = err.code ? fastifyCodes[err.code] : undefined;
     if (mapped) return sendError(request, reply, mapped, err.message);
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
@@ -47,6 +58,11 @@ export function registerErrorHandler(app: FastifyInstance) {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, 'route_not_found', `no route for ${request.method} ${request.url.split('?')[0]}`),
+    sendError(
+      request,
+      reply,
+      'route_not_found',
+      `no route for ${request.method} ${request.url.split('?')[0]}`,
+    ),
   );
 }

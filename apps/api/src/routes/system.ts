@@ -6,7 +6,11 @@ import { route } from '../lib/define-handler.js';
 import type { HealthCheck } from '../app.js';
 
 /** System routes: liveness with dependency checks, versions, and the OpenAPI document. */
-export function registerSystemRoutes(app: FastifyInstance, checks: Record<string, HealthCheck>, openApi: () => unknown) {
+export function registerSystemRoutes(
+  app: FastifyInstance,
+  checks: Record<string, HealthCheck>,
+  openApi: () => unknown,
+) {
   route(app, Routes.healthz, async () => {
     const entries = await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {

@@ -34,8 +34,13 @@ describe('PoolSpec', () => {
   });
 
   it('rejects min > initial, ttl above max lifetime, unknown fields and bad env names', () => {
-    expect(PoolSpec.safeParse({ image: 'x', autoscaling: { min: 3, initial: 1, max: 5 } }).success).toBe(false);
-    expect(PoolSpec.safeParse({ image: 'x', claim_ttl_seconds: 100, max_claim_lifetime_seconds: 50 }).success).toBe(false);
+    expect(
+      PoolSpec.safeParse({ image: 'x', autoscaling: { min: 3, initial: 1, max: 5 } }).success,
+    ).toBe(false);
+    expect(
+      PoolSpec.safeParse({ image: 'x', claim_ttl_seconds: 100, max_claim_lifetime_seconds: 50 })
+        .success,
+    ).toBe(false);
     expect(PoolSpec.safeParse({ image: 'x', replicas: 3 }).success).toBe(false);
     expect(PoolSpec.safeParse({ image: 'x', env: { '1BAD': 'v' } }).success).toBe(false);
     expect(PoolSpec.safeParse({ image: 'x', backend: 'docker' }).success).toBe(false);
@@ -71,6 +76,8 @@ describe('route table', () => {
     const routes = Object.values(Routes);
     expect(new Set(routes.map((r) => r.operationId)).size).toBe(routes.length);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
-    expect(toFastifyPath('/v1/claims/{id}/secrets/{secret_id}')).toBe('/v1/claims/:id/secrets/:secret_id');
+    expect(toFastifyPath('/v1/claims/{id}/secrets/{secret_id}')).toBe(
+      '/v1/claims/:id/secrets/:secret_id',
+    );
   });
 });

@@ -54,7 +54,12 @@ export const CreateClaimRequest = named(
   'CreateClaimRequest',
   z.strictObject({
     name: ResourceName.optional(),
-    ttl_seconds: z.number().int().min(1).max(7 * 86_400).optional(),
+    ttl_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86_400)
+      .optional(),
     metadata: Metadata.default({}),
     wait_seconds: z.number().int().min(0).max(120).default(20),
   }),
@@ -64,7 +69,13 @@ export type CreateClaimRequest = z.infer<typeof CreateClaimRequest>;
 /** UpdateClaimRequest extends the TTL from now, capped at `max_expires_at`. */
 export const UpdateClaimRequest = named(
   'UpdateClaimRequest',
-  z.strictObject({ ttl_seconds: z.number().int().min(1).max(7 * 86_400) }),
+  z.strictObject({
+    ttl_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 86_400),
+  }),
 );
 export type UpdateClaimRequest = z.infer<typeof UpdateClaimRequest>;
 

@@ -50,7 +50,10 @@ export const ResourceName = named(
     .string()
     .min(1)
     .max(63)
-    .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/, 'lowercase letters, digits and inner dashes, 1–63 characters'),
+    .regex(
+      /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/,
+      'lowercase letters, digits and inner dashes, 1–63 characters',
+    ),
 );
 
 /** Metadata is caller-owned, small, string-valued and never interpreted by Cubicle. */

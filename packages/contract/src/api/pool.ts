@@ -25,7 +25,10 @@ export type Autoscaling = z.infer<typeof Autoscaling>;
 export const PoolEnv = named(
   'PoolEnv',
   z
-    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable name'), z.string().max(4096))
+    .record(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable name'),
+      z.string().max(4096),
+    )
     .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables'),
 );
 
@@ -38,10 +41,26 @@ const PoolSpecShape = {
   cpu: z.number().positive().max(64).multipleOf(0.001).default(1),
   memory_mb: z.number().int().min(256).max(262_144).default(2048),
   autoscaling: Autoscaling.default({ min: 0, initial: 1, max: 5 }),
-  claim_ttl_seconds: z.number().int().min(1).max(7 * DAY).default(900),
-  max_claim_lifetime_seconds: z.number().int().min(1).max(30 * DAY).default(DAY),
+  claim_ttl_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * DAY)
+    .default(900),
+  max_claim_lifetime_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(30 * DAY)
+    .default(DAY),
   /** Heartbeat window: a claim with no heartbeat for this long is reclaimed. null disables it. */
-  idle_timeout_seconds: z.number().int().min(1).max(7 * DAY).nullable().default(null),
+  idle_timeout_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * DAY)
+    .nullable()
+    .default(null),
   env: PoolEnv.default({}),
 };
 
@@ -82,7 +101,11 @@ export const Pool = named(
     backend: Backend,
     cpu: z.number(),
     memory_mb: z.number().int(),
-    autoscaling: z.strictObject({ min: z.number().int(), initial: z.number().int(), max: z.number().int() }),
+    autoscaling: z.strictObject({
+      min: z.number().int(),
+      initial: z.number().int(),
+      max: z.number().int(),
+    }),
     claim_ttl_seconds: z.number().int(),
     max_claim_lifetime_seconds: z.number().int(),
     idle_timeout_seconds: z.number().int().nullable(),

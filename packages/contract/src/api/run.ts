@@ -3,7 +3,10 @@ import { named } from '../registry.js';
 import { ClaimId, RunId, Timestamp } from './common.js';
 import { SecretName } from './secret.js';
 
-export const RunStatus = named('RunStatus', z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']));
+export const RunStatus = named(
+  'RunStatus',
+  z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']),
+);
 export type RunStatus = z.infer<typeof RunStatus>;
 
 /**

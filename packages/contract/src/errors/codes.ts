@@ -4,33 +4,94 @@
  * OpenAPI document lists them, and clients switch on `code`, never on `message`.
  */
 export const ErrorCodes = {
-  validation_failed: { status: 400, description: 'The request did not match its schema; `details.issues` names the failing fields.' },
+  validation_failed: {
+    status: 400,
+    description: 'The request did not match its schema; `details.issues` names the failing fields.',
+  },
   invalid_json: { status: 400, description: 'The request body is not valid JSON.' },
   invalid_id: { status: 400, description: 'A path identifier is malformed.' },
-  invalid_element_token: { status: 400, description: 'An element token is malformed (expected `s<snapshot>:<n>`).' },
-  unauthenticated: { status: 401, description: 'No credentials, or credentials that are unknown, revoked or expired.' },
-  ticket_invalid: { status: 401, description: 'A viewer ticket is malformed, badly signed, expired or revoked.' },
-  forbidden: { status: 403, description: 'The credentials are valid but their role may not do this.' },
-  not_found: { status: 404, description: 'No such resource for this tenant (other tenants\' resources are never revealed).' },
+  invalid_element_token: {
+    status: 400,
+    description: 'An element token is malformed (expected `s<snapshot>:<n>`).',
+  },
+  unauthenticated: {
+    status: 401,
+    description: 'No credentials, or credentials that are unknown, revoked or expired.',
+  },
+  ticket_invalid: {
+    status: 401,
+    description: 'A viewer ticket is malformed, badly signed, expired or revoked.',
+  },
+  forbidden: {
+    status: 403,
+    description: 'The credentials are valid but their role may not do this.',
+  },
+  not_found: {
+    status: 404,
+    description: "No such resource for this tenant (other tenants' resources are never revealed).",
+  },
   route_not_found: { status: 404, description: 'No such endpoint.' },
   window_not_found: { status: 404, description: 'The guest has no window with this id.' },
   method_not_allowed: { status: 405, description: 'The endpoint exists but not for this method.' },
-  conflict: { status: 409, description: 'The resource is in a state that does not allow this change.' },
+  conflict: {
+    status: 409,
+    description: 'The resource is in a state that does not allow this change.',
+  },
   already_exists: { status: 409, description: 'A resource with this name already exists.' },
-  idempotency_key_reused: { status: 409, description: 'The Idempotency-Key was already used with a different request body.' },
-  idempotency_in_progress: { status: 409, description: 'A request with this Idempotency-Key is still being processed; retry later.' },
+  idempotency_key_reused: {
+    status: 409,
+    description: 'The Idempotency-Key was already used with a different request body.',
+  },
+  idempotency_in_progress: {
+    status: 409,
+    description: 'A request with this Idempotency-Key is still being processed; retry later.',
+  },
   claim_not_active: { status: 409, description: 'The claim is pending, released or expired.' },
-  gone: { status: 410, description: 'The resource existed but has ended (released claim, deleted pool).' },
-  payload_too_large: { status: 413, description: 'The request body or uploaded file is over the size limit.' },
-  unsupported_media_type: { status: 415, description: 'The request body has a content type this endpoint does not accept.' },
-  stale_element_token: { status: 422, description: 'The element token no longer resolves to the element it was issued for.' },
-  ambiguous_target: { status: 422, description: 'More than one live element matches and none can be chosen without guessing.' },
-  stale_screenshot: { status: 422, description: 'Pixel input must refer to the latest screenshot of the window.' },
-  quota_exceeded: { status: 429, description: 'A tenant quota is reached; `details.limit` and `details.quota` say which.' },
-  rate_limited: { status: 429, description: 'Too many requests for this key; retry after `Retry-After` seconds.' },
-  internal_error: { status: 500, description: 'An unexpected failure; the body carries no internal detail, the logs carry the request id.' },
-  backend_unavailable: { status: 502, description: 'The sandbox backend or guest driver could not be reached.' },
-  service_unavailable: { status: 503, description: 'A dependency (database, queue) is unavailable or the process is shutting down.' },
+  gone: {
+    status: 410,
+    description: 'The resource existed but has ended (released claim, deleted pool).',
+  },
+  payload_too_large: {
+    status: 413,
+    description: 'The request body or uploaded file is over the size limit.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    description: 'The request body has a content type this endpoint does not accept.',
+  },
+  stale_element_token: {
+    status: 422,
+    description: 'The element token no longer resolves to the element it was issued for.',
+  },
+  ambiguous_target: {
+    status: 422,
+    description: 'More than one live element matches and none can be chosen without guessing.',
+  },
+  stale_screenshot: {
+    status: 422,
+    description: 'Pixel input must refer to the latest screenshot of the window.',
+  },
+  quota_exceeded: {
+    status: 429,
+    description: 'A tenant quota is reached; `details.limit` and `details.quota` say which.',
+  },
+  rate_limited: {
+    status: 429,
+    description: 'Too many requests for this key; retry after `Retry-After` seconds.',
+  },
+  internal_error: {
+    status: 500,
+    description:
+      'An unexpected failure; the body carries no internal detail, the logs carry the request id.',
+  },
+  backend_unavailable: {
+    status: 502,
+    description: 'The sandbox backend or guest driver could not be reached.',
+  },
+  service_unavailable: {
+    status: 503,
+    description: 'A dependency (database, queue) is unavailable or the process is shutting down.',
+  },
   timeout: { status: 504, description: 'The operation did not finish within its bound.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 

@@ -27,12 +27,24 @@ describe('job catalog', () => {
       request: {},
     };
     expect(queueFor('guest.call', payload)).toBe(`guest-${sandbox}`);
-    expect(queueFor('sandbox.provision', { tenant_id: tenant, sandbox_id: sandbox })).toBe('sandboxes');
+    expect(queueFor('sandbox.provision', { tenant_id: tenant, sandbox_id: sandbox })).toBe(
+      'sandboxes',
+    );
   });
 
   it('rejects bad payloads: unknown fields, wrong ids', () => {
-    expect(() => parseJobPayload('sandbox.destroy', { tenant_id: tenant, sandbox_id: sandbox, extra: 1 })).toThrow();
-    expect(() => parseJobPayload('sandbox.destroy', { tenant_id: tenant, sandbox_id: 'pool_01h00000000000000000000000' })).toThrow();
-    expect(parseJobPayload('sandbox.destroy', { tenant_id: tenant, sandbox_id: sandbox })).toEqual({ tenant_id: tenant, sandbox_id: sandbox });
+    expect(() =>
+      parseJobPayload('sandbox.destroy', { tenant_id: tenant, sandbox_id: sandbox, extra: 1 }),
+    ).toThrow();
+    expect(() =>
+      parseJobPayload('sandbox.destroy', {
+        tenant_id: tenant,
+        sandbox_id: 'pool_01h00000000000000000000000',
+      }),
+    ).toThrow();
+    expect(parseJobPayload('sandbox.destroy', { tenant_id: tenant, sandbox_id: sandbox })).toEqual({
+      tenant_id: tenant,
+      sandbox_id: sandbox,
+    });
   });
 });

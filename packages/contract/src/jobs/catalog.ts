@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { ClaimId, PoolId, RunId, SandboxId, TenantId } from '../api/common.js';
 import { GuestRoutes } from '../guest/routes.js';
 
-const GuestOperation = z.enum(Object.keys(GuestRoutes) as [keyof typeof GuestRoutes, ...(keyof typeof GuestRoutes)[]]);
+const GuestOperation = z.enum(
+  Object.keys(GuestRoutes) as [keyof typeof GuestRoutes, ...(keyof typeof GuestRoutes)[]],
+);
 
 /** JobSpec is one entry of the catalog: where the job runs, what it carries, how it is retried. */
 export interface JobSpec<P extends z.ZodType = z.ZodType> {
@@ -32,7 +34,8 @@ export const Jobs = {
     attempts: 3,
     backoff: { type: 'exponential', delay_ms: 1000 },
     timeout_ms: 300_000,
-    description: 'Create the backend object for a provisioning sandbox and wait until its guest answers.',
+    description:
+      'Create the backend object for a provisioning sandbox and wait until its guest answers.',
   }),
   'sandbox.destroy': job({
     queue: 'sandboxes',
@@ -56,7 +59,8 @@ export const Jobs = {
     attempts: 1,
     backoff: null,
     timeout_ms: 30_000,
-    description: 'Release claims past expires_at, max_expires_at or their idle window (state is in the database).',
+    description:
+      'Release claims past expires_at, max_expires_at or their idle window (state is in the database).',
   }),
   'pool.reconcile': job({
     queue: 'reconcile',
@@ -64,7 +68,8 @@ export const Jobs = {
     attempts: 3,
     backoff: { type: 'exponential', delay_ms: 1000 },
     timeout_ms: 60_000,
-    description: 'Compare a pool with its backend: destroy orphans, replace lost sandboxes, keep min ≤ size ≤ max.',
+    description:
+      'Compare a pool with its backend: destroy orphans, replace lost sandboxes, keep min ≤ size ≤ max.',
   }),
   'guest.call': job({
     queue: 'guest-{sandbox_id}',
@@ -80,7 +85,8 @@ export const Jobs = {
     attempts: 1,
     backoff: null,
     timeout_ms: 120_000,
-    description: "Forward one guest protocol call to the sandbox's guest driver and store its result.",
+    description:
+      "Forward one guest protocol call to the sandbox's guest driver and store its result.",
   }),
   'run.execute': job({
     queue: 'runs',

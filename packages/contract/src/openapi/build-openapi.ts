@@ -17,7 +17,10 @@ const INPUT_MARK = '__input';
 function convert(extra: [string, z.ZodType][], io: 'input' | 'output', mark: string) {
   const registry = z.registry<{ id: string; description?: string }>();
   for (const entry of namedSchemas) {
-    registry.add(entry.schema, entry.description ? { id: entry.id, description: entry.description } : { id: entry.id });
+    registry.add(
+      entry.schema,
+      entry.description ? { id: entry.id, description: entry.description } : { id: entry.id },
+    );
   }
   for (const [id, schema] of extra) if (!registry.has(schema)) registry.add(schema, { id });
   const out = z.toJSONSchema(registry, {
@@ -38,7 +41,10 @@ function reachable(schemas: Record<string, JsonSchema>, roots: string[]): Set<st
     const id = stack.pop()!;
     if (seen.has(id) || !schemas[id]) continue;
     seen.add(id);
-    for (const m of JSON.stringify(schemas[id]).matchAll(/"\$ref":"#\/components\/schemas\/([A-Za-z0-9_]+)"/g)) stack.push(m[1]!);
+    for (const m of JSON.stringify(schemas[id]).matchAll(
+      /"\$ref":"#\/components\/schemas\/([A-Za-z0-9_]+)"/g,
+    ))
+      stack.push(m[1]!);
   }
   return seen;
 }
@@ -70,7 +76,10 @@ function parametersOf(schema: JsonSchema | undefined, where: 'path' | 'query' | 
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(props).map(([name, s]) => ({
-    name: where === 'header' ? name.replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase()) : name,
+    name:
+      where === 'header'
+        ? name.replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase())
+        : name,
     in: where,
     required: where === 'path' ? true : required.has(name),
     schema: s,
@@ -112,8 +121,12 @@ export function buildOpenApi(version: string): Record<string, unknown> {
   // defaults make its input form differ, the input form is `<Id>Input`); a component only ever
   // sent by clients is published in its input form under its plain id.
   const output: Record<string, JsonSchema> = {};
-  for (const [id, schema] of Object.entries(outputConv.schemas)) output[id] = stripSchemaKeys(schema);
-  const responseRoots = ['ErrorEnvelope', ...local.outputs.map(([id, schema]) => outputConv.idOf(schema) ?? id)];
+  for (const [id, schema] of Object.entries(outputConv.schemas))
+    output[id] = stripSchemaKeys(schema);
+  const responseRoots = [
+    'ErrorEnvelope',
+    ...local.outputs.map(([id, schema]) => outputConv.idOf(schema) ?? id),
+  ];
   const usedByResponses = reachable(output, responseRoots);
 
   const components: Record<string, JsonSchema> = {};
@@ -121,15 +134,25 @@ export function buildOpenApi(version: string): Record<string, unknown> {
   const renames = new Map<string, string>();
   for (const [id, schema] of Object.entries(inputConv.schemas)) {
     const input = stripSchemaKeys(schema);
-    const sameAsOutput = output[id] !== undefined && JSON.stringify(input).replaceAll(INPUT_MARK, '') === JSON.stringify(output[id]);
+    const sameAsOutput =
+      output[id] !== undefined &&
+      JSON.stringify(input).replaceAll(INPUT_MARK, '') === JSON.stringify(output[id]);
     renames.set(id, !usedByResponses.has(id) || sameAsOutput ? id : `${id}Input`);
   }
   const fixRefs = (s: JsonSchema): JsonSchema =>
     JSON.parse(
-      JSON.stringify(s).replace(new RegExp(`${REF}([A-Za-z0-9_]+)${INPUT_MARK}`, 'g'), (_m, id: string) => `${REF}${renames.get(id) ?? id}`),
+      JSON.stringify(s).replace(
+        new RegExp(`${REF}([A-Za-z0-9_]+)${INPUT_MARK}`, 'g'),
+        (_m, id: string) => `${REF}${renames.get(id) ?? id}`,
+      ),
     ) as JsonSchema;
   const usedByRequests = reachable(
-    Object.fromEntries(Object.entries(inputConv.schemas).map(([id, s]) => [id, JSON.parse(JSON.stringify(s).replaceAll(INPUT_MARK, '')) as JsonSchema])),
+    Object.fromEntries(
+      Object.entries(inputConv.schemas).map(([id, s]) => [
+        id,
+        JSON.parse(JSON.stringify(s).replaceAll(INPUT_MARK, '')) as JsonSchema,
+      ]),
+    ),
     local.inputs.map(([id, schema]) => inputConv.idOf(schema) ?? id),
   );
   for (const [id, schema] of Object.entries(inputConv.schemas)) {
@@ -139,13 +162,16 @@ export function buildOpenApi(version: string): Record<string, unknown> {
     }
   }
 
-  const inputSchemas = Object.fromEntries(Object.entries(inputConv.schemas).map(([id, schema]) => [id, fixRefs(stripSchemaKeys(schema))]));
+  const inputSchemas = Object.fromEntries(
+    Object.entries(inputConv.schemas).map(([id, schema]) => [id, fixRefs(stripSchemaKeys(schema))]),
+  );
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const base = r.operationId[0]!.toUpperCase() + r.operationId.slice(1);
     // A params/query/headers object shared by several routes was registered under the first one's id.
-    const inline = (schema: z.ZodType | undefined) => (schema ? inputSchemas[inputConv.idOf(schema)!] : undefined);
-    const bodyId = r.body ? inputConv.idOf(r.body) ?? `${base}Body` : undefined;
+    const inline = (schema: z.ZodType | undefined) =>
+      schema ? inputSchemas[inputConv.idOf(schema)!] : undefined;
+    const bodyId = r.body ? (inputConv.idOf(r.body) ?? `${base}Body`) : undefined;
     const op: Record<string, unknown> = {
       operationId: r.operationId,
       summary: r.summary,
@@ -158,14 +184,27 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         ...parametersOf(inline(r.headers), 'header'),
       ],
       ...(bodyId
-        ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `${REF}${renames.get(bodyId) ?? bodyId}` } } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': { schema: { $ref: `${REF}${renames.get(bodyId) ?? bodyId}` } },
+              },
+            },
+          }
         : {}),
       responses: {
         ...Object.fromEntries(
           Object.entries(r.responses).map(([status, schema]) => {
             if (!schema) return [status, { description: 'No content' }];
             const id = outputConv.idOf(schema) ?? `${base}Response${status}`;
-            return [status, { description: 'OK', content: { 'application/json': { schema: { $ref: `${REF}${id}` } } } }];
+            return [
+              status,
+              {
+                description: 'OK',
+                content: { 'application/json': { schema: { $ref: `${REF}${id}` } } },
+              },
+            ];
           }),
         ),
         ...errorResponses(r.errors),
@@ -185,7 +224,9 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       }
     }
   }
-  const sorted = Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b)));
+  const sorted = Object.fromEntries(
+    Object.entries(components).sort(([a], [b]) => a.localeCompare(b)),
+  );
 
   return {
     openapi: '3.1.0',
@@ -194,7 +235,9 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       version,
       description:
         'Hosted control plane for computer-use sandboxes. Errors always use `ErrorEnvelope`; codes: ' +
-        (Object.keys(ErrorCodes) as ErrorCodeName[]).map((c) => `\`${c}\` (${ErrorCodes[c].status})`).join(', ') +
+        (Object.keys(ErrorCodes) as ErrorCodeName[])
+          .map((c) => `\`${c}\` (${ErrorCodes[c].status})`)
+          .join(', ') +
         '.',
     },
     servers: [{ url: 'http://127.0.0.1:8080' }],
@@ -202,7 +245,9 @@ export function buildOpenApi(version: string): Record<string, unknown> {
     tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: `API key (${API_VERSION})` } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: `API key (${API_VERSION})` },
+      },
       schemas: sorted,
     },
   };

@@ -20,14 +20,23 @@ describe('OpenAPI document', () => {
     };
     expect(doc.openapi).toBe('3.1.0');
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
-    expect(ops.sort()).toEqual(Object.values(Routes).map((r) => r.operationId).sort());
-    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(ops.sort()).toEqual(
+      Object.values(Routes)
+        .map((r) => r.operationId)
+        .sort(),
+    );
+    const refs = [
+      ...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g),
+    ].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(20);
-    for (const ref of refs) expect(doc.components.schemas, `dangling $ref ${ref}`).toHaveProperty(ref);
+    for (const ref of refs)
+      expect(doc.components.schemas, `dangling $ref ${ref}`).toHaveProperty(ref);
   });
 
   it('documents defaults on input and requires them on output', () => {
-    const schemas = openApiDocument().components as { schemas: Record<string, { required?: string[] }> };
+    const schemas = openApiDocument().components as {
+      schemas: Record<string, { required?: string[] }>;
+    };
     const spec = schemas.schemas['PoolSpec'];
     expect(spec?.required).toEqual(['image']);
     expect(schemas.schemas['Pool']?.required).toContain('claim_ttl_seconds');
@@ -47,11 +56,16 @@ describe('OpenAPI validity', () => {
 
 describe('OpenAPI path parameters', () => {
   it('declare every {placeholder} of every path, and nothing else', () => {
-    const doc = openApiDocument() as { paths: Record<string, Record<string, { parameters: { name: string; in: string }[] }>> };
+    const doc = openApiDocument() as {
+      paths: Record<string, Record<string, { parameters: { name: string; in: string }[] }>>;
+    };
     for (const [path, ops] of Object.entries(doc.paths)) {
       const expected = [...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]).sort();
       for (const [method, op] of Object.entries(ops)) {
-        const declared = op.parameters.filter((p) => p.in === 'path').map((p) => p.name).sort();
+        const declared = op.parameters
+          .filter((p) => p.in === 'path')
+          .map((p) => p.name)
+          .sort();
         expect(declared, `${method.toUpperCase()} ${path}`).toEqual(expected);
       }
     }

@@ -4,7 +4,10 @@ import { env } from './env.js';
 import { migrate, MigrationError } from './migrate.js';
 
 try {
-  const { applied } = await migrate({ databaseUrl: env.DATABASE_URL, log: (line) => process.stdout.write(`migrate: ${line}\n`) });
+  const { applied } = await migrate({
+    databaseUrl: env.DATABASE_URL,
+    log: (line) => process.stdout.write(`migrate: ${line}\n`),
+  });
   process.stdout.write(`migrate: done (${applied.length} applied)\n`);
 } catch (err) {
   if (err instanceof MigrationError) {

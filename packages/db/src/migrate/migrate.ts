@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 
 export class MigrationError extends Error {
   constructor(
-    readonly reason: 'checksum_mismatch' | 'failed_migration' | 'unknown_applied_migration' | 'apply_failed',
+    readonly reason:
+      'checksum_mismatch' | 'failed_migration' | 'unknown_applied_migration' | 'apply_failed',
     message: string,
   ) {
     super(message);
@@ -54,11 +55,17 @@ function checkHistory(local: LocalMigration[], applied: AppliedRow[]): void {
   for (const row of applied) {
     if (row.rolled_back_at) continue;
     if (!row.finished_at) {
-      throw new MigrationError('failed_migration', `migration ${row.migration_name} started but never finished; resolve it before migrating`);
+      throw new MigrationError(
+        'failed_migration',
+        `migration ${row.migration_name} started but never finished; resolve it before migrating`,
+      );
     }
     const file = byName.get(row.migration_name);
     if (!file) {
-      throw new MigrationError('unknown_applied_migration', `migration ${row.migration_name} is applied to the database but missing from ${'the migrations folder'}`);
+      throw new MigrationError(
+        'unknown_applied_migration',
+        `migration ${row.migration_name} is applied to the database but missing from ${'the migrations folder'}`,
+      );
     }
     if (file.checksum !== row.checksum) {
       throw new MigrationError(
@@ -86,7 +93,9 @@ export async function migrate(options: MigrateOptions): Promise<{ applied: strin
       'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at',
     );
     checkHistory(local, rows);
-    const done = new Set(rows.filter((r) => r.finished_at && !r.rolled_back_at).map((r) => r.migration_name));
+    const done = new Set(
+      rows.filter((r) => r.finished_at && !r.rolled_back_at).map((r) => r.migration_name),
+    );
     const pending = local.filter((m) => !done.has(m.name));
     const applied: string[] = [];
     for (const migration of pending) {
@@ -102,7 +111,10 @@ export async function migrate(options: MigrateOptions): Promise<{ applied: strin
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK');
-        throw new MigrationError('apply_failed', `migration ${migration.name} failed and was rolled back: ${(err as Error).message}`);
+        throw new MigrationError(
+          'apply_failed',
+          `migration ${migration.name} failed and was rolled back: ${(err as Error).message}`,
+        );
       }
       applied.push(migration.name);
     }

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** defaultMigrationsDir is the committed Prisma migrations folder of this package. */
-export const defaultMigrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
+export const defaultMigrationsDir = fileURLToPath(
+  new URL('../../prisma/migrations', import.meta.url),
+);
 
 export interface LocalMigration {
   name: string;
@@ -22,6 +24,10 @@ export function readMigrations(dir: string = defaultMigrationsDir): LocalMigrati
     .sort()
     .map((name) => {
       const bytes = readFileSync(join(dir, name, 'migration.sql'));
-      return { name, sql: bytes.toString('utf8'), checksum: createHash('sha256').update(bytes).digest('hex') };
+      return {
+        name,
+        sql: bytes.toString('utf8'),
+        checksum: createHash('sha256').update(bytes).digest('hex'),
+      };
     });
 }
