@@ -13,7 +13,9 @@ export function createDb(options: DbOptions): PrismaClient {
     connectionString: options.databaseUrl,
     max: options.maxConnections ?? 10,
   });
-  return new PrismaClient({ adapter });
+  // Interactive transactions wait for a pooled connection under bursts (e.g. 200 simultaneous
+  // claims on a pool of 10-20 connections); Prisma's 2 s default fails them instead of queueing.
+  return new PrismaClient({ adapter, transactionOptions: { maxWait: 15_000, timeout: 30_000 } });
 }
 
 export type Db = PrismaClient;

@@ -51,6 +51,19 @@ export class JobQueues {
     return this.queue(queueFor(name, data)).add(name, data, jobOptions);
   }
 
+  /**
+   * schedule makes `name` run every `everyMs` (a BullMQ job scheduler: one schedule in Redis
+   * however many workers call this, and only one run at a time per queue slot).
+   */
+  async schedule<N extends JobName>(name: N, payload: JobPayload<N>, everyMs: number): Promise<void> {
+    const data = parseJobPayload(name, payload);
+    await this.queue(queueFor(name, data)).upsertJobScheduler(`every-${name}`, { every: everyMs }, {
+      name,
+      data,
+      opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 1000 } },
+    });
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     this.queues.clear();

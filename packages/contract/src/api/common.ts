@@ -16,6 +16,7 @@ export const IdPrefixes = {
   run: 'run',
   audit_event: 'aud',
   action_record: 'act',
+  idempotency_key: 'idk',
 } as const;
 export type IdKind = keyof typeof IdPrefixes;
 

@@ -45,14 +45,6 @@ export const Jobs = {
     timeout_ms: 120_000,
     description: 'Destroy a releasing or failed sandbox; idempotent.',
   }),
-  'claim.fulfil': job({
-    queue: 'claims',
-    payload: z.strictObject({ tenant_id: TenantId, claim_id: ClaimId }),
-    attempts: 5,
-    backoff: { type: 'fixed', delay_ms: 500 },
-    timeout_ms: 30_000,
-    description: 'Give a pending claim the next warm sandbox of its pool.',
-  }),
   'claims.reclaim': job({
     queue: 'reclaim',
     payload: z.strictObject({}),
@@ -61,6 +53,14 @@ export const Jobs = {
     timeout_ms: 30_000,
     description:
       'Release claims past expires_at, max_expires_at or their idle window (state is in the database).',
+  }),
+  'pools.sweep': job({
+    queue: 'reconcile',
+    payload: z.strictObject({}),
+    attempts: 1,
+    backoff: null,
+    timeout_ms: 120_000,
+    description: 'Periodic: reconcile every pool and compare each backend with the database (orphans destroyed, lost sandboxes failed).',
   }),
   'pool.reconcile': job({
     queue: 'reconcile',

@@ -1,0 +1,42 @@
+import type { Backend } from '@cubicle/contract/api';
+
+export interface ProvisionInput {
+  sandboxId: string;
+  tenantId: string;
+  poolId: string;
+  image: string;
+  cpuMillis: number;
+  memoryMb: number;
+  env: Record<string, string>;
+  signal: AbortSignal;
+}
+
+/** What a backend reports once a sandbox's guest driver answers. */
+export interface ProvisionedSandbox {
+  /** The backend's handle (local session id, Pod or VMI name); not secret. */
+  ref: string;
+  guestUrl: string;
+  /** The guest driver's bearer token; stored only encrypted. */
+  guestToken: string;
+  vncEndpoint: string | null;
+}
+
+/**
+ * SandboxBackend is what local desktops, Kubernetes Pods and KubeVirt VMs have in common. The
+ * database stays the source of truth; `list` exists so reconcile can find what the database
+ * does not know (orphans) and what it knows but the backend lost.
+ */
+export interface SandboxBackend {
+  readonly kind: Backend;
+  provision(input: ProvisionInput): Promise<ProvisionedSandbox>;
+  /**
+   * Idempotent: destroying what is already gone succeeds. Keyed by sandbox id (backends derive
+   * their object names from it) so a sandbox whose provisioning crashed before its handle was
+   * recorded can still be destroyed.
+   */
+  destroy(sandboxId: string): Promise<void>;
+  /** The sandbox ids the backend currently runs. */
+  list(): Promise<string[]>;
+}
+
+export type Backends = Partial<Record<Backend, SandboxBackend>>;

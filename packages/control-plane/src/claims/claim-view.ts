@@ -1,0 +1,29 @@
+import type { Claim as ClaimView } from '@cubicle/contract/api';
+import type { Claim, Sandbox } from '@cubicle/db';
+import { toSandboxView } from '../sandboxes/sandbox-view.js';
+
+export type ClaimRow = Claim & { pool: { name: string }; sandbox: Sandbox | null };
+
+/** The include every claim query uses so toClaimView has what it renders. */
+export const claimInclude = { pool: { select: { name: true } }, sandbox: true } as const;
+
+/** toClaimView renders a claim with its sandbox (null while pending). */
+export function toClaimView(row: ClaimRow): ClaimView {
+  return {
+    id: row.id,
+    name: row.name,
+    pool: row.pool.name,
+    pool_id: row.poolId,
+    status: row.status,
+    sandbox: row.sandbox ? toSandboxView(row.sandbox, row.pool.name) : null,
+    metadata: row.metadata as Record<string, string>,
+    ttl_seconds: row.ttlSeconds,
+    expires_at: row.expiresAt.toISOString(),
+    max_expires_at: row.maxExpiresAt.toISOString(),
+    idle_timeout_seconds: row.idleTimeoutSeconds,
+    last_heartbeat_at: row.lastHeartbeatAt.toISOString(),
+    released_at: row.releasedAt ? row.releasedAt.toISOString() : null,
+    release_reason: row.releaseReason,
+    created_at: row.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,89 @@
+import type { Claim as ClaimView, ClaimListQuery, ReleaseReason } from '@cubicle/contract/api';
+import { AppError } from '@cubicle/contract/errors';
+import type { Prisma } from '@cubicle/db';
+import { nowOf, type Deps } from '../context.js';
+import { claimInclude, toClaimView } from './claim-view.js';
+
+async function findClaim(deps: Deps, tenantId: string, id: string) {
+  const row = await deps.db.claim.findFirst({ where: { id, tenantId }, include: claimInclude });
+  if (!row) throw new AppError('not_found', `claim ${id} not found`);
+  return row;
+}
+
+export async function getClaim(deps: Deps, tenantId: string, id: string): Promise<ClaimView> {
+  return toClaimView(await findClaim(deps, tenantId, id));
+}
+
+/** listClaims pages newest first; the cursor is the last id of the previous page (ids sort by time). */
+export async function listClaims(deps: Deps, tenantId: string, query: ClaimListQuery) {
+  const where: Prisma.ClaimWhereInput = {
+    tenantId,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.pool ? { pool: { name: query.pool } } : {}),
+    ...(query.cursor ? { id: { lt: query.cursor } } : {}),
+  };
+  const rows = await deps.db.claim.findMany({ where, include: claimInclude, orderBy: { id: 'desc' }, take: query.limit + 1 });
+  const page = rows.slice(0, query.limit);
+  return { data: page.map(toClaimView), next_cursor: rows.length > query.limit ? page.at(-1)!.id : null };
+}
+
+/** heartbeatClaim records liveness; it keeps a claim with an idle timeout from being reclaimed. */
+export async function heartbeatClaim(deps: Deps, tenantId: string, id: string): Promise<ClaimView> {
+  const now = nowOf(deps);
+  const { count } = await deps.db.claim.updateMany({ where: { id, tenantId, status: { not: 'released' } }, data: { lastHeartbeatAt: now } });
+  if (count === 0) {
+    await findClaim(deps, tenantId, id); // not_found for unknown ids and other tenants' claims
+    throw new AppError('claim_not_active', 'the claim has been released');
+  }
+  return getClaim(deps, tenantId, id);
+}
+
+/** extendClaim sets the TTL from now, capped at max_expires_at; it also counts as a heartbeat. */
+export async function extendClaim(deps: Deps, tenantId: string, id: string, ttlSeconds: number): Promise<ClaimView> {
+  const now = nowOf(deps);
+  const current = await findClaim(deps, tenantId, id);
+  if (current.status === 'released') throw new AppError('claim_not_active', 'the claim has been released');
+  const expiresAt = new Date(Math.min(now.getTime() + ttlSeconds * 1000, current.maxExpiresAt.getTime()));
+  const { count } = await deps.db.claim.updateMany({
+    where: { id, tenantId, status: { not: 'released' } },
+    data: { ttlSeconds, expiresAt, lastHeartbeatAt: now },
+  });
+  if (count === 0) throw new AppError('claim_not_active', 'the claim has been released');
+  return getClaim(deps, tenantId, id);
+}
+
+/**
+ * releaseClaim ends a claim (idempotent: releasing a released claim returns it unchanged). Its
+ * sandbox goes to releasing and is destroyed by the worker, never handed to another claim; the
+ * pool is asked to refill. The reclaim sweep calls it with its own reason.
+ */
+export async function releaseClaim(
+  deps: Deps,
+  tenantId: string,
+  id: string,
+  reason: ReleaseReason = 'released_by_client',
+): Promise<ClaimView> {
+  const now = nowOf(deps);
+  const released = await deps.db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ sandbox_id: string | null; pool_id: string }[]>`
+      UPDATE claims SET status = 'released', released_at = ${now}, release_reason = ${reason}::release_reason, updated_at = ${now}
+      WHERE id = ${id} AND tenant_id = ${tenantId} AND status <> 'released'
+      RETURNING sandbox_id, pool_id`;
+    const row = rows[0];
+    if (!row) return null;
+    if (row.sandbox_id) {
+      await tx.sandbox.updateMany({
+        where: { id: row.sandbox_id, state: { in: ['claimed', 'warm', 'provisioning'] } },
+        data: { state: 'releasing' },
+      });
+    }
+    return row;
+  });
+  if (released) {
+    if (released.sandbox_id) {
+      await deps.queues.enqueue('sandbox.destroy', { tenant_id: tenantId, sandbox_id: released.sandbox_id }, { jobId: `destroy-${released.sandbox_id}` });
+    }
+    await deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: released.pool_id });
+  }
+  return getClaim(deps, tenantId, id);
+}

@@ -1,0 +1,74 @@
+import type { Pool as PoolView, PoolSpec } from '@cubicle/contract/api';
+import { AppError } from '@cubicle/contract/errors';
+import { newId, Prisma, type Pool } from '@cubicle/db';
+import type { Deps } from '../context.js';
+import { countSandboxes } from './count-sandboxes.js';
+import { toPoolView } from './pool-view.js';
+import { assertTenantQuota } from '../tenant-quota.js';
+
+/** Fields whose change means warm sandboxes no longer match the template and must be rolled. */
+function templateOf(row: Pick<Pool, 'image' | 'backend' | 'cpuMillis' | 'memoryMb' | 'env'>) {
+  return JSON.stringify([row.image, row.backend, row.cpuMillis, row.memoryMb, row.env]);
+}
+
+function columnsOf(spec: PoolSpec) {
+  return {
+    image: spec.image,
+    backend: spec.backend,
+    cpuMillis: Math.round(spec.cpu * 1000),
+    memoryMb: spec.memory_mb,
+    minSize: spec.autoscaling.min,
+    initialSize: spec.autoscaling.initial,
+    maxSize: spec.autoscaling.max,
+    claimTtlSeconds: spec.claim_ttl_seconds,
+    maxClaimLifetimeSeconds: spec.max_claim_lifetime_seconds,
+    idleTimeoutSeconds: spec.idle_timeout_seconds,
+    env: spec.env,
+  };
+}
+
+/**
+ * applyPool makes the tenant's pool `name` match `spec` (create or update). Applying the same
+ * spec again changes nothing. A template change bumps the generation; reconcile then rolls warm
+ * sandboxes of older generations while claimed ones run on untouched.
+ */
+export async function applyPool(
+  deps: Deps,
+  tenantId: string,
+  name: string,
+  spec: PoolSpec,
+): Promise<{ pool: PoolView; created: boolean }> {
+  const columns = columnsOf(spec);
+  const result = await deps.db.$transaction(async (tx) => {
+    // Serialise applies of one pool name so two concurrent PUTs cannot both create it.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`pool:${tenantId}:${name}`}))`;
+    const existing = await tx.pool.findFirst({ where: { tenantId, name, deletedAt: null } });
+    if (!existing) {
+      await assertTenantQuota(tx, tenantId, 'max_pools');
+      const row = await tx.pool.create({ data: { id: newId('pool'), tenantId, name, ...columns } });
+      return { row, created: true, changed: true };
+    }
+    const isTemplateChange = templateOf(existing) !== templateOf({ ...columns, env: columns.env as Prisma.JsonValue });
+    const isAnyChange =
+      isTemplateChange ||
+      (Object.keys(columns) as (keyof typeof columns)[]).some(
+        (k) => JSON.stringify(existing[k]) !== JSON.stringify(columns[k]),
+      );
+    if (!isAnyChange) return { row: existing, created: false, changed: false };
+    const row = await tx.pool.update({
+      where: { id: existing.id },
+      data: { ...columns, ...(isTemplateChange ? { generation: { increment: 1 } } : {}) },
+    });
+    return { row, created: false, changed: true };
+  });
+  if (result.changed) await deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: result.row.id });
+  const counts = await countSandboxes(deps.db, [result.row.id]);
+  return { pool: toPoolView(result.row, counts.get(result.row.id)!), created: result.created };
+}
+
+/** findLivePool returns the tenant's pool by name or throws not_found (also for other tenants' pools). */
+export async function findLivePool(deps: Deps, tenantId: string, name: string): Promise<Pool> {
+  const pool = await deps.db.pool.findFirst({ where: { tenantId, name, deletedAt: null } });
+  if (!pool) throw new AppError('not_found', `pool ${name} not found`);
+  return pool;
+}

@@ -1,0 +1,26 @@
+import type { Pool as PoolView, PoolCounts } from '@cubicle/contract/api';
+import type { Pool } from '@cubicle/db';
+
+export const emptyCounts = (): PoolCounts => ({ provisioning: 0, warm: 0, claimed: 0, releasing: 0, failed: 0 });
+
+/** toPoolView renders a pool row with its live sandbox counts. */
+export function toPoolView(row: Pool, counts: PoolCounts): PoolView {
+  return {
+    id: row.id,
+    name: row.name,
+    image: row.image,
+    backend: row.backend,
+    cpu: row.cpuMillis / 1000,
+    memory_mb: row.memoryMb,
+    autoscaling: { min: row.minSize, initial: row.initialSize, max: row.maxSize },
+    claim_ttl_seconds: row.claimTtlSeconds,
+    max_claim_lifetime_seconds: row.maxClaimLifetimeSeconds,
+    idle_timeout_seconds: row.idleTimeoutSeconds,
+    env: row.env as Record<string, string>,
+    state: row.state,
+    generation: row.generation,
+    counts,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,46 @@
+import { nowOf } from '../context.js';
+import type { SandboxBackend } from '../backend/types.js';
+import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import { releaseClaim } from '../claims/manage-claims.js';
+
+export interface SweepResult {
+  orphansDestroyed: number;
+  lostMarkedFailed: number;
+}
+
+/**
+ * sweepBackend compares what a backend runs with the database. Sandboxes the database does not
+ * know, or knows as ended, are orphans and are destroyed. Warm or claimed sandboxes the backend
+ * no longer runs are lost: marked failed (their claims released with `sandbox_failed`) so
+ * reconcile replaces them. Provisioning ones are left to the provisioning timeout.
+ */
+export async function sweepBackend(deps: WorkerDeps, backend: SandboxBackend): Promise<SweepResult> {
+  const running = new Set(await backend.list());
+  const known = await deps.db.sandbox.findMany({
+    where: { OR: [{ id: { in: [...running] } }, { backend: backend.kind, state: { in: ['warm', 'claimed'] } }] },
+    select: { id: true, state: true, tenantId: true, poolId: true },
+  });
+  const byId = new Map(known.map((s) => [s.id, s]));
+  let orphansDestroyed = 0;
+  for (const id of running) {
+    const row = byId.get(id);
+    if (!row || row.state === 'deleted') {
+      await backend.destroy(id);
+      orphansDestroyed++;
+    }
+  }
+  let lostMarkedFailed = 0;
+  for (const row of known) {
+    if ((row.state !== 'warm' && row.state !== 'claimed') || running.has(row.id)) continue;
+    const { count } = await deps.db.sandbox.updateMany({
+      where: { id: row.id, state: row.state },
+      data: { state: 'failed', failureReason: 'lost by the backend', endedAt: nowOf(deps) },
+    });
+    if (count === 0) continue;
+    lostMarkedFailed++;
+    const claims = await deps.db.claim.findMany({ where: { sandboxId: row.id, status: 'active' }, select: { id: true } });
+    for (const c of claims) await releaseClaim(deps, row.tenantId, c.id, 'sandbox_failed');
+    await deps.queues.enqueue('pool.reconcile', { tenant_id: row.tenantId, pool_id: row.poolId });
+  }
+  return { orphansDestroyed, lostMarkedFailed };
+}

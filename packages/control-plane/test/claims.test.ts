@@ -1,0 +1,145 @@
+import { CreateClaimRequest, PoolSpec } from '@cubicle/contract/api';
+import { AppError } from '@cubicle/contract/errors';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  applyPool,
+  createClaim,
+  extendClaim,
+  getClaim,
+  heartbeatClaim,
+  listClaims,
+  reclaimClaims,
+  releaseClaim,
+} from '../src/index.js';
+import { seedWarm, world, type World } from './setup.js';
+
+const req = (input: Record<string, unknown> = {}) => CreateClaimRequest.parse({ wait_seconds: 0, ...input });
+const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof AppError ? e.code : String(e)));
+
+describe('claims on real Postgres', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await world();
+  });
+  afterAll(async () => w?.close());
+
+  it('200 concurrent claims on 20 warm sandboxes: exactly 20 active, no sandbox twice, the rest pending', async () => {
+    const { pool } = await applyPool(w.deps, w.tenantId, 'burst', PoolSpec.parse({ image: 'img', autoscaling: { min: 0, initial: 0, max: 20 } }));
+    await seedWarm(w.db, w.tenantId, pool.id, 20);
+    const results = await Promise.all(Array.from({ length: 200 }, () => createClaim(w.deps, w.tenantId, 'burst', req())));
+    const active = results.filter((r) => r.status === 201);
+    const pending = results.filter((r) => r.status === 202);
+    expect(active).toHaveLength(20);
+    expect(pending).toHaveLength(180);
+    expect(pending.every((r) => r.claim.status === 'pending' && r.claim.sandbox === null)).toBe(true);
+    const sandboxIds = active.map((r) => r.claim.sandbox!.id);
+    expect(new Set(sandboxIds).size).toBe(20);
+    expect(await w.db.sandbox.count({ where: { poolId: pool.id, state: 'claimed' } })).toBe(20);
+    expect(await w.db.claim.count({ where: { poolId: pool.id, status: 'active' } })).toBe(20);
+  });
+
+  it('idempotency: same key and body → one claim; other body → 409; concurrent retries → one claim', async () => {
+    const { pool } = await applyPool(w.deps, w.tenantId, 'idem', PoolSpec.parse({ image: 'img' }));
+    await seedWarm(w.db, w.tenantId, pool.id, 3);
+    const scope = 'POST /v1/pools/idem/claims';
+    const first = await createClaim(w.deps, w.tenantId, 'idem', req({ metadata: { job: '1' } }), { key: 'k-1', scope });
+    const again = await createClaim(w.deps, w.tenantId, 'idem', req({ metadata: { job: '1' } }), { key: 'k-1', scope });
+    expect(again.claim.id).toBe(first.claim.id);
+    expect(again.status).toBe(first.status);
+    expect(await codeOf(createClaim(w.deps, w.tenantId, 'idem', req({ metadata: { job: '2' } }), { key: 'k-1', scope }))).toBe('idempotency_key_reused');
+
+    const racing = await Promise.all(Array.from({ length: 10 }, () => createClaim(w.deps, w.tenantId, 'idem', req(), { key: 'k-race', scope })));
+    expect(new Set(racing.map((r) => r.claim.id)).size).toBe(1);
+    expect(await w.db.claim.count({ where: { poolId: pool.id } })).toBe(2);
+    // The same key in another tenant is another request.
+    const { pool: otherPool } = await applyPool(w.deps, w.otherTenantId, 'idem', PoolSpec.parse({ image: 'img' }));
+    await seedWarm(w.db, w.otherTenantId, otherPool.id, 1);
+    const other = await createClaim(w.deps, w.otherTenantId, 'idem', req({ metadata: { job: '1' } }), { key: 'k-1', scope });
+    expect(other.claim.id).not.toBe(first.claim.id);
+  });
+
+  it('a live claim name is a reconnect, also when racing', async () => {
+    const { pool } = await applyPool(w.deps, w.tenantId, 'named', PoolSpec.parse({ image: 'img' }));
+    await seedWarm(w.db, w.tenantId, pool.id, 5);
+    const results = await Promise.all(Array.from({ length: 8 }, () => createClaim(w.deps, w.tenantId, 'named', req({ name: 'agent-7' }))));
+    expect(new Set(results.map((r) => r.claim.id)).size).toBe(1);
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(7);
+    // After release the name is free and a new claim gets a new sandbox.
+    const first = results[0]!.claim;
+    await releaseClaim(w.deps, w.tenantId, first.id);
+    const next = await createClaim(w.deps, w.tenantId, 'named', req({ name: 'agent-7' }));
+    expect(next.status).toBe(201);
+    expect(next.claim.id).not.toBe(first.id);
+    expect(next.claim.sandbox!.id).not.toBe(first.sandbox!.id);
+  });
+
+  it('release is idempotent and never returns the sandbox to the pool', async () => {
+    const { pool } = await applyPool(w.deps, w.tenantId, 'rel', PoolSpec.parse({ image: 'img' }));
+    await seedWarm(w.db, w.tenantId, pool.id, 1);
+    const { claim } = await createClaim(w.deps, w.tenantId, 'rel', req());
+    const released = await releaseClaim(w.deps, w.tenantId, claim.id);
+    expect(released).toMatchObject({ status: 'released', release_reason: 'released_by_client' });
+    expect((await releaseClaim(w.deps, w.tenantId, claim.id)).released_at).toBe(released.released_at);
+    expect((await w.db.sandbox.findUniqueOrThrow({ where: { id: claim.sandbox!.id } })).state).toBe('releasing');
+    const jobs = await w.queues.queue('sandboxes').getJobs(['waiting', 'delayed', 'active']);
+    expect(jobs.some((j) => j.name === 'sandbox.destroy' && j.data.sandbox_id === claim.sandbox!.id)).toBe(true);
+    expect((await createClaim(w.deps, w.tenantId, 'rel', req())).status).toBe(202);
+    expect(await codeOf(heartbeatClaim(w.deps, w.tenantId, claim.id))).toBe('claim_not_active');
+  });
+
+  it('TTL, heartbeat window and hard maximum are enforced by the reclaim sweep', async () => {
+    // The sweep is global by design, so this test gets a database of its own.
+    const own = await world();
+    const w = own;
+    const { pool } = await applyPool(w.deps, w.tenantId, 'ttl', PoolSpec.parse({ image: 'img', idle_timeout_seconds: 60, max_claim_lifetime_seconds: 3600, claim_ttl_seconds: 600 }));
+    await seedWarm(w.db, w.tenantId, pool.id, 3);
+    let now = new Date();
+    const deps = { ...w.deps, now: () => now };
+    const short = (await createClaim(deps, w.tenantId, 'ttl', req({ ttl_seconds: 2 }))).claim;
+    const idle = (await createClaim(deps, w.tenantId, 'ttl', req())).claim;
+    const long = (await createClaim(deps, w.tenantId, 'ttl', req())).claim;
+
+    now = new Date(now.getTime() + 30_000);
+    await heartbeatClaim(deps, w.tenantId, long.id);
+    expect((await reclaimClaims(deps)).map((r) => [r.id, r.reason])).toEqual([[short.id, 'ttl_expired']]);
+
+    now = new Date(now.getTime() + 45_000); // idle: 75 s without heartbeat; long: 45 s since its heartbeat
+    expect((await reclaimClaims(deps)).map((r) => [r.id, r.reason])).toEqual([[idle.id, 'idle_timeout']]);
+    expect((await getClaim(deps, w.tenantId, long.id)).status).toBe('active');
+
+    // Extending is capped at the hard maximum, which the sweep enforces even with heartbeats.
+    const extended = await extendClaim(deps, w.tenantId, long.id, 7 * 86_400);
+    expect(extended.expires_at).toBe(extended.max_expires_at);
+    now = new Date(new Date(extended.max_expires_at).getTime() + 1);
+    await w.db.claim.update({ where: { id: long.id }, data: { lastHeartbeatAt: now } });
+    expect((await reclaimClaims(deps)).map((r) => [r.id, r.reason])).toEqual([[long.id, 'max_lifetime']]);
+    expect(await reclaimClaims(deps)).toEqual([]);
+    await own.close();
+  });
+
+  it("tenants see only their own claims; another tenant's id is not_found", async () => {
+    const { pool } = await applyPool(w.deps, w.tenantId, 'iso', PoolSpec.parse({ image: 'img' }));
+    await seedWarm(w.db, w.tenantId, pool.id, 1);
+    const { claim } = await createClaim(w.deps, w.tenantId, 'iso', req());
+    for (const call of [
+      () => getClaim(w.deps, w.otherTenantId, claim.id),
+      () => heartbeatClaim(w.deps, w.otherTenantId, claim.id),
+      () => extendClaim(w.deps, w.otherTenantId, claim.id, 60),
+      () => releaseClaim(w.deps, w.otherTenantId, claim.id),
+      () => createClaim(w.deps, w.otherTenantId, 'iso', req()),
+    ]) {
+      expect(await codeOf(call())).toBe('not_found');
+    }
+    expect((await getClaim(w.deps, w.tenantId, claim.id)).status).toBe('active');
+    const mine = await listClaims(w.deps, w.otherTenantId, { limit: 200 });
+    expect(mine.data.some((c) => c.id === claim.id)).toBe(false);
+  });
+
+  it('lists newest first with a cursor', async () => {
+    const page1 = await listClaims(w.deps, w.tenantId, { limit: 5 });
+    const page2 = await listClaims(w.deps, w.tenantId, { limit: 5, cursor: page1.next_cursor! });
+    expect(page1.data).toHaveLength(5);
+    expect(page2.data[0]!.id < page1.data[4]!.id).toBe(true);
+  });
+});

@@ -1,0 +1,52 @@
+import { createDb, newId, type Db } from '@cubicle/db';
+import { createQueueConnection, JobQueues } from '@cubicle/queue';
+import type { Redis } from 'ioredis';
+import { createTestDatabase, createTestRedisNamespace } from '../../../test/harness/index.js';
+import type { Deps } from '../src/index.js';
+
+export interface World {
+  deps: Deps;
+  db: Db;
+  queues: JobQueues;
+  tenantId: string;
+  otherTenantId: string;
+  close(): Promise<void>;
+}
+
+/** world gives a test file its own database, Redis namespace, real job queues and two tenants. */
+export async function world(): Promise<World> {
+  const database = await createTestDatabase();
+  const ns = createTestRedisNamespace();
+  const db = createDb({ databaseUrl: database.url, maxConnections: 20 });
+  const connection: Redis = createQueueConnection(ns.url);
+  const queues = new JobQueues(connection, ns.bullPrefix);
+  const tenantId = newId('tenant');
+  const otherTenantId = newId('tenant');
+  await db.tenant.createMany({ data: [{ id: tenantId, name: 'acme', maxConcurrentClaims: 1000 }, { id: otherTenantId, name: 'other' }] });
+  return {
+    deps: { db, queues },
+    db,
+    queues,
+    tenantId,
+    otherTenantId,
+    async close() {
+      await queues.close();
+      connection.disconnect();
+      await db.$disconnect();
+      await ns.cleanup();
+      await database.drop();
+    },
+  };
+}
+
+/**
+ * seedWarm inserts sandboxes in the warm state, as a finished provisioning leaves them, for
+ * tests of the claim transaction itself (the provisioning path has its own suites).
+ */
+export async function seedWarm(db: Db, tenantId: string, poolId: string, count: number, generation = 1): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => newId('sandbox'));
+  await db.sandbox.createMany({
+    data: ids.map((id) => ({ id, tenantId, poolId, backend: 'local' as const, image: 'img', generation, state: 'warm' as const, readyAt: new Date() })),
+  });
+  return ids;
+}
