@@ -12,6 +12,28 @@ export const APT_PACKAGES = {
   // Private PostgreSQL and Redis: the embedded default of `npm start` and the test harness
   // (@cubicle/embedded runs Debian's binaries itself; a system service is neither needed nor used).
   dataServices: ['postgresql', 'redis-server'],
+  // Local desktop sessions (packages/driver-guest startDesktop, the local backend and every
+  // desktop test): Xvfb, a session D-Bus, openbox, the AT-SPI bus and its GTK bridge, x11vnc,
+  // xprop/xdpyinfo; python3-gi + GTK3 for the test apps, galculator for the demo, xdotool and
+  // imagemagick for foreground input and image checks, one font so text renders.
+  desktop: [
+    'xvfb',
+    'xauth',
+    'dbus',
+    'dbus-x11',
+    'openbox',
+    'at-spi2-core',
+    'libatk-adaptor',
+    'gir1.2-atspi-2.0',
+    'x11vnc',
+    'x11-utils',
+    'xdotool',
+    'imagemagick',
+    'python3-gi',
+    'gir1.2-gtk-3.0',
+    'fonts-dejavu-core',
+    'galculator',
+  ],
 };
 
 // Quicker and more telling than dpkg for packages whose binary we look for anyway. The

@@ -1,8 +1,7 @@
 // `npm run db:migrate`: migrate DATABASE_URL when given, else the embedded postgres under
 // .cubicle/ (the running one of `npm start`, or one started just for this and stopped after).
-import { join } from 'node:path';
-import { ensureDatabase, loadEmbedded, migrateDatabase } from './data.mjs';
-import { acquireLock, currentHolder } from './lock.mjs';
+import { migrateDatabase } from './data.mjs';
+import { withEmbeddedDatabase } from './embedded-database.mjs';
 import { dim, say, step } from './ui.mjs';
 
 export async function migrateCommand(root) {
@@ -11,30 +10,6 @@ export async function migrateCommand(root) {
     await step('migrate DATABASE_URL', () => migrateDatabase(root, process.env.DATABASE_URL, log));
     return;
   }
-  const dataRoot = join(root, '.cubicle');
-  const embedded = await loadEmbedded(root);
-  const dataDir = join(dataRoot, 'postgres');
-  const holder = currentHolder(dataRoot);
-  // While `npm start` runs, its postgres is adopted (and left running); otherwise any server on
-  // the data dir is a leftover of a dead supervisor and is restarted under our control.
-  const releaseLock = holder ? () => {} : acquireLock(dataRoot, 'npm run db:migrate');
-  const reaper = embedded.startReaper();
-  try {
-    const server = await step('postgres', () =>
-      embedded.startPostgres({ dataDir, ifRunning: holder ? 'reuse' : 'restart', log }),
-    );
-    if (!server.isReused) reaper.watch(server);
-    try {
-      const url = server.url('cubicle');
-      await step('migrations', async () => {
-        await ensureDatabase(root, url, log);
-        await migrateDatabase(root, url, log);
-      });
-    } finally {
-      if (!server.isReused) await step('stop postgres', () => server.stop());
-    }
-  } finally {
-    reaper.close();
-    releaseLock();
-  }
+  // withEmbeddedDatabase migrates before handing over the URL: nothing is left to do here.
+  await withEmbeddedDatabase(root, 'npm run db:migrate', { step, log }, async () => {});
 }

@@ -3,13 +3,14 @@
 import { join } from 'node:path';
 import { spawnApp, waitHealthy } from './api-process.mjs';
 import { ensureDatabase, loadEmbedded, migrateDatabase } from './data.mjs';
+import { ensureDefaultTenant, ensureKeyring } from './first-run.mjs';
 import { acquireLock, currentHolder } from './lock.mjs';
 import { bold, dim, formatMs, red, say, step, UserError } from './ui.mjs';
 
 /**
  * START_PLAN is what `npm start` runs, in order; processes stop in reverse. A `process` entry
  * returns a handle (pid, exited, stop, logTail) and may publish env for the entries after it; a
- * `task` runs once. Later issues add the worker and the web app here.
+ * `task` runs once. Later issues add the web app here.
  */
 export const START_PLAN = [
   {
@@ -55,6 +56,28 @@ export const START_PLAN = [
     },
   },
   {
+    kind: 'task',
+    name: 'keyring',
+    run: async (ctx) => ensureKeyring(ctx),
+  },
+  {
+    kind: 'process',
+    name: 'worker',
+    start: async (ctx) => {
+      const worker = spawnApp({
+        root: ctx.root,
+        name: 'worker',
+        entry: 'apps/worker/dist/main.js',
+        logDir: join(ctx.dataRoot, 'logs'),
+        embedded: ctx.embedded,
+        env: { ...ctx.env, CUBICLE_BACKENDS: ctx.env.CUBICLE_BACKENDS ?? 'local', LOG_LEVEL: ctx.env.LOG_LEVEL ?? 'info' },
+      });
+      ctx.reaper.watch(worker);
+      ctx.where.push(`worker   ${worker.logFile}`);
+      return worker;
+    },
+  },
+  {
     kind: 'process',
     name: 'api',
     start: async (ctx) => {
@@ -83,6 +106,11 @@ export const START_PLAN = [
       ctx.where.push(`api      ${app.logFile}`);
       return app;
     },
+  },
+  {
+    kind: 'task',
+    name: 'default tenant, key and pool',
+    run: async (ctx) => ensureDefaultTenant(ctx),
   },
 ];
 
@@ -183,8 +211,18 @@ export async function startCubicle(root) {
 function printRunning(ctx, ms) {
   say();
   say(bold(`Cubicle is up (services started in ${formatMs(ms)})`));
-  say(`  API    ${ctx.apiUrl}`);
-  say(`  Try    curl ${ctx.apiUrl}/v1/version`);
+  say(`  API    ${ctx.apiUrl}   (OpenAPI: ${ctx.apiUrl}/docs/openapi.json)`);
+  say(`  Key    ${ctx.adminKey}   (admin of tenant "default"; also in .cubicle/admin-key)`);
+  say(`  Pool   default (2 warm desktops; watch them come up: GET /v1/pools/default)`);
+  say();
+  say(bold('  Claim a desktop, look at it, release it:'));
+  say(`    export CUBICLE_KEY=$(cat ${join(ctx.dataRoot, 'admin-key')})`);
+  say(`    curl -s -X POST -H "Authorization: Bearer $CUBICLE_KEY" -H 'content-type: application/json' \\`);
+  say(`      -d '{"wait_seconds":60}' ${ctx.apiUrl}/v1/pools/default/claims | tee claim.json`);
+  say(`    CLAIM=$(node -p 'require("./claim.json").id')`);
+  say(`    curl -s -H "Authorization: Bearer $CUBICLE_KEY" ${ctx.apiUrl}/v1/claims/$CLAIM/screenshot -o desktop.png`);
+  say(`    curl -s -X DELETE -H "Authorization: Bearer $CUBICLE_KEY" ${ctx.apiUrl}/v1/claims/$CLAIM`);
+  say();
   say(`  Data   ${ctx.dataRoot}`);
   for (const line of ctx.where) say(`           ${line}`);
   say(`  Stop   Ctrl-C here, or kill -TERM ${process.pid}`);

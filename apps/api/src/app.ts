@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { openApiDocument } from '@cubicle/contract/openapi';
+import type { Db } from '@cubicle/db';
+import type { Enqueue } from '@cubicle/control-plane';
+import type { KeyVerifierOptions } from '@cubicle/tenancy';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { registerErrorHandler } from './plugins/error-handler.js';
+import type { Redis } from 'ioredis';
+import { registerIdentity } from './auth/register-identity.js';
+import { registerErrorHandler, sendError } from './plugins/error-handler.js';
+import { ApiMetrics, registerMetrics } from './metrics/api-metrics.js';
+import { registerClaimRoutes } from './routes/claims.js';
+import { registerPoolRoutes } from './routes/pools.js';
 import { registerSystemRoutes } from './routes/system.js';
 
 /** A dependency probe for /healthz; it throws when the dependency is unusable. */
@@ -11,6 +19,14 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   bodyLimit?: number;
   checks?: Record<string, HealthCheck>;
+  /** With a database: API keys, audit, and every authenticated route. Without: system routes only. */
+  db?: Db;
+  /** Shared state across replicas (rate limits); optional so unit tests need no Redis. */
+  redis?: Redis;
+  /** Where pool and claim routes enqueue worker jobs; with `db`, enables those routes. */
+  queues?: Enqueue;
+  /** Key cache and last_used_at tuning (tests shorten the cache to see revocations at once). */
+  keyVerifier?: KeyVerifierOptions;
 }
 
 /** Request ids from callers are kept when they look like ids, so logs join across services. */
@@ -47,11 +63,29 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // The router rejects some URLs before any hook or error handler runs; keep them in the envelope.
+    frameworkErrors: (error, request, reply) =>
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? sendError(request, reply, 'invalid_id', 'a path parameter is too long')
+        : sendError(request, reply, 'validation_failed', 'the request URL is malformed'),
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandler(app);
+  if (options.db) {
+    registerIdentity(app, {
+      db: options.db,
+      ...(options.redis ? { redis: options.redis } : {}),
+      ...(options.keyVerifier ? { keyVerifier: options.keyVerifier } : {}),
+    });
+    if (options.queues) {
+      const deps = { db: options.db, queues: options.queues };
+      registerPoolRoutes(app, deps);
+      registerClaimRoutes(app, deps);
+    }
+  }
+  registerMetrics(app, new ApiMetrics(options.db));
   const doc = openApiDocument();
   registerSystemRoutes(app, options.checks ?? {}, () => doc);
   await app.ready();

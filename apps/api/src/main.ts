@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createDb } from '@cubicle/db';
+import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { loadApiEnv } from './env.js';
 import { buildApp, redactPaths } from './app.js';
 import { createRedis } from './lib/redis.js';
@@ -10,10 +11,15 @@ const env = loadApiEnv();
 const db = createDb({ databaseUrl: env.DATABASE_URL });
 const redis = createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1 });
 await redis.connect();
+const queueConnection = createQueueConnection(env.REDIS_URL);
+const queues = new JobQueues(queueConnection, env.QUEUE_PREFIX);
 
 const app = await buildApp({
   logger: { level: env.LOG_LEVEL, redact: { paths: redactPaths, censor: '[redacted]' } },
   bodyLimit: env.API_BODY_LIMIT_BYTES,
+  db,
+  redis,
+  queues,
   checks: {
     database: () => db.$queryRaw`SELECT 1`,
     redis: () => redis.ping(),
@@ -29,6 +35,8 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 15_000);
   force.unref();
   await app.close();
+  await queues.close();
+  queueConnection.disconnect();
   redis.disconnect();
   await db.$disconnect();
   process.exit(0);

@@ -8,11 +8,20 @@ export const WorkerEnv = z.object({
   REDIS_URL: envVars.redisUrl(),
   LOG_LEVEL: envVars.logLevel(),
   /** BullMQ key prefix; one Redis can serve several Cubicle installations. */
-  QUEUE_PREFIX: z
-    .string()
-    .regex(/^[a-z0-9:_-]{1,64}$/)
-    .default('cubicle'),
+  QUEUE_PREFIX: z.string().regex(/^[a-z0-9:_-]{1,80}$/).default('cubicle'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** `id:base64key[,id:base64key…]`; the first key seals, all keys open (rotation). */
+  CUBICLE_KEYRING: z.string().min(1, 'must hold at least one key (id:base64key)'),
+  /** Which backends this worker drives (comma-separated). */
+  CUBICLE_BACKENDS: z
+    .string()
+    .default('local')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['local', 'kubernetes', 'kubevirt'])).min(1)),
+  RECLAIM_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(500),
+  SWEEP_INTERVAL_MS: z.coerce.number().int().min(1000).max(600_000).default(5000),
+  /** Prometheus metrics on loopback; 0 picks a free port, unset disables. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

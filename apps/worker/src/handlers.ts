@@ -1,18 +1,39 @@
-import type { Db } from '@cubicle/db';
+import {
+  destroySandbox,
+  provisionSandbox,
+  reclaimClaims,
+  reconcilePool,
+  sweepBackend,
+  type WorkerDeps,
+} from '@cubicle/control-plane';
 import type { JobHandlers } from '@cubicle/queue';
-
-export interface WorkerDeps {
-  db: Db;
-}
+import type { WorkerMetrics } from './metrics.js';
 
 /**
- * buildHandlers maps catalog jobs to their implementations. The foundation registers none yet:
- * the control-plane issue adds provisioning, reclaim and guest calls here; jobs without a
- * handler fail as UnrecoverableError rather than sit unprocessed.
+ * buildHandlers maps catalog jobs to control-plane services. Handlers are thin: every decision
+ * lives in @cubicle/control-plane, and every handler is idempotent because BullMQ may run a job
+ * again after a worker dies mid-job (stalled-job recovery).
  */
-export function buildHandlers(_deps: WorkerDeps): JobHandlers {
-  return {};
+export function buildHandlers(deps: WorkerDeps, metrics?: WorkerMetrics): JobHandlers {
+  return {
+    'sandbox.provision': (p, ctx) => provisionSandbox(deps, p.sandbox_id, ctx.signal),
+    'sandbox.destroy': (p) => destroySandbox(deps, p.sandbox_id),
+    'pool.reconcile': (p) => reconcilePool(deps, p.tenant_id, p.pool_id),
+    'claims.reclaim': async () => {
+      const released = await reclaimClaims(deps);
+      const now = Date.now();
+      for (const r of released) metrics?.recordReclaim(r.reason, (now - r.dueAt.getTime()) / 1000);
+      return { released: released.length };
+    },
+    'pools.sweep': async () => {
+      const pools = await deps.db.pool.findMany({ where: { OR: [{ state: 'active' }, { sandboxes: { some: { state: { notIn: ['deleted'] } } } }] }, select: { id: true, tenantId: true } });
+      for (const p of pools) await reconcilePool(deps, p.tenantId, p.id);
+      const swept = [];
+      for (const backend of Object.values(deps.backends)) if (backend) swept.push(await sweepBackend(deps, backend));
+      return { pools: pools.length, swept };
+    },
+  };
 }
 
-/** The queues this worker listens on (per-sandbox guest queues are added as sandboxes appear). */
-export const staticQueues = ['sandboxes', 'claims', 'reclaim', 'reconcile', 'runs'];
+/** The queues this worker listens on (per-sandbox guest queues are added with the guest-call issue). */
+export const staticQueues = ['sandboxes', 'reclaim', 'reconcile', 'runs'];

@@ -1,9 +1,13 @@
 #!/usr/bin/env node
+import { createServer } from 'node:http';
+import { parseKeyring, type WorkerDeps } from '@cubicle/control-plane';
 import { createDb } from '@cubicle/db';
-import { createQueueConnection, startWorkers } from '@cubicle/queue';
+import { createQueueConnection, JobQueues, startWorkers } from '@cubicle/queue';
 import { pino } from 'pino';
+import { createBackends } from './backends.js';
 import { loadWorkerEnv } from './env.js';
 import { buildHandlers, staticQueues } from './handlers.js';
+import { WorkerMetrics } from './metrics.js';
 
 // Parse configuration before anything starts: a bad variable stops the process here.
 const env = loadWorkerEnv();
@@ -12,19 +16,39 @@ const log = pino({ level: env.LOG_LEVEL, base: { service: 'cubicle-worker' } });
 const db = createDb({ databaseUrl: env.DATABASE_URL });
 await db.$queryRaw`SELECT 1`;
 const connection = createQueueConnection(env.REDIS_URL);
+const queues = new JobQueues(connection, env.QUEUE_PREFIX);
+const backends = await createBackends(env, log);
+const deps: WorkerDeps = { db, queues, backends, keyring: parseKeyring(env.CUBICLE_KEYRING) };
+const metrics = new WorkerMetrics();
+
 const workers = startWorkers({
-  connection,
+  connection: createQueueConnection(env.REDIS_URL),
   prefix: env.QUEUE_PREFIX,
   queues: staticQueues,
-  handlers: buildHandlers({ db }),
+  handlers: buildHandlers(deps, metrics),
   concurrency: env.WORKER_CONCURRENCY,
 });
 for (const w of workers) {
-  w.on('failed', (job, err) =>
-    log.warn({ queue: w.name, job: job?.name, jobId: job?.id, err: err.message }, 'job failed'),
-  );
+  w.on('completed', (job) => {
+    if (job.processedOn && job.finishedOn) metrics.jobDuration.observe({ job: job.name, outcome: 'completed' }, (job.finishedOn - job.processedOn) / 1000);
+  });
+  w.on('failed', (job, err) => {
+    if (job?.processedOn) metrics.jobDuration.observe({ job: job.name, outcome: 'failed' }, (Date.now() - job.processedOn) / 1000);
+    log.warn({ queue: w.name, job: job?.name, jobId: job?.id, err: err.message }, 'job failed');
+  });
 }
-log.info({ queues: staticQueues }, 'worker started');
+// One schedule in Redis however many workers run; the database decides what is due.
+await queues.schedule('claims.reclaim', {}, env.RECLAIM_INTERVAL_MS);
+await queues.schedule('pools.sweep', {}, env.SWEEP_INTERVAL_MS);
+
+const metricsServer =
+  env.WORKER_METRICS_PORT === undefined
+    ? undefined
+    : createServer((req, res) => {
+        if (req.url !== '/metrics') return void res.writeHead(404).end();
+        void metrics.registry.metrics().then((body) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body));
+      }).listen(env.WORKER_METRICS_PORT, '127.0.0.1');
+log.info({ queues: staticQueues, backends: Object.keys(backends) }, 'worker started');
 
 let closing = false;
 /** shutdown lets running jobs finish (BullMQ close waits), then closes Redis and Prisma. */
@@ -34,7 +58,9 @@ async function shutdown(signal: string) {
   log.info({ signal }, 'shutting down');
   const force = setTimeout(() => process.exit(1), 30_000);
   force.unref();
+  metricsServer?.close();
   await Promise.all(workers.map((w) => w.close()));
+  await queues.close();
   connection.disconnect();
   await db.$disconnect();
   process.exit(0);

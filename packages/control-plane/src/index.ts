@@ -1,5 +1,4 @@
 export * from './context.js';
-export * from './tenant-quota.js';
 export * from './backend/types.js';
 export * from './crypto/keyring.js';
 export * from './pools/apply-pool.js';

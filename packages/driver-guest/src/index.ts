@@ -1,3 +1,13 @@
-// The guest driver daemon (observe / act / verify, shell, files, windows) is built in the
-// guest-driver issue; this package already owns its configuration contract.
+// The guest driver: the daemon inside every sandbox (guest protocol v1) and the desktop launcher
+// that the local backend and the tests use to start complete desktop sessions.
 export { GuestEnv, loadGuestEnv } from './env.js';
+export { buildGuestApp, type GuestDeps } from './server/app.js';
+export {
+  startDesktop,
+  type DesktopOptions,
+  type DesktopPids,
+  type DesktopSession,
+  sessionDir,
+} from './desktop/start-desktop.js';
+export { listDesktopIds, stopDesktopById } from './desktop/find-desktops.js';
+export { superviseVnc, type VncSupervisor } from './vnc/supervise-vnc.js';

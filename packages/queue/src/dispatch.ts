@@ -73,6 +73,11 @@ export function startWorkers(options: StartWorkersOptions): Worker[] {
         connection: options.connection,
         prefix: options.prefix ?? 'cubicle',
         concurrency: options.concurrency ?? 8,
+        // A killed worker's jobs come back within ~15 s (lock expiry + stall check) rather than
+        // BullMQ's 30-60 s defaults; locks are renewed at half the duration while a job runs.
+        lockDuration: 10_000,
+        stalledInterval: 5_000,
+        maxStalledCount: 2,
       }),
   );
 }

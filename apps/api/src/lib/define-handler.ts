@@ -3,6 +3,8 @@ import { toFastifyPath, type RouteDef } from '@cubicle/contract/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { zodIssues } from '../plugins/error-handler.js';
+import { noteResponseId } from '../audit/audit-plugin.js';
+import type { AuthContext } from '../auth/authenticate.js';
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
@@ -11,6 +13,8 @@ export interface HandlerInput<R extends RouteDef> {
   query: Infer<R['query']>;
   body: Infer<R['body']>;
   headers: Infer<R['headers']>;
+  /** The verified caller; present on every route whose contract `auth` is not `none`. */
+  auth: R['auth'] extends 'none' ? undefined : AuthContext;
   request: FastifyRequest;
   reply: FastifyReply;
 }
@@ -39,20 +43,35 @@ function parsePart<T extends z.ZodType>(
 }
 
 /**
- * route mounts one contract RouteDef: it validates path, query, headers and body with the
+ * route mounts one contract RouteDef: it authenticates the caller when the route's `auth` asks
+ * for it (before the body is even parsed), validates path, query, headers and body with the
  * contract's schemas before the handler runs, and the handler's result is checked against the
  * response schema, so a route cannot answer outside the published document.
  */
-export function route<R extends RouteDef>(
-  app: FastifyInstance,
-  def: R,
-  handler: (input: HandlerInput<R>) => Promise<HandlerResult<R>> | HandlerResult<R>,
-) {
+export function route<
+  R extends RouteDef,
+  // The handler is its own type parameter so TypeScript keeps `status: 200` literal in plain
+  // object answers (checked against R once R is fixed by `def`); no `as const` needed.
+  H extends (input: HandlerInput<R>) => Promise<HandlerResult<R>> | HandlerResult<R>,
+>(app: FastifyInstance, def: R, handler: H) {
+  const level = def.auth;
+  const authenticate = app.cubicleAuthenticate;
+  if (level !== 'none' && !authenticate)
+    throw new Error(`${def.operationId} needs auth: call registerAuth before registering it`);
   app.route({
     method: def.method,
     url: toFastifyPath(def.path),
+    config: { routeDef: def },
+    ...(level !== 'none' && authenticate
+      ? {
+          onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+            await authenticate(request, reply, level);
+          },
+        }
+      : {}),
     handler: async (request, reply) => {
       const input = {
+        auth: request.auth ?? undefined,
         params: parsePart(def.params, request.params, 'path'),
         query: parsePart(def.query, request.query, 'query'),
         headers: parsePart(def.headers, request.headers, 'header'),
@@ -64,6 +83,7 @@ export function route<R extends RouteDef>(
       const schema = def.responses[result.status as keyof typeof def.responses];
       if (schema === undefined)
         throw new Error(`${def.operationId} answered undeclared status ${result.status}`);
+      noteResponseId(request, result.body);
       const status: number = result.status;
       if (schema === null) return reply.status(status).send();
       const checked = schema.safeParse(result.body);

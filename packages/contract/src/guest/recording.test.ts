@@ -46,6 +46,28 @@ describe('recording', () => {
     };
     expect(RecordingLine.safeParse(secret).success).toBe(true);
     expect(RecordingLine.safeParse({ ...secret, redacted: ['password'] }).success).toBe(false);
+    const typed = {
+      ...entry,
+      action: {
+        kind: 'pixel',
+        request: {
+          action: 'type',
+          window_id: 7,
+          screenshot_id: 'p1',
+          delivery_mode: 'foreground',
+          text: '',
+        },
+      },
+      redacted: ['text'],
+    };
+    expect(RecordingLine.safeParse(typed).success).toBe(true);
+    const leaked = { ...typed.action.request, text: 'hunter2' };
+    expect(
+      RecordingLine.safeParse({
+        ...typed,
+        action: { kind: 'pixel', request: { ...leaked, action: 'nope' } },
+      }).success,
+    ).toBe(false);
   });
 
   it('rejects bad frame names and invalid results', () => {

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
 import { ActionResult } from './action-result.js';
-import { GUEST_PROTOCOL_VERSION, Timestamp, WindowId } from './common.js';
+import { DeliveryMode, GUEST_PROTOCOL_VERSION, Timestamp, WindowId } from './common.js';
+import { ElementToken } from './element.js';
 import { ElementActionRequest } from './element-action.js';
-import { PixelActionRequest } from './pixel-action.js';
+import { PixelActionRequest, PixelPoint } from './pixel-action.js';
+import { ScreenshotId } from './screenshot.js';
 import { WindowCloseRequest } from './windows.js';
 
 /** RECORDING_JSONL_FILE is the trajectory's name inside the downloaded archive. */
@@ -48,12 +50,37 @@ export const RecordingStatus = named(
 );
 export type RecordingStatus = z.infer<typeof RecordingStatus>;
 
+/**
+ * RedactedTypingRequest is a recorded typing request (element `type_text`, pixel `type`) whose
+ * text was emptied. The live schemas require at least one character, so the emptied form is its
+ * own shape; everything but the text stays as it was sent.
+ */
+export const RedactedTypingRequest = named(
+  'GuestRedactedTypingRequest',
+  z.strictObject({
+    action: z.enum(['type_text', 'type']),
+    window_id: WindowId,
+    element_token: ElementToken.optional(),
+    screenshot_id: ScreenshotId.optional(),
+    delivery_mode: DeliveryMode.optional(),
+    focus_at: PixelPoint.optional(),
+    text: z.literal(''),
+  }),
+);
+export type RedactedTypingRequest = z.infer<typeof RedactedTypingRequest>;
+
 /** RecordedAction is the request that produced an entry, tagged by the endpoint it came to. */
 export const RecordedAction = named(
   'GuestRecordedAction',
   z.discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('element'), request: ElementActionRequest }),
-    z.strictObject({ kind: z.literal('pixel'), request: PixelActionRequest }),
+    z.strictObject({
+      kind: z.literal('element'),
+      request: z.union([ElementActionRequest, RedactedTypingRequest]),
+    }),
+    z.strictObject({
+      kind: z.literal('pixel'),
+      request: z.union([PixelActionRequest, RedactedTypingRequest]),
+    }),
     z.strictObject({ kind: z.literal('window_close'), request: WindowCloseRequest }),
   ]),
 );

@@ -90,7 +90,19 @@ const http = <
   response: Res;
   errors?: readonly Code[];
   content_type?: GuestHttpRoute['content_type'];
-}) =>
+}): {
+  transport: 'http';
+  method: M;
+  path: string;
+  auth: true;
+  summary: string;
+  request: Req;
+  response: Res;
+  content_type: GuestHttpRoute['content_type'];
+  errors: readonly Code[];
+} =>
+  // The return type is spelled out: with `satisfies` alone the emitted declarations widened
+  // `request`/`response` to `ZodType | null`, and handlers lost their body types.
   ({
     transport: 'http' as const,
     method: (route.method ?? 'POST') as M,
@@ -101,7 +113,7 @@ const http = <
     response: route.response,
     content_type: route.content_type ?? 'application/json',
     errors: route.errors ?? [],
-  }) satisfies GuestHttpRoute;
+  });
 
 // Acting on a window that is gone is 404 with nothing delivered; everything the driver decides
 // not to deliver after that point is a 200 `refused` ActionResult.

@@ -4,7 +4,7 @@ import { newId, Prisma, type Pool } from '@cubicle/db';
 import type { Deps } from '../context.js';
 import { countSandboxes } from './count-sandboxes.js';
 import { toPoolView } from './pool-view.js';
-import { assertTenantQuota } from '../tenant-quota.js';
+import { checkQuota } from '@cubicle/tenancy';
 
 /** Fields whose change means warm sandboxes no longer match the template and must be rolled. */
 function templateOf(row: Pick<Pool, 'image' | 'backend' | 'cpuMillis' | 'memoryMb' | 'env'>) {
@@ -44,7 +44,7 @@ export async function applyPool(
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`pool:${tenantId}:${name}`}))`;
     const existing = await tx.pool.findFirst({ where: { tenantId, name, deletedAt: null } });
     if (!existing) {
-      await assertTenantQuota(tx, tenantId, 'max_pools');
+      await checkQuota(tx, tenantId, 'pools');
       const row = await tx.pool.create({ data: { id: newId('pool'), tenantId, name, ...columns } });
       return { row, created: true, changed: true };
     }

@@ -1,0 +1,31 @@
+import type { RouteDef } from '@cubicle/contract/api';
+
+export interface AuditAction {
+  /** `resource.verb`, e.g. `pool.apply`. */
+  action: string;
+  /** The resource, e.g. `pool`, `api_key`. */
+  targetType: string;
+}
+
+/**
+ * Operation ids that do not read as verb + resource. Everything else is derived:
+ * `applyPool` → `pool.apply`, `createViewerTicket` → `viewer_ticket.create`.
+ */
+export const auditActionOverrides: Record<string, AuditAction> = {};
+
+const VERB_NOUN = /^([a-z]+)([A-Z][A-Za-z]*)$/;
+
+/** auditActionFor names a route's audit action, from the overrides or its operationId. */
+export function auditActionFor(def: Pick<RouteDef, 'operationId'>): AuditAction {
+  const override = auditActionOverrides[def.operationId];
+  if (override) return override;
+  const m = VERB_NOUN.exec(def.operationId);
+  if (!m) throw new Error(`cannot derive an audit action from operationId ${def.operationId}`);
+  const targetType = m[2]!.replace(/(?<!^)([A-Z])/g, '_$1').toLowerCase();
+  return { action: `${targetType}.${m[1]}`, targetType };
+}
+
+/** isMutating: the methods whose calls are audited. */
+export function isMutating(method: string): boolean {
+  return method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
+}

@@ -1,0 +1,91 @@
+import type { RouteDef } from '@cubicle/contract/api';
+import { isAppError } from '@cubicle/contract/errors';
+import type { Db } from '@cubicle/db';
+import { writeAuditEvent } from '@cubicle/tenancy';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { auditActionFor, isMutating } from './audit-action.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The contract route a Fastify route serves; set by `route()`. */
+    routeDef?: RouteDef;
+  }
+  interface FastifyInstance {
+    /** Resolves when every audit event of finished requests is written (tests, shutdown). */
+    auditSettled?: () => Promise<void>;
+  }
+}
+
+// Per-request audit facts, kept off the request object so routes never depend on the plugin.
+const explicitTargets = new WeakMap<FastifyRequest, string>();
+const responseIds = new WeakMap<FastifyRequest, string>();
+const errorCodes = new WeakMap<FastifyRequest, string>();
+
+/** setAuditTarget names the target of this request's audit event when the default is wrong. */
+export function setAuditTarget(request: FastifyRequest, targetId: string) {
+  explicitTargets.set(request, targetId);
+}
+
+/** noteResponseId records the id of the resource a handler answered with (called by `route()`). */
+export function noteResponseId(request: FastifyRequest, body: unknown) {
+  if (body && typeof body === 'object' && 'id' in body && typeof body.id === 'string')
+    responseIds.set(request, body.id);
+}
+
+/** The last path parameter names the most specific resource (`/claims/{id}/secrets/{secret_id}`). */
+function pathTarget(def: RouteDef, params: unknown): string | null {
+  const names = [...def.path.matchAll(/\{([a-zA-Z_]+)\}/g)].map((m) => m[1]!);
+  const last = names.at(-1);
+  if (!last || !def.path.endsWith(`{${last}}`)) return null;
+  const value = (params as Record<string, unknown> | undefined)?.[last];
+  return typeof value === 'string' ? value.slice(0, 200) : null;
+}
+
+/**
+ * registerAudit writes one audit event per mutating contract call once its response is sent:
+ * who (key id and prefix), what (`resource.verb`), which target, success or failure, status and
+ * request id. Never bodies, headers or keys. Calls without a verified key (401) and calls the
+ * rate limiter refused are not written: there is no tenant to attribute them to, or they would
+ * let one flooding key fill the log; the request log keeps them. A failed write is logged and
+ * never changes the response (it is already sent).
+ */
+export function registerAudit(app: FastifyInstance, options: { db: Db }) {
+  const pending = new Set<Promise<unknown>>();
+
+  app.addHook('onError', async (request, _reply, err) => {
+    if (isAppError(err)) errorCodes.set(request, err.code);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const def = request.routeOptions.config.routeDef;
+    const auth = request.auth;
+    if (!def || !auth || !isMutating(def.method)) return;
+    const errorCode = errorCodes.get(request);
+    if (errorCode === 'rate_limited') return;
+    const { action, targetType } = auditActionFor(def);
+    const isSuccess = reply.statusCode < 400;
+    const write = writeAuditEvent(options.db, {
+      tenantId: auth.tenantId,
+      actor: { type: 'api_key', apiKeyId: auth.apiKeyId, keyPrefix: auth.keyPrefix },
+      action,
+      targetType,
+      targetId:
+        explicitTargets.get(request) ??
+        (isSuccess ? responseIds.get(request) : undefined) ??
+        pathTarget(def, request.params),
+      result: isSuccess ? 'success' : 'failure',
+      statusCode: reply.statusCode,
+      requestId: request.id,
+      details: errorCode ? { error_code: errorCode } : {},
+    })
+      .catch((err: unknown) => request.log.error({ err, action }, 'audit event not written'))
+      .finally(() => pending.delete(write));
+    pending.add(write);
+  });
+
+  const settled = async () => {
+    while (pending.size > 0) await Promise.all([...pending]);
+  };
+  app.decorate('auditSettled', settled);
+  app.addHook('onClose', settled);
+}

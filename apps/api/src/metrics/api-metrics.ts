@@ -1,0 +1,59 @@
+import type { Db } from '@cubicle/db';
+import type { FastifyInstance } from 'fastify';
+import { Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * ApiMetrics are the API's Prometheus series. Pool sizes are read from the database at scrape
+ * time (one grouped query), so every replica reports the same truth without keeping counters.
+ */
+export class ApiMetrics {
+  readonly registry = new Registry();
+  readonly claimLatency = new Histogram({
+    name: 'cubicle_claim_duration_seconds',
+    help: 'Time to answer POST /v1/pools/{name}/claims, by response status',
+    labelNames: ['status'],
+    buckets: [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1, 5, 30],
+    registers: [this.registry],
+  });
+  readonly requestDuration = new Histogram({
+    name: 'cubicle_http_request_duration_seconds',
+    help: 'HTTP request duration by route and status class',
+    labelNames: ['route', 'method', 'status'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+    registers: [this.registry],
+  });
+
+  constructor(db?: Db) {
+    if (!db) return;
+    new Gauge({
+      name: 'cubicle_pool_sandboxes',
+      help: 'Sandboxes per pool and state (deleted excluded)',
+      labelNames: ['tenant', 'pool', 'state'],
+      registers: [this.registry],
+      async collect() {
+        const rows = await db.$queryRaw<{ tenant_id: string; name: string; state: string; n: number }[]>`
+          SELECT p.tenant_id, p.name, s.state::text AS state, count(*)::int AS n
+          FROM sandboxes s JOIN pools p ON p.id = s.pool_id
+          WHERE s.state <> 'deleted' GROUP BY 1, 2, 3`;
+        this.reset();
+        for (const r of rows) this.set({ tenant: r.tenant_id, pool: r.name, state: r.state }, r.n);
+      },
+    });
+  }
+}
+
+/** registerMetrics times every request and serves /metrics (keep it off public ingress). */
+export function registerMetrics(app: FastifyInstance, metrics: ApiMetrics) {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    metrics.requestDuration.observe({ route, method: request.method, status: `${Math.floor(reply.statusCode / 100)}xx` }, seconds);
+    if (request.method === 'POST' && route === '/v1/pools/:name/claims') {
+      metrics.claimLatency.observe({ status: String(reply.statusCode) }, seconds);
+    }
+  });
+  app.get('/metrics', async (_request, reply) => {
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

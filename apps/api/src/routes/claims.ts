@@ -1,0 +1,53 @@
+import { Routes } from '@cubicle/contract/api';
+import {
+  createClaim,
+  extendClaim,
+  getClaim,
+  heartbeatClaim,
+  listClaims,
+  releaseClaim,
+  type Deps,
+} from '@cubicle/control-plane';
+import type { FastifyInstance } from 'fastify';
+import { route } from '../lib/define-handler.js';
+import { tenantOf } from '../lib/tenant-of.js';
+
+/** Claim routes: claim (idempotent with Idempotency-Key), read, heartbeat, extend, release. */
+export function registerClaimRoutes(app: FastifyInstance, deps: Deps) {
+  route(app, Routes.createClaim, async ({ request, params, body, headers }) => {
+    const key = headers['idempotency-key'];
+    const { claim, status } = await createClaim(
+      deps,
+      tenantOf(request),
+      params.name,
+      body,
+      key ? { key, scope: `POST /v1/pools/${params.name}/claims` } : undefined,
+    );
+    return { status, body: claim };
+  });
+
+  route(app, Routes.listClaims, async ({ request, query }) => ({
+    status: 200,
+    body: await listClaims(deps, tenantOf(request), query),
+  }));
+
+  route(app, Routes.getClaim, async ({ request, params }) => ({
+    status: 200,
+    body: await getClaim(deps, tenantOf(request), params.id),
+  }));
+
+  route(app, Routes.heartbeatClaim, async ({ request, params }) => ({
+    status: 200,
+    body: await heartbeatClaim(deps, tenantOf(request), params.id),
+  }));
+
+  route(app, Routes.updateClaim, async ({ request, params, body }) => ({
+    status: 200,
+    body: await extendClaim(deps, tenantOf(request), params.id, body.ttl_seconds),
+  }));
+
+  route(app, Routes.releaseClaim, async ({ request, params }) => ({
+    status: 200,
+    body: await releaseClaim(deps, tenantOf(request), params.id),
+  }));
+}

@@ -1,0 +1,192 @@
+import type dbus from 'dbus-next';
+import { AppMirror } from './app-mirror.js';
+import { AtspiBus } from './atspi-bus.js';
+import { APP_ROOT, type NodeData } from './read-node.js';
+import { SnapshotStore } from './snapshot-store.js';
+import { readWindowProps, type WindowProps } from './window-props.js';
+
+type Message = InstanceType<typeof dbus.Message>;
+
+const FRAME_ROLES = new Set([
+  'frame',
+  'window',
+  'dialog',
+  'alert',
+  'file_chooser',
+  'color_chooser',
+  'font_chooser',
+]);
+
+/** WindowBinding is an X11 window found in the accessibility tree. */
+export interface WindowBinding {
+  props: WindowProps;
+  mirror: AppMirror;
+  frame: NodeData;
+}
+
+export type BindResult =
+  | { kind: 'ok'; binding: WindowBinding }
+  | { kind: 'window_not_found' }
+  | { kind: 'not_accessible'; props: WindowProps; detail: string };
+
+/** LookupWindow reads an X11 window's title, pid and client geometry; null when it is gone. */
+export type LookupWindow = (windowId: number) => Promise<WindowProps | null>;
+
+export interface A11yDesktopOptions {
+  display: string;
+  sessionBusAddress: string;
+  /** How to read X11 window facts; xprop/xwininfo when not given. */
+  lookupWindow?: LookupWindow;
+}
+
+/**
+ * A11yDesktop is the accessibility side of one desktop session: one a11y bus connection, a live
+ * mirror per application that has been observed, and the snapshot store. Signals are routed by
+ * sender to the app's mirror as they arrive, so the mirrors stay current between calls.
+ */
+export class A11yDesktop {
+  readonly snapshots = new SnapshotStore();
+  private readonly mirrors = new Map<string, Promise<AppMirror>>();
+  private readonly pids = new Map<string, number>();
+
+  private constructor(
+    readonly bus: AtspiBus,
+    readonly display: string,
+    readonly lookupWindow: LookupWindow,
+  ) {
+    bus.onSignal((msg) => this.route(msg));
+  }
+
+  static async connect(options: A11yDesktopOptions): Promise<A11yDesktop> {
+    const lookup = options.lookupWindow ?? ((id: number) => readWindowProps(options.display, id));
+    return new A11yDesktop(
+      await AtspiBus.connect(options.sessionBusAddress),
+      options.display,
+      lookup,
+    );
+  }
+
+  private route(msg: Message): void {
+    if (msg.interface === 'org.freedesktop.DBus' && msg.member === 'NameOwnerChanged') {
+      const [name, , newOwner] = msg.body as [string, string, string];
+      if (newOwner === '' && name.startsWith(':')) {
+        this.mirrors.delete(name);
+        this.pids.delete(name);
+      }
+      return;
+    }
+    const pending = this.mirrors.get(msg.sender);
+    // Events that arrive while the seed is read are applied after it, in order; applying an
+    // event the seed already reflects changes nothing (set name, drop a removed object).
+    if (pending)
+      void pending.then(
+        (m) => m.apply(msg),
+        () => undefined,
+      );
+  }
+
+  /** mirrorOf returns the app's mirror, seeding it on first use. */
+  mirrorOf(appBus: string): Promise<AppMirror> {
+    let pending = this.mirrors.get(appBus);
+    if (!pending) {
+      const mirror = new AppMirror(this.bus, appBus);
+      pending = mirror.seed().then(() => mirror);
+      pending.catch(() => this.mirrors.delete(appBus));
+      this.mirrors.set(appBus, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * bindWindow finds the frame accessible of an X11 window: the app whose bus connection belongs
+   * to the window's pid, then its top-level with the window's title; several candidates are told
+   * apart by their screen extents.
+   */
+  async bindWindow(windowId: number): Promise<BindResult> {
+    const props = await this.lookupWindow(windowId);
+    if (!props) return { kind: 'window_not_found' };
+    if (props.pid === null)
+      return { kind: 'not_accessible', props, detail: 'the window has no _NET_WM_PID' };
+    const apps = await this.bus.apps().catch(() => []);
+    const candidates: { mirror: AppMirror; frame: NodeData }[] = [];
+    for (const app of apps) {
+      let pid = this.pids.get(app.bus);
+      if (pid === undefined) {
+        pid = await this.bus.pidOf(app.bus).catch(() => -1);
+        this.pids.set(app.bus, pid);
+      }
+      if (pid !== props.pid) continue;
+      const mirror = await this.mirrorOf(app.bus);
+      await mirror.sync();
+      const root = mirror.nodes.get(APP_ROOT);
+      for (const path of root?.children ?? []) {
+        const frame = mirror.nodes.get(path);
+        if (frame && FRAME_ROLES.has(frame.role)) candidates.push({ mirror, frame });
+      }
+    }
+    if (candidates.length === 0) {
+      return {
+        kind: 'not_accessible',
+        props,
+        detail: `no accessible application for pid ${props.pid}`,
+      };
+    }
+    const titled = candidates.filter((c) => c.frame.name === props.title);
+    let pool = titled.length > 0 ? titled : candidates;
+    if (pool.length > 1 && props.geometry) {
+      const g = props.geometry;
+      const extents = await Promise.all(
+        pool.map((c) => this.extentsOf(c.mirror.appBus, c.frame.path)),
+      );
+      const near = pool.filter((_, i) => {
+        const e = extents[i];
+        return (
+          e !== null &&
+          e !== undefined &&
+          Math.abs(e.x - g.x) <= 2 &&
+          Math.abs(e.y - g.y) <= 2 &&
+          Math.abs(e.w - g.w) <= 2
+        );
+      });
+      if (near.length > 0) pool = near;
+    }
+    const chosen = pool[0];
+    if (!chosen) return { kind: 'not_accessible', props, detail: 'no frame matches the window' };
+    await chosen.mirror.syncSubtree(chosen.frame.path);
+    const frame = chosen.mirror.nodes.get(chosen.frame.path);
+    if (!frame)
+      return { kind: 'not_accessible', props, detail: 'the window closed while it was read' };
+    return { kind: 'ok', binding: { props, mirror: chosen.mirror, frame } };
+  }
+
+  /** extentsOf reads one object's screen extents; null when it has no Component. */
+  async extentsOf(
+    appBus: string,
+    path: string,
+  ): Promise<{ x: number; y: number; w: number; h: number } | null> {
+    try {
+      const [r] = await this.bus.call(
+        appBus,
+        path,
+        'org.a11y.atspi.Component',
+        'GetExtents',
+        'u',
+        [0],
+      );
+      const [x, y, w, h] = r as [number, number, number, number];
+      return { x, y, w, h };
+    } catch {
+      return null;
+    }
+  }
+
+  /** mirrorIfSeeded returns an app's mirror only when it is already live (no seeding). */
+  async existingMirror(appBus: string): Promise<AppMirror | null> {
+    const pending = this.mirrors.get(appBus);
+    return pending ? pending.catch(() => null) : null;
+  }
+
+  close(): void {
+    this.bus.close();
+  }
+}

@@ -1,0 +1,283 @@
+import type { ElementState } from '@cubicle/contract/guest';
+import type dbus from 'dbus-next';
+import type { AtspiBus } from './atspi-bus.js';
+import { IFACE, roleName, statesFromBits } from './atspi-constants.js';
+import { CONTAINER_ROLES, VIEWPORT_ROLES } from './role-sets.js';
+import { type CacheItem, nodeFromCacheItem, readSeed } from './seed-from-cache.js';
+import { ExtentCache } from './extent-cache.js';
+import { APP_ROOT, type NodeData, readSubtree } from './read-node.js';
+
+type Message = InstanceType<typeof dbus.Message>;
+
+/**
+ * AppMirror keeps one application's accessibility tree in memory, seeded once by
+ * `Cache.GetItems` and then kept current from the app's own events, so observe reads memory
+ * instead of the bus. GTK3 does not announce every change (children packed with
+ * GtkBox.pack_start emit nothing), so events that hint at a structural change (children-changed,
+ * bounds-changed, visible-data-changed) mark the node's child list dirty, `syncSubtree` compares
+ * child counts, and `sync` re-reads only the lists in doubt before an observe. `sync` also fences: a round trip to the app guarantees
+ * every event it emitted before has been applied (D-Bus keeps per-sender order).
+ */
+export class AppMirror {
+  readonly nodes = new Map<string, NodeData>();
+  readonly extents = new ExtentCache();
+  private readonly dirtyChildren = new Set<string>();
+  /** Objects whose `showing` may have changed silently (scrolled or resized viewports). */
+  private readonly dirtyStates = new Set<string>();
+  /** Objects first read by the last sync: GTK maps them (sets `showing`) a frame later, silently. */
+  private readonly freshlyRead = new Set<string>();
+  /** Events seen since a marker, used as action evidence (`a11y_event`). */
+  readonly recentEvents: { at: number; path: string; event: string }[] = [];
+
+  constructor(
+    private readonly bus: AtspiBus,
+    readonly appBus: string,
+  ) {}
+
+  /** seed reads the whole tree once, through the bridge's cache when it has one. */
+  async seed(): Promise<void> {
+    const { nodes, unordered } = await readSeed(this.bus, this.appBus);
+    for (const [p, n] of nodes) this.nodes.set(p, n);
+    for (const p of unordered) this.dirtyChildren.add(p);
+  }
+
+  /** apply folds one signal from this app into the mirror; it never calls the bus. */
+  apply(msg: Message): void {
+    const path = msg.path;
+    const member = msg.member;
+    if (msg.interface === IFACE.cache) {
+      if (member === 'AddAccessible') {
+        const node = nodeFromCacheItem(this.appBus, msg.body[0] as CacheItem);
+        const old = this.nodes.get(node.path);
+        if (old) node.children = old.children;
+        this.nodes.set(node.path, node);
+        if (node.parent) this.dirtyChildren.add(node.parent);
+      } else if (member === 'RemoveAccessible') {
+        this.remove((msg.body[0] as [string, string])[1]);
+      }
+      this.touch(path, `cache:${member}`);
+      return;
+    }
+    if (msg.interface !== 'org.a11y.atspi.Event.Object') return;
+    const [detail, d1, , variant] = msg.body as [string, number, number, { value: unknown }];
+    const node = this.nodes.get(path);
+    const event = `object:${kebab(member)}${detail ? `:${detail}` : ''}`;
+    switch (member) {
+      case 'ChildrenChanged': {
+        const child = (variant.value as [string, string])[1];
+        if (detail.startsWith('remove')) this.remove(child);
+        if (node) this.dirtyChildren.add(path);
+        break;
+      }
+      case 'PropertyChange':
+        if (!node) break;
+        if (detail === 'accessible-name') node.name = String(variant.value ?? '');
+        else if (detail === 'accessible-description')
+          node.description = String(variant.value ?? '');
+        else if (detail === 'accessible-role') node.role = roleName(Number(variant.value));
+        else if (detail === 'accessible-parent') this.dirtyChildren.add(path);
+        else if (detail === 'accessible-value' && node.role === 'scroll_bar' && node.parent) {
+          this.markStates(node.parent);
+          this.extents.drop(this.subtree(node.parent));
+        }
+        break;
+      case 'StateChanged':
+        if (!node) break;
+        if (detail === 'defunct' && d1 === 1) {
+          this.remove(path);
+          break;
+        }
+        this.setState(node, detail, d1 === 1);
+        break;
+      case 'BoundsChanged':
+      case 'VisibleDataChanged':
+        if (!node) break;
+        this.dirtyChildren.add(path);
+        // GTK3 computes `showing` from the viewport on demand and announces no change when a
+        // viewport is resized or scrolled: re-read the states below it at the next sync.
+        if (member === 'BoundsChanged') {
+          const rect = Array.isArray(variant.value) ? (variant.value as number[]) : [];
+          const moved = this.extents.onBounds(path, rect, () => this.subtree(path));
+          if (moved && VIEWPORT_ROLES.has(node.role)) this.markStates(path);
+        }
+        break;
+      default:
+        break;
+    }
+    this.touch(path, event);
+  }
+
+  /** subtree lists an object and everything below it, from the mirror. */
+  subtree(root: string): string[] {
+    const out: string[] = [];
+    const stack = [root];
+    while (stack.length > 0) {
+      const n = this.nodes.get(stack.pop() as string);
+      if (!n) continue;
+      out.push(n.path);
+      stack.push(...n.children);
+    }
+    return out;
+  }
+
+  private markStates(root: string): void {
+    const stack = [root];
+    while (stack.length > 0) {
+      const n = this.nodes.get(stack.pop() as string);
+      if (!n) continue;
+      this.dirtyStates.add(n.path);
+      stack.push(...n.children);
+    }
+  }
+
+  private setState(node: NodeData, detail: string, on: boolean): void {
+    const state = detail.replace(/-/g, '_') as ElementState;
+    const has = node.states.includes(state);
+    if (on && !has) node.states = [...node.states, state];
+    if (!on && has) node.states = node.states.filter((s) => s !== state);
+  }
+
+  private touch(path: string, event: string): void {
+    this.recentEvents.push({ at: performance.now(), path, event });
+    if (this.recentEvents.length > 256) this.recentEvents.splice(0, this.recentEvents.length - 256);
+  }
+
+  /** remove drops an object and everything below it, and unlinks it from its parent. */
+  remove(path: string): void {
+    const node = this.nodes.get(path);
+    if (!node) return;
+    const parent = node.parent ? this.nodes.get(node.parent) : undefined;
+    if (parent) parent.children = parent.children.filter((c) => c !== path);
+    const stack = [path];
+    while (stack.length > 0) {
+      const p = stack.pop() as string;
+      const n = this.nodes.get(p);
+      if (!n) continue;
+      this.nodes.delete(p);
+      this.dirtyChildren.delete(p);
+      this.extents.forget(p);
+      stack.push(...n.children);
+    }
+  }
+
+  /** fence returns once every event the app emitted before it has been applied. */
+  async fence(): Promise<void> {
+    await this.bus.call(this.appBus, APP_ROOT, 'org.freedesktop.DBus.Peer', 'Ping');
+  }
+
+  /**
+   * sync re-reads the child lists marked dirty (and the subtrees of children it did not know),
+   * after a fence. Costs nothing when no structural hint arrived since the last sync.
+   */
+  async sync(): Promise<void> {
+    await this.fence();
+    for (const p of this.freshlyRead) this.dirtyStates.add(p);
+    this.freshlyRead.clear();
+    for (let round = 0; round < 8 && this.dirtyChildren.size > 0; round++) {
+      const paths = [...this.dirtyChildren];
+      this.dirtyChildren.clear();
+      const lists = await Promise.all(
+        paths.map((p) =>
+          this.bus.call(this.appBus, p, IFACE.accessible, 'GetChildren').then(
+            (b) => b[0] as [string, string][],
+            () => null,
+          ),
+        ),
+      );
+      const unknown: string[] = [];
+      paths.forEach((p, i) => {
+        const node = this.nodes.get(p);
+        const list = lists[i];
+        if (!node) return;
+        if (list === null || list === undefined) {
+          this.remove(p); // the object is gone
+          return;
+        }
+        const next = list.filter(([b]) => b === this.appBus).map(([, c]) => c);
+        const keep = new Set(next);
+        for (const old of node.children) if (!keep.has(old)) this.remove(old);
+        node.children = next;
+        for (const c of next) {
+          const child = this.nodes.get(c);
+          if (!child) unknown.push(c);
+          else child.parent = p;
+        }
+      });
+      const subtrees = await Promise.all(unknown.map((c) => readSubtree(this.bus, this.appBus, c)));
+      for (const tree of subtrees) {
+        for (const [p, n] of tree) {
+          this.nodes.set(p, n);
+          this.freshlyRead.add(p);
+        }
+      }
+    }
+    if (this.dirtyStates.size > 0) {
+      const paths = [...this.dirtyStates];
+      this.dirtyStates.clear();
+      const states = await Promise.all(
+        paths.map((p) =>
+          this.bus.call(this.appBus, p, IFACE.accessible, 'GetState').then(
+            (b) => b[0] as number[],
+            () => null,
+          ),
+        ),
+      );
+      paths.forEach((p, i) => {
+        const node = this.nodes.get(p);
+        const bits = states[i];
+        if (node && bits) node.states = statesFromBits(bits);
+      });
+    }
+  }
+
+  /**
+   * syncSubtree checks the child count of every container under `root` and re-reads the child
+   * lists that disagree, then syncs. GTK3 adds children without any event (GtkBox.pack_start),
+   * and layout hints arrive only after the next frame, so before answering about a window the
+   * mirror asks: one cheap call per container (tens, not thousands, even for a 2,000-row list).
+   * Names, roles and states still come from events. Limit: a container that silently gains one
+   * child and loses another (without the removal event GTK always sends) would go unnoticed.
+   */
+  async syncSubtree(root: string): Promise<void> {
+    const containers: NodeData[] = [];
+    const stack = [root];
+    while (stack.length > 0) {
+      const node = this.nodes.get(stack.pop() as string);
+      if (!node) continue;
+      if (node.children.length > 0 || CONTAINER_ROLES.has(node.role)) containers.push(node);
+      stack.push(...node.children);
+    }
+    // ChildCount first: GetChildren of a 2,000-row list costs the bridge ~200 ms, the count
+    // almost nothing. A silent add changes the count; removals always come with an event.
+    const counts = await Promise.all(
+      containers.map((n) =>
+        this.bus
+          .getProperty({ bus: this.appBus, path: n.path }, IFACE.accessible, 'ChildCount')
+          .then(Number, () => -1),
+      ),
+    );
+    containers.forEach((n, i) => {
+      if (counts[i] !== n.children.length) this.dirtyChildren.add(n.path);
+    });
+    await this.sync();
+  }
+
+  /** ancestors lists a node's ancestors from its parent up to (not including) the app root. */
+  ancestors(path: string): NodeData[] {
+    const out: NodeData[] = [];
+    let p = this.nodes.get(path)?.parent ?? null;
+    while (p && p !== APP_ROOT && out.length < 256) {
+      const n = this.nodes.get(p);
+      if (!n) break;
+      out.push(n);
+      p = n.parent;
+    }
+    return out;
+  }
+}
+
+function kebab(member: string): string {
+  return member.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase();
+}
+
+export type { NodeData };

@@ -1,0 +1,223 @@
+import type {
+  DegradedReason,
+  ElementRow,
+  ObserveRequest,
+  ObserveResponse,
+  ScreenshotImage,
+  TruncationReason,
+} from '@cubicle/contract/guest';
+import type { A11yDesktop } from './a11y-desktop.js';
+import type { AppMirror } from './app-mirror.js';
+import { actionsFor, isSecure } from './atspi-constants.js';
+import { fingerprintOf } from './fingerprint.js';
+import { APP_ROOT, type NodeData } from './read-node.js';
+import { readValues } from './read-values.js';
+import { SnapshotStore, type TokenBinding } from './snapshot-store.js';
+
+/** CaptureWindow takes a screenshot of one window; the screen module provides it. */
+export type CaptureWindow = (windowId: number, maxDimension: number) => Promise<ScreenshotImage>;
+
+type Rect = { x: number; y: number; w: number; h: number };
+
+/**
+ * observeWindow answers `get_window_state` from the app's live mirror: one fence and the dirty
+ * child lists, then values and extents of the returned rows only (pipelined). It records a new
+ * snapshot, which invalidates the window's older ones. Returns null for an unknown window.
+ */
+export async function observeWindow(
+  desktop: A11yDesktop,
+  req: ObserveRequest,
+  capture?: CaptureWindow,
+): Promise<ObserveResponse | null> {
+  const started = performance.now();
+  const bound = await desktop.bindWindow(req.window_id);
+  if (bound.kind === 'window_not_found') return null;
+  const degraded = new Set<DegradedReason>();
+  const details: string[] = [];
+  if (bound.kind === 'not_accessible') {
+    const { snapshot, invalidated } = desktop.snapshots.create(req.window_id, '', []);
+    return {
+      snapshot_id: snapshot.id,
+      invalidated_snapshot_ids: invalidated,
+      window: {
+        window_id: req.window_id,
+        title: bound.props.title,
+        pid: bound.props.pid,
+        app: null,
+      },
+      elements: [],
+      truncated: false,
+      degraded: { reasons: ['app_not_accessible'], detail: bound.detail.slice(0, 1024) },
+      duration_ms: performance.now() - started,
+    };
+  }
+  const { mirror, frame, props } = bound.binding;
+
+  // Depth-first in child order, so rows read top to bottom as the window does.
+  const inDepth: { node: NodeData; depth: number }[] = [];
+  let depthCut = false;
+  const stack: { path: string; depth: number }[] = [{ path: frame.path, depth: 0 }];
+  while (stack.length > 0) {
+    const { path, depth } = stack.pop() as { path: string; depth: number };
+    const node = mirror.nodes.get(path);
+    if (!node) continue;
+    inDepth.push({ node, depth });
+    if (depth >= req.max_depth) {
+      if (node.children.length > 0) depthCut = true;
+      continue;
+    }
+    for (let i = node.children.length - 1; i >= 0; i--)
+      stack.push({ path: node.children[i] as string, depth: depth + 1 });
+  }
+
+  const values = await readValues(
+    desktop.bus,
+    mirror.appBus,
+    inDepth.map((e) => e.node),
+  );
+  const query = req.query?.toLowerCase();
+  const roles = req.roles ? new Set(req.roles) : null;
+  const matching = inDepth.filter(({ node }) => {
+    if (roles && !roles.has(node.role)) return false;
+    if (!query) return true;
+    const v = values.get(node.path);
+    const value = v?.kind === 'value' ? v.value : '';
+    return [node.name, node.description, value].some((s) => s.toLowerCase().includes(query));
+  });
+  const returned = matching.slice(0, req.max_elements);
+  const truncation: TruncationReason[] = [];
+  if (matching.length > returned.length) truncation.push('max_elements');
+  if (depthCut) truncation.push('max_depth');
+
+  const extents = await readFrames(
+    desktop,
+    mirror,
+    frame.path,
+    returned.map((r) => r.node),
+  );
+
+  let screenshot: ScreenshotImage | undefined;
+  if (req.include_screenshot) {
+    if (!capture) {
+      degraded.add('screenshot_unavailable');
+      details.push('this driver build has no screenshot capture wired into observe');
+    } else {
+      try {
+        screenshot = await capture(req.window_id, req.max_dimension);
+      } catch (err) {
+        degraded.add('screenshot_unavailable');
+        details.push(`screenshot failed: ${(err as Error).message}`);
+      }
+    }
+  }
+  if (!frame.states.includes('showing')) degraded.add('window_not_visible');
+
+  const tokens: TokenBinding[] = [];
+  const rowIndex = new Map<string, number>();
+  const elements: ElementRow[] = [];
+  // Snapshot id first, so tokens can be formatted while rows are built.
+  const { snapshot, invalidated } = desktop.snapshots.create(req.window_id, frame.path, tokens);
+  returned.forEach(({ node, depth }, n) => {
+    rowIndex.set(node.path, n);
+    const ancestors = mirror.ancestors(node.path);
+    tokens.push({
+      ref: { bus: mirror.appBus, path: node.path },
+      fingerprint: fingerprintOf(node, ancestors),
+    });
+    const parentRow = ancestors.map((a) => rowIndex.get(a.path)).find((i) => i !== undefined);
+    const frameRect = extents[n] ?? undefined;
+    const v = values.get(node.path);
+    const row = {
+      element_token: SnapshotStore.tokenFor(snapshot.id, n),
+      role: node.role,
+      ...(node.name ? { name: node.name.slice(0, 4096) } : {}),
+      ...(node.description ? { description: node.description.slice(0, 4096) } : {}),
+      states: node.states,
+      actions: actionsFor(node.role, node.ifaces, node.states),
+      ...(frameRect ? { frame: frameRect } : {}),
+      ...(frameRect && screenshot ? toScreenshotFrame(frameRect, screenshot) : {}),
+      depth,
+      ...(parentRow !== undefined
+        ? { parent: SnapshotStore.tokenFor(snapshot.id, parentRow) }
+        : {}),
+      ...(v?.kind === 'unreadable' ? { unreadable: ['value' as const] } : {}),
+    };
+    if (v?.kind === 'unreadable') degraded.add('properties_unreadable');
+    if (isSecure(node.role)) elements.push({ ...row, redacted: true });
+    else
+      elements.push({
+        ...row,
+        ...(v?.kind === 'value' ? { value: v.value.slice(0, 65_536) } : {}),
+      });
+  });
+
+  const appName = mirror.nodes.get(APP_ROOT)?.name || null;
+  return {
+    snapshot_id: snapshot.id,
+    invalidated_snapshot_ids: invalidated,
+    window: {
+      window_id: req.window_id,
+      title: props.title.slice(0, 4096),
+      pid: props.pid,
+      app: appName ? appName.slice(0, 256) : null,
+    },
+    elements,
+    truncated:
+      truncation.length > 0
+        ? {
+            reasons: truncation,
+            ...(matching.length > returned.length
+              ? { omitted_count: matching.length - returned.length }
+              : {}),
+          }
+        : false,
+    degraded:
+      degraded.size > 0
+        ? {
+            reasons: [...degraded],
+            ...(details.length > 0 ? { detail: details.join('; ').slice(0, 1024) } : {}),
+          }
+        : false,
+    ...(screenshot ? { screenshot } : {}),
+    duration_ms: performance.now() - started,
+  };
+}
+
+/**
+ * readFrames gives each row its screen rectangle: the frame's position is read live (windows
+ * move without telling AT-SPI), the rest comes from the mirror's frame-relative extent cache and
+ * only objects missing from it are asked (pipelined).
+ */
+async function readFrames(
+  desktop: A11yDesktop,
+  mirror: AppMirror,
+  framePath: string,
+  nodes: readonly NodeData[],
+): Promise<(Rect | null)[]> {
+  const origin = await desktop.extentsOf(mirror.appBus, framePath);
+  if (!origin) return nodes.map(() => null);
+  return Promise.all(
+    nodes.map(async (node) => {
+      if (node.path === framePath) return origin;
+      if (!node.ifaces.has('org.a11y.atspi.Component')) return null;
+      let rel = mirror.extents.get(node.path);
+      if (!rel) {
+        const abs = await desktop.extentsOf(mirror.appBus, node.path);
+        if (!abs) return null;
+        rel = { x: abs.x - origin.x, y: abs.y - origin.y, w: abs.w, h: abs.h };
+        mirror.extents.set(node.path, rel);
+      }
+      return { x: origin.x + rel.x, y: origin.y + rel.y, w: rel.w, h: rel.h };
+    }),
+  );
+}
+
+/** toScreenshotFrame maps a screen rectangle into the screenshot's pixels; omitted when off-image. */
+function toScreenshotFrame(r: Rect, shot: ScreenshotImage): { screenshot_frame?: Rect } {
+  const x = Math.round((r.x - shot.origin.x) * shot.scale);
+  const y = Math.round((r.y - shot.origin.y) * shot.scale);
+  const w = Math.round(r.w * shot.scale);
+  const h = Math.round(r.h * shot.scale);
+  if (x + w <= 0 || y + h <= 0 || x >= shot.width || y >= shot.height) return {};
+  return { screenshot_frame: { x, y, w, h } };
+}

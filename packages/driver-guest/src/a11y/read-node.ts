@@ -1,0 +1,74 @@
+import type { ElementState } from '@cubicle/contract/guest';
+import type { AtspiBus, AtspiRef } from './atspi-bus.js';
+import { IFACE, roleName, statesFromBits } from './atspi-constants.js';
+
+/** NodeData is what the mirror keeps per accessible object, all read without side effects. */
+export interface NodeData {
+  path: string;
+  /** Parent path in the same app; null for the application root. */
+  parent: string | null;
+  children: string[];
+  role: string;
+  name: string;
+  description: string;
+  states: ElementState[];
+  ifaces: Set<string>;
+}
+
+export const APP_ROOT = '/org/a11y/atspi/accessible/root';
+const NULL_PATH = '/org/a11y/atspi/null';
+
+type Variant = { value: unknown };
+
+/**
+ * readNode reads one object directly, issuing its five calls at once (the bus pipelines them).
+ * It is the ground truth the mirror is compared against, and how the mirror learns objects that
+ * GTK3 added without any event (GtkBox.pack_start emits no children-changed).
+ */
+export async function readNode(bus: AtspiBus, ref: AtspiRef): Promise<NodeData> {
+  const { bus: dest, path } = ref;
+  const [role, props, state, ifaces, children] = await Promise.all([
+    bus.call(dest, path, IFACE.accessible, 'GetRole'),
+    bus.call(dest, path, 'org.freedesktop.DBus.Properties', 'GetAll', 's', [IFACE.accessible]),
+    bus.call(dest, path, IFACE.accessible, 'GetState'),
+    bus.call(dest, path, IFACE.accessible, 'GetInterfaces'),
+    bus.call(dest, path, IFACE.accessible, 'GetChildren'),
+  ]);
+  const all = (props[0] ?? {}) as Record<string, Variant>;
+  const parentRef = all.Parent?.value as [string, string] | undefined;
+  return {
+    path,
+    parent: parentRef && parentRef[0] === dest && parentRef[1] !== NULL_PATH ? parentRef[1] : null,
+    children: (children[0] as [string, string][]).filter(([b]) => b === dest).map(([, p]) => p),
+    role: roleName(Number(role[0])),
+    name: String(all.Name?.value ?? ''),
+    description: String(all.Description?.value ?? ''),
+    states: statesFromBits(state[0] as number[]),
+    ifaces: new Set(ifaces[0] as string[]),
+  };
+}
+
+/**
+ * readSubtree reads `root` and everything below it breadth-first, one level's calls in flight
+ * at once. Objects that vanish mid-read are skipped (the caller sees them missing, not broken).
+ */
+export async function readSubtree(
+  bus: AtspiBus,
+  appBus: string,
+  root: string,
+): Promise<Map<string, NodeData>> {
+  const out = new Map<string, NodeData>();
+  let level = [root];
+  while (level.length > 0) {
+    const read = await Promise.all(
+      level.map((path) => readNode(bus, { bus: appBus, path }).catch(() => null)),
+    );
+    level = [];
+    for (const node of read) {
+      if (!node || out.has(node.path)) continue;
+      out.set(node.path, node);
+      level.push(...node.children.filter((c) => !out.has(c)));
+    }
+  }
+  return out;
+}

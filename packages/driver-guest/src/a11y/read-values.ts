@@ -1,0 +1,68 @@
+import type { AtspiBus } from './atspi-bus.js';
+import { IFACE, isSecure } from './atspi-constants.js';
+import type { NodeData } from './read-node.js';
+
+/** hasValue: elements whose row carries a value (editable text and numeric values). */
+export function hasValue(node: NodeData): boolean {
+  return (
+    node.ifaces.has(IFACE.editableText) ||
+    node.ifaces.has(IFACE.value) ||
+    (node.ifaces.has(IFACE.text) && node.role === 'text')
+  );
+}
+
+/**
+ * readValue reads an element's current value: its whole text, or its numeric value as a string.
+ * Never call it for a secure field's caller-visible output; `readLength` is the secure read.
+ */
+export async function readValue(bus: AtspiBus, appBus: string, node: NodeData): Promise<string> {
+  if (node.ifaces.has(IFACE.text)) {
+    const [text] = await bus.call(appBus, node.path, IFACE.text, 'GetText', 'ii', [0, -1]);
+    return String(text);
+  }
+  const v = await bus.getProperty({ bus: appBus, path: node.path }, IFACE.value, 'CurrentValue');
+  return formatNumber(Number(v));
+}
+
+/** readLength counts a text element's characters without reading them (secure read-back). */
+export async function readLength(bus: AtspiBus, appBus: string, node: NodeData): Promise<number> {
+  return Number(
+    await bus.getProperty({ bus: appBus, path: node.path }, IFACE.text, 'CharacterCount'),
+  );
+}
+
+function formatNumber(n: number): string {
+  return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(12)));
+}
+
+/**
+ * readValues reads the values of many rows at once (pipelined). Secure fields are skipped here so
+ * no code path downstream can leak them; their entry is `secure`.
+ */
+export async function readValues(
+  bus: AtspiBus,
+  appBus: string,
+  nodes: readonly NodeData[],
+): Promise<
+  Map<string, { kind: 'value'; value: string } | { kind: 'secure' } | { kind: 'unreadable' }>
+> {
+  const out = new Map<
+    string,
+    { kind: 'value'; value: string } | { kind: 'secure' } | { kind: 'unreadable' }
+  >();
+  await Promise.all(
+    nodes.map(async (n) => {
+      if (isSecure(n.role)) {
+        out.set(n.path, { kind: 'secure' });
+        return;
+      }
+      if (!hasValue(n)) return;
+      try {
+        out.set(n.path, { kind: 'value', value: await readValue(bus, appBus, n) });
+      } catch {
+        out.set(n.path, { kind: 'unreadable' });
+      }
+    }),
+  );
+  return out;
+}

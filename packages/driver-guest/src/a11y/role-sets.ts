@@ -1,0 +1,41 @@
+/** Roles whose resize or scroll silently changes `showing` (and extents) below them. */
+export const VIEWPORT_ROLES = new Set(['viewport', 'scroll_pane']);
+
+// Roles that hold other elements even while they hold none; leaves (buttons, labels) are not
+// asked, since GTK3 folds their content into their name.
+export const CONTAINER_ROLES = new Set([
+  'application',
+  'frame',
+  'window',
+  'dialog',
+  'filler',
+  'panel',
+  'scroll_pane',
+  'viewport',
+  'list',
+  'list_box',
+  'tree',
+  'tree_table',
+  'table',
+  'menu',
+  'menu_bar',
+  'popup_menu',
+  'tool_bar',
+  'page_tab_list',
+  'page_tab',
+  'split_pane',
+  'layered_pane',
+  'root_pane',
+  'glass_pane',
+  'internal_frame',
+  'option_pane',
+  'grouping',
+  'section',
+  'form',
+  'document_frame',
+  'document_web',
+  'embedded',
+  'status_bar',
+  'info_bar',
+  'combo_box',
+]);

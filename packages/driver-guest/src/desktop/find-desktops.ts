@@ -1,0 +1,38 @@
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { MARKER_VAR, killSession } from './session-processes.js';
+import { sessionDir } from './start-desktop.js';
+
+/**
+ * listDesktopIds returns the ids of the desktop sessions running on this machine, read from the
+ * marker every process of a session carries in its environment. Used by the local backend to
+ * find desktops its database does not know (or no longer runs) after a restart.
+ */
+export async function listDesktopIds(): Promise<string[]> {
+  const prefix = Buffer.from(`${MARKER_VAR}=`);
+  const ids = new Set<string>();
+  const entries = await readdir('/proc').catch(() => [] as string[]);
+  await Promise.all(
+    entries.map(async (name) => {
+      if (!/^\d+$/.test(name) || Number(name) === process.pid) return;
+      const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (!stat || state === 'Z' || state === 'X') return;
+      const environ = await readFile(`/proc/${name}/environ`).catch(() => null);
+      if (!environ) return;
+      for (const entry of environ.toString('utf8').split('\0')) {
+        if (entry.startsWith(prefix.toString())) ids.add(entry.slice(prefix.length));
+      }
+    }),
+  );
+  return [...ids].sort();
+}
+
+/**
+ * stopDesktopById stops a session started (possibly by another, now dead, process) with
+ * `startDesktop({ id })`: every process carrying its marker, then its directory. Idempotent.
+ * Only the marker is trusted, not remembered process ids, which the system may have reused.
+ */
+export async function stopDesktopById(id: string): Promise<void> {
+  await killSession(id, new Set());
+  await rm(sessionDir(id), { recursive: true, force: true });
+}

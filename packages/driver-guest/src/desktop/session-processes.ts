@@ -1,0 +1,128 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** MARKER_VAR tags every process of one desktop session through inherited environments. */
+export const MARKER_VAR = 'CUBICLE_DESKTOP_ID';
+
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  sid: number;
+  pgid: number;
+  state: string;
+}
+
+async function readStat(pid: number): Promise<ProcInfo | null> {
+  try {
+    const raw = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name may contain spaces and parentheses: fields start after the last ')'.
+    const rest = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+    return {
+      pid,
+      state: rest[0] ?? '?',
+      ppid: Number(rest[1]),
+      pgid: Number(rest[2]),
+      sid: Number(rest[3]),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** isAlive is true for a process that exists and is not a zombie (PID 1 here reaps nothing). */
+export async function isAlive(pid: number): Promise<boolean> {
+  const info = await readStat(pid);
+  return info !== null && info.state !== 'Z' && info.state !== 'X';
+}
+
+/**
+ * findSessionProcesses lists the live processes of one desktop: those whose environment carries
+ * the session's marker (the a11y bus launcher, its dbus-daemon and at-spi2-registryd are
+ * activated by buses and escape our process groups, but inherit the environment), and those in
+ * one of our sessions (`sids`: every component is started with setsid), which catches a
+ * process that cleared its environment. Our own process is never listed.
+ */
+export async function findSessionProcesses(
+  markerValue: string,
+  sids: ReadonlySet<number>,
+): Promise<number[]> {
+  // NUL on both sides: the marker is one whole entry, not the tail of another variable.
+  const needle = Buffer.from(`\0${MARKER_VAR}=${markerValue}\0`);
+  const nul = Buffer.from([0]);
+  const found: number[] = [];
+  const entries = await readdir('/proc').catch(() => [] as string[]);
+  await Promise.all(
+    entries.map(async (name) => {
+      if (!/^\d+$/.test(name)) return;
+      const pid = Number(name);
+      if (pid === process.pid) return;
+      const info = await readStat(pid);
+      if (!info || info.state === 'Z' || info.state === 'X') return;
+      if (sids.has(info.sid)) {
+        found.push(pid);
+        return;
+      }
+      const environ = await readFile(`/proc/${pid}/environ`).catch(() => null);
+      if (environ && Buffer.concat([nul, environ]).includes(needle)) {
+        found.push(pid);
+      }
+    }),
+  );
+  return found.sort((a, b) => a - b);
+}
+
+function signal(pid: number, sig: NodeJS.Signals) {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    /* gone already */
+  }
+}
+
+async function waitGone(pids: number[], ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let alive = pids;
+  while (alive.length > 0 && Date.now() < deadline) {
+    await sleep(10);
+    alive = (await Promise.all(alive.map(async (pid) => ((await isAlive(pid)) ? pid : 0)))).filter(
+      (pid) => pid !== 0,
+    );
+  }
+  return alive;
+}
+
+/**
+ * killSession stops every process of the session and returns the pids it saw. Processes are
+ * signalled leaves first (those with no live child in the session), so each dies while its
+ * parent still lives to reap it: an orphan would become a zombie of PID 1, which reaps nothing
+ * here. Whatever ignores SIGTERM for `graceMs` gets SIGKILL, and the scan repeats until nothing
+ * is left (a dying bus can still activate a service).
+ */
+export async function killSession(
+  markerValue: string,
+  groups: ReadonlySet<number>,
+  graceMs = 1500,
+): Promise<number[]> {
+  const seen = new Set<number>();
+  const deadline = Date.now() + graceMs;
+  for (let round = 0; round < 50; round += 1) {
+    const pids = await findSessionProcesses(markerValue, groups);
+    if (pids.length === 0) break;
+    pids.forEach((pid) => seen.add(pid));
+    if (Date.now() > deadline) {
+      for (const pgid of groups) signal(-pgid, 'SIGKILL');
+      for (const pid of pids) signal(pid, 'SIGKILL');
+      await waitGone(pids, 500);
+      continue;
+    }
+    const parents = new Set(
+      (await Promise.all(pids.map(readStat))).flatMap((info) => (info ? [info.ppid] : [])),
+    );
+    const leaves = pids.filter((pid) => !parents.has(pid));
+    for (const pid of leaves.length > 0 ? leaves : pids) signal(pid, 'SIGTERM');
+    await waitGone(leaves.length > 0 ? leaves : pids, Math.max(0, deadline - Date.now()));
+  }
+  // Group leaders that already exited may have left members we could not see (no marker).
+  for (const pgid of groups) signal(-pgid, 'SIGKILL');
+  return [...seen].sort((a, b) => a - b);
+}

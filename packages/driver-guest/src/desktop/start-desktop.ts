@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import type { FastifyInstance } from 'fastify';
+import { inheritedEnv } from '../env.js';
+import { buildGuestApp } from '../server/app.js';
+import { canConnect } from '../server/probe-desktop.js';
+import { freeLocalPort, superviseVnc, type VncSupervisor } from '../vnc/supervise-vnc.js';
+import { startA11yBus } from './start-a11y-bus.js';
+import { sessionEnv } from './session-env.js';
+import { findSessionProcesses, killSession } from './session-processes.js';
+import { spawnDetached, waitFor } from './spawn-detached.js';
+import { startSessionBus, startWindowManager, startXvfb } from './start-x-session.js';
+
+export interface DesktopOptions {
+  width?: number;
+  height?: number;
+  depth?: 16 | 24;
+  /** Keep Xvfb's GLX extension (costs ~60 MB RSS); off by default. */
+  withGlx?: boolean;
+  /**
+   * Where the guest driver runs: `in-process` (this Node process; cheapest), `child` (a separate
+   * `node dist/main.js`, as in a sandbox image; needs the package built) or `none`.
+   */
+  daemon?: 'in-process' | 'child' | 'none';
+  /** Driver port on 127.0.0.1; a free one by default. */
+  guestPort?: number;
+  /** Driver token; a random 64-character one by default. */
+  guestToken?: string;
+  /** Environment the session starts from; the caller's own by default. */
+  baseEnv?: Record<string, string | undefined>;
+  /**
+   * The session id (its process marker). Give a stable one, such as a sandbox id, to find and
+   * stop the session later from another process with stopDesktopById; random by default.
+   */
+  id?: string;
+  /** Extra environment for the apps of the session (a pool's non-secret env); session variables win. */
+  appEnv?: Record<string, string>;
+}
+
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** sessionDir is where a session keeps its runtime files; derived from the id so others can remove it. */
+export const sessionDir = (id: string) => join(tmpdir(), `cubicle-desktop-${id}`);
+
+// One process 'exit' listener for all sessions of this process (not one each: many desktops in
+// one worker would pass Node's listener warning threshold).
+const exitHooks = new Set<() => void>();
+process.on('exit', () => {
+  for (const hook of exitHooks) hook();
+});
+
+export interface DesktopPids {
+  xvfb: number;
+  sessionBus: number;
+  openbox: number;
+  x11vnc: number | null;
+  /** The child daemon, or this process for an in-process daemon, or null. */
+  daemon: number | null;
+}
+
+export interface DesktopSession {
+  id: string;
+  display: string;
+  dbusAddress: string;
+  a11yBusAddress: string;
+  /** x11vnc's localhost port (it is restarted on the same port if it dies). */
+  vncPort: number;
+  guestUrl: string | null;
+  guestToken: string;
+  readonly pids: DesktopPids;
+  /** Environment for launching apps into this desktop (they are stopped with it). */
+  env: Record<string, string>;
+  /** Wall-clock start-up time. */
+  startMs: number;
+  /** Every live process of the session right now (escaped a11y processes included). */
+  listProcesses(): Promise<number[]>;
+  /** stop ends every process of the session and removes its directory; idempotent. */
+  stop(): Promise<void>;
+}
+
+const mainScript = () => fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+/**
+ * startDesktop starts a complete desktop session: Xvfb on a free display, a private session
+ * D-Bus, openbox, the AT-SPI bus (with its registry), a supervised x11vnc on localhost, and the
+ * guest driver. Every component is its own process group, and every process carries the
+ * session's marker in its environment, so stop() also finds what escaped the groups (the a11y
+ * bus is activated by D-Bus, not by us). On any start-up failure everything started is stopped.
+ */
+export async function startDesktop(options: DesktopOptions = {}): Promise<DesktopSession> {
+  const started = performance.now();
+  if (options.id !== undefined && !SESSION_ID.test(options.id)) throw new Error('invalid desktop session id');
+  const id = options.id ?? `desk_${randomBytes(8).toString('hex')}`;
+  const dir = sessionDir(id);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { mode: 0o700 });
+  const runtimeDir = join(dir, 'runtime');
+  await mkdir(runtimeDir, { mode: 0o700 });
+  const base = { ...(options.baseEnv ?? inheritedEnv()), ...options.appEnv };
+  const groups = new Set<number>();
+  const track = (child: ChildProcess) => {
+    if (child.pid) groups.add(child.pid);
+    return child;
+  };
+  let vnc: VncSupervisor | null = null;
+  let app: FastifyInstance | null = null;
+  let daemonChild: ChildProcess | null = null;
+
+  // If this process exits without stop() (a crash, process.exit in a test runner), the groups
+  // still die with it (the a11y processes then lose their buses and exit on their own) and the
+  // session directory goes too.
+  const killGroupsOnExit = () => {
+    const vncPid = vnc?.pid();
+    for (const pgid of vncPid ? [...groups, vncPid] : groups) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  exitHooks.add(killGroupsOnExit);
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      exitHooks.delete(killGroupsOnExit);
+      await app?.close().catch(() => undefined);
+      await vnc?.stop();
+      await killSession(id, groups);
+      await rm(dir, { recursive: true, force: true });
+    })();
+    return stopping;
+  };
+
+  try {
+    const preEnv = sessionEnv(base, { id, display: ':0', runtimeDir });
+    const xvfb = await startXvfb(
+      {
+        width: options.width ?? 1280,
+        height: options.height ?? 800,
+        depth: options.depth ?? 24,
+        withGlx: options.withGlx ?? false,
+      },
+      preEnv,
+    );
+    track(xvfb.child);
+    const display = xvfb.display;
+    // The session bus hands its environment to what it activates (the a11y bus), so it needs DISPLAY.
+    const bus = await startSessionBus(
+      join(dir, 'bus'),
+      sessionEnv(base, { id, display, runtimeDir }),
+    );
+    track(bus.child);
+    const env = sessionEnv(base, { id, display, runtimeDir, busAddress: bus.address });
+    const [openbox, a11yAddress, supervisor] = await Promise.all([
+      startWindowManager(display, env).then(track),
+      startA11yBus(bus.address),
+      superviseVnc({ display, env, logFile: join(dir, 'x11vnc.log') }),
+    ]);
+    vnc = supervisor;
+    const appEnv = sessionEnv(base, {
+      id,
+      display,
+      runtimeDir,
+      busAddress: bus.address,
+      a11yAddress,
+    });
+    const guestToken = options.guestToken ?? randomBytes(32).toString('hex');
+    const daemonMode = options.daemon ?? 'in-process';
+    let guestUrl: string | null = null;
+
+    if (daemonMode === 'in-process') {
+      const vncRef = supervisor;
+      app = await buildGuestApp({
+        token: guestToken,
+        display,
+        sessionBusAddress: bus.address,
+        childEnv: appEnv,
+        maxFileBytes: 64 * 1024 * 1024,
+        vncPort: () => vncRef.port(),
+      });
+      const url = await app.listen({ host: '127.0.0.1', port: options.guestPort ?? 0 });
+      guestUrl = url.replace('localhost', '127.0.0.1');
+    } else if (daemonMode === 'child') {
+      const script = mainScript();
+      if (!existsSync(script))
+        throw new Error(`${script} is missing: build @cubicle/driver-guest first`);
+      const port = options.guestPort ?? (await freeLocalPort());
+      daemonChild = track(
+        // A small young generation: the idle daemon's RSS drops by ~12 MB for a little more
+        // frequent minor GC, which the driver's request sizes do not notice.
+        spawnDetached(process.execPath, ['--max-semi-space-size=1', script], {
+          ...appEnv,
+          GUEST_HOST: '127.0.0.1',
+          GUEST_PORT: String(port),
+          GUEST_TOKEN: guestToken,
+          GUEST_VNC_PORT: String(supervisor.port()),
+          LOG_LEVEL: 'warn',
+        }),
+      );
+      await waitFor('the guest driver to listen', () => canConnect({ port }, 200), {
+        child: daemonChild,
+        intervalMs: 25,
+      });
+      guestUrl = `http://127.0.0.1:${port}`;
+    }
+
+    const vncPort = supervisor.port();
+    if (vncPort === null) throw new Error('x11vnc stopped during start-up');
+    return {
+      id,
+      display,
+      dbusAddress: bus.address,
+      a11yBusAddress: a11yAddress,
+      vncPort,
+      guestUrl,
+      guestToken,
+      get pids(): DesktopPids {
+        return {
+          xvfb: xvfb.child.pid as number,
+          sessionBus: bus.child.pid as number,
+          openbox: openbox.pid as number,
+          x11vnc: supervisor.pid(),
+          daemon: daemonMode === 'in-process' ? process.pid : (daemonChild?.pid ?? null),
+        };
+      },
+      env: Object.fromEntries(
+        Object.entries(appEnv).filter((e): e is [string, string] => e[1] !== undefined),
+      ),
+      startMs: performance.now() - started,
+      listProcesses: () => findSessionProcesses(id, groups),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

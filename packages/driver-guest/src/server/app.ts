@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import websocket from '@fastify/websocket';
+import { GUEST_MAX_BODY_BYTES } from '@cubicle/contract/guest';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { registerA11yRoutes } from '../a11y/routes.js';
+import { registerFilesRoutes } from '../files/routes.js';
+import { registerInputRoutes } from '../input/routes.js';
+import { registerRecordingRoutes } from '../recording/routes.js';
+import { registerScreenRoutes } from '../screen/routes.js';
+import { registerShellRoutes } from '../shell/routes.js';
+import { registerWindowsRoutes } from '../windows/routes.js';
+import { registerAuth } from './auth.js';
+import type { GuestDeps } from './deps.js';
+import { registerErrorHandler } from './error-handler.js';
+import { registerHealthRoutes } from './health-routes.js';
+
+export type { GuestDeps } from './deps.js';
+
+/** Request ids from callers are kept when they look like ids, so logs join across services. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Log paths that may carry secrets; pino replaces their values. */
+export const redactPaths = ['req.headers.authorization', '*.token', '*.content', '*.stdin'];
+
+/**
+ * buildGuestApp assembles the guest protocol v1 without listening, so tests drive it with
+ * `inject`/`injectWS` and main.ts (or the desktop launcher) adds only the listener.
+ *
+ * Each capability lives in its own folder and exports `register<Capability>Routes(app, deps)`,
+ * which mounts its entries of `GuestRoutes` with `guestRoute`; add one line below per folder.
+ * Capabilities that hold resources (bus connections, recorders) close them in an `onClose` hook.
+ */
+export async function buildGuestApp(deps: GuestDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: GUEST_MAX_BODY_BYTES,
+    connectionTimeout: 30_000,
+    // Long enough for a shell run at its maximum timeout plus the kill grace.
+    requestTimeout: 3_700_000,
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandler(app);
+  registerAuth(app, deps.token);
+  await app.register(websocket, { options: { maxPayload: GUEST_MAX_BODY_BYTES } });
+
+  registerHealthRoutes(app, deps);
+  registerShellRoutes(app, deps);
+  registerFilesRoutes(app, deps);
+  // Screen, windows, input and recording (src/screen, src/windows, src/input, src/recording):
+  registerScreenRoutes(app, deps);
+  registerWindowsRoutes(app, deps);
+  registerInputRoutes(app, deps);
+  registerRecordingRoutes(app, deps);
+  // Accessibility observe / act / verify (src/a11y):
+  registerA11yRoutes(app, deps);
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,224 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import dbus from 'dbus-next';
+import { describe, expect, it } from 'vitest';
+import { HealthzResponse } from '@cubicle/contract/guest';
+import { startDesktop, type DesktopSession } from '../src/desktop/start-desktop.js';
+import { isAlive } from './helpers/build-guest.js';
+
+// A GTK3 window, named so the test can find it on the accessibility bus.
+const GTK_APP = `
+import gi
+gi.require_version("Gtk", "3.0")
+from gi.repository import GLib, Gtk
+GLib.set_prgname("cubicle-desktop-probe")
+w = Gtk.Window(title="Probe")
+w.add(Gtk.Button(label="Press"))
+w.connect("destroy", Gtk.main_quit)
+w.show_all()
+print("READY", flush=True)
+Gtk.main()
+`;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** rfbBanner reads the first 12 bytes a VNC server sends. */
+function rfbBanner(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let data = '';
+    socket.setTimeout(3000, () => reject(new Error('no banner')));
+    socket.on('data', (chunk) => {
+      data += chunk.toString('latin1');
+      if (data.length >= 12) {
+        socket.destroy();
+        resolve(data.slice(0, 12));
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** a11yAppNames lists the application names registered with the AT-SPI registry. */
+async function a11yAppNames(address: string): Promise<string[]> {
+  const bus = dbus.sessionBus({ busAddress: address });
+  const call = async (
+    destination: string,
+    path: string,
+    iface: string,
+    member: string,
+    signature = '',
+    body: unknown[] = [],
+  ) =>
+    (
+      await bus.call(
+        new dbus.Message({ destination, path, interface: iface, member, signature, body }),
+      )
+    )?.body ?? [];
+  try {
+    const [children] = (await call(
+      'org.a11y.atspi.Registry',
+      '/org/a11y/atspi/accessible/root',
+      'org.a11y.atspi.Accessible',
+      'GetChildren',
+    )) as [[string, string][]];
+    const names: string[] = [];
+    for (const [name, path] of children) {
+      const [value] = (await call(name, path, 'org.freedesktop.DBus.Properties', 'Get', 'ss', [
+        'org.a11y.atspi.Accessible',
+        'Name',
+      ])) as [dbus.Variant];
+      names.push(String(value.value));
+    }
+    return names;
+  } finally {
+    bus.disconnect();
+  }
+}
+
+const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+};
+
+/** processesMentioning lists live processes whose environment contains `text`. */
+async function processesMentioning(text: string): Promise<number[]> {
+  const hits: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    const environ = await readFile(`/proc/${name}/environ`).catch(() => null);
+    if (environ?.includes(text) && isAlive(Number(name))) hits.push(Number(name));
+  }
+  return hits;
+}
+
+async function healthz(session: DesktopSession) {
+  const res = await fetch(`${session.guestUrl}/healthz`);
+  return HealthzResponse.parse(await res.json());
+}
+
+describe('desktop launcher', () => {
+  it('starts a complete session that a GTK app joins, and stop() leaves no process behind', async () => {
+    const session = await startDesktop();
+    let app: ReturnType<typeof spawn> | undefined;
+    try {
+      expect(session.display).toMatch(/^:\d+$/);
+      expect(existsSync(`/tmp/.X11-unix/X${session.display.slice(1)}`)).toBe(true);
+      expect(await rfbBanner(session.vncPort)).toBe('RFB 003.008\n');
+      expect(await healthz(session)).toMatchObject({
+        status: 'ok',
+        display: { name: session.display, available: true, width: 1280, height: 800 },
+        a11y_bus: { available: true, registry_available: true },
+        vnc_port: session.vncPort,
+      });
+      const unauthenticated = await fetch(`${session.guestUrl}/v1/files/stat`, { method: 'POST' });
+      expect(unauthenticated.status).toBe(401);
+
+      app = spawn('/usr/bin/python3', ['-c', GTK_APP], {
+        env: session.env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      await new Promise<void>((resolve, reject) => {
+        app!.stdout!.on('data', (d: Buffer) => d.toString().includes('READY') && resolve());
+        app!.once('exit', () => reject(new Error('the GTK app exited')));
+      });
+      let names: string[] = [];
+      for (let i = 0; i < 100 && !names.includes('cubicle-desktop-probe'); i += 1) {
+        names = await a11yAppNames(session.a11yBusAddress);
+        await sleep(50);
+      }
+      expect(names).toContain('cubicle-desktop-probe');
+
+      const processes = await session.listProcesses();
+      const commands = processes.map(cmdline).join('\n');
+      for (const part of [
+        'Xvfb',
+        'dbus-daemon --session',
+        'openbox',
+        'x11vnc',
+        'at-spi-bus-launcher',
+        'at-spi2-registryd',
+        'accessibility.conf',
+      ]) {
+        expect(commands).toContain(part);
+      }
+      expect(processes).toContain(app.pid);
+      expect(processes).toContain(session.pids.xvfb);
+
+      await session.stop();
+      for (const pid of processes) expect(isAlive(pid), `${pid} ${cmdline(pid)}`).toBe(false);
+      expect(await processesMentioning(session.id)).toEqual([]);
+      expect(await processesMentioning(session.dbusAddress.split(',')[0]!)).toEqual([]);
+      expect(await processesMentioning(session.a11yBusAddress.split(',')[0]!)).toEqual([]);
+      expect(existsSync(session.dbusAddress.split('=')[1]!.split(',')[0]!)).toBe(false);
+    } finally {
+      await session.stop();
+      if (app?.pid && isAlive(app.pid)) process.kill(-app.pid, 'SIGKILL');
+    }
+  });
+
+  it('restarts x11vnc when it dies, on the same port', async () => {
+    const session = await startDesktop({ daemon: 'in-process' });
+    try {
+      const first = session.pids.x11vnc;
+      expect(first).not.toBeNull();
+      process.kill(first!, 'SIGKILL');
+      let health = await healthz(session);
+      for (
+        let i = 0;
+        i < 200 && (health.vnc_port === null || session.pids.x11vnc === first);
+        i += 1
+      ) {
+        await sleep(25);
+        health = await healthz(session);
+      }
+      expect(session.pids.x11vnc).not.toBe(first);
+      expect(health.vnc_port).toBe(session.vncPort);
+      expect(await rfbBanner(session.vncPort)).toBe('RFB 003.008\n');
+    } finally {
+      await session.stop();
+    }
+  });
+
+  it('gives concurrent launchers distinct displays', async () => {
+    const sessions = await Promise.all([
+      startDesktop({ daemon: 'none' }),
+      startDesktop({ daemon: 'none' }),
+    ]);
+    try {
+      expect(sessions[0].display).not.toBe(sessions[1].display);
+      expect(sessions[0].guestUrl).toBeNull();
+    } finally {
+      await Promise.all(sessions.map((s) => s.stop()));
+    }
+    for (const s of sessions) expect(isAlive(s.pids.xvfb)).toBe(false);
+  });
+
+  it('runs the driver as a child process when asked (as in a sandbox image)', async () => {
+    const session = await startDesktop({ daemon: 'child' });
+    try {
+      const daemon = session.pids.daemon!;
+      expect(daemon).not.toBe(process.pid);
+      expect(await healthz(session)).toMatchObject({ status: 'ok', vnc_port: session.vncPort });
+      const res = await fetch(`${session.guestUrl}/v1/shell/run`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${session.guestToken}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ command: 'echo "$DISPLAY"' }),
+      });
+      expect(await res.json()).toMatchObject({ exit_code: 0, stdout: `${session.display}\n` });
+      await session.stop();
+      expect(isAlive(daemon)).toBe(false);
+    } finally {
+      await session.stop();
+    }
+  });
+});

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// `npm run cubicle -- <command>`: the operator CLI (tenants and their API keys). It runs against
+// DATABASE_URL, or the embedded database under .cubicle/ (started for the command when
+// `npm start` is not running). Results go to stdout, progress and errors to stderr.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { withEmbeddedDatabase } from './lib/embedded-database.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+async function importBuilt(relative) {
+  const file = join(root, relative);
+  if (!existsSync(file)) {
+    console.error(`${relative} is missing: run \`npm run build\` (or \`npm start\`) first`);
+    process.exit(1);
+  }
+  return import(pathToFileURL(file).href);
+}
+
+const cli = await importBuilt('packages/tenancy/dist/cli/index.js');
+const { createDb } = await importBuilt('packages/db/dist/index.js');
+const argv = process.argv.slice(2);
+const io = { out: (line) => console.log(line), err: (line) => console.error(line) };
+
+async function withDb(url) {
+  const db = createDb({ databaseUrl: url, maxConnections: 2 });
+  try {
+    return await cli.runTenancyCli(argv, db, io);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+try {
+  if (!cli.needsDatabase(argv)) process.exitCode = await cli.runTenancyCli(argv, undefined, io);
+  else if (process.env.DATABASE_URL) process.exitCode = await withDb(process.env.DATABASE_URL);
+  else {
+    const quiet = { step: (_name, fn) => fn(), log: () => {} };
+    process.exitCode = await withEmbeddedDatabase(root, 'npm run cubicle', quiet, withDb);
+  }
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+}

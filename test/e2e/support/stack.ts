@@ -1,0 +1,106 @@
+import { buildApp } from '@cubicle/api';
+import { newKeyringSpec } from '@cubicle/control-plane';
+import { createDb, type Db } from '@cubicle/db';
+import { createQueueConnection, JobQueues } from '@cubicle/queue';
+import { createApiKey, createTenant } from '@cubicle/tenancy';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { createTestDatabase, createTestRedisNamespace, redisOptionsFromUrl } from '../../harness/index.js';
+import { startWorker, type WorkerProcess } from './worker-process.js';
+
+export interface Stack {
+  db: Db;
+  api: FastifyInstance;
+  worker: WorkerProcess;
+  workerEnv: Record<string, string>;
+  /** Bearer header of the first tenant's admin key. */
+  auth: { authorization: string };
+  tenantId: string;
+  /** A second tenant, for isolation checks. */
+  other: { tenantId: string; auth: { authorization: string } };
+  restartApi(): Promise<void>;
+  restartWorker(opts?: { crash?: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * startStack runs the real thing for one test file: its own database and Redis namespace, the
+ * API in this process (Fastify inject), the built worker as a child process with the local
+ * backend (real desktops), and two tenants with admin keys.
+ */
+export async function startStack(): Promise<Stack> {
+  const database = await createTestDatabase();
+  const ns = createTestRedisNamespace();
+  const db = createDb({ databaseUrl: database.url, maxConnections: 20 });
+  const redis = new Redis({ ...redisOptionsFromUrl(ns.url), maxRetriesPerRequest: null });
+  const queueConnection = createQueueConnection(ns.url);
+  const queues = new JobQueues(queueConnection, ns.bullPrefix);
+  const workerEnv = {
+    DATABASE_URL: database.url,
+    REDIS_URL: ns.url,
+    QUEUE_PREFIX: ns.bullPrefix,
+    CUBICLE_KEYRING: newKeyringSpec(),
+    CUBICLE_BACKENDS: 'local',
+    RECLAIM_INTERVAL_MS: '200',
+    SWEEP_INTERVAL_MS: '2000',
+  };
+  const build = () => buildApp({ db, redis, queues, keyVerifier: { cacheTtlMs: 0 } });
+  let api = await build();
+  let worker = startWorker(workerEnv);
+
+  const tenant = await createTenant(db, { name: 'acme' });
+  const key = await createApiKey(db, { tenantId: tenant.id, name: 'e2e', role: 'admin' });
+  const other = await createTenant(db, { name: 'other' });
+  const otherKey = await createApiKey(db, { tenantId: other.id, name: 'e2e', role: 'admin' });
+
+  const stack: Stack = {
+    db,
+    get api() {
+      return api;
+    },
+    get worker() {
+      return worker;
+    },
+    workerEnv,
+    auth: { authorization: `Bearer ${key.key}` },
+    tenantId: tenant.id,
+    other: { tenantId: other.id, auth: { authorization: `Bearer ${otherKey.key}` } },
+    async restartApi() {
+      await api.close();
+      api = await build();
+    },
+    async restartWorker(opts = {}) {
+      if (opts.crash) await worker.kill9();
+      else await worker.stop();
+      worker = startWorker(workerEnv);
+    },
+    async close() {
+      // Release everything so the worker destroys every desktop before it stops.
+      await db.claim.updateMany({ where: { status: { not: 'released' } }, data: { status: 'released', releasedAt: new Date(), releaseReason: 'pool_deleted' } });
+      await db.pool.updateMany({ where: { deletedAt: null }, data: { state: 'draining', deletedAt: new Date() } });
+      await db.sandbox.updateMany({ where: { state: { in: ['warm', 'claimed', 'provisioning'] } }, data: { state: 'releasing' } });
+      const pools = await db.pool.findMany({ select: { id: true, tenantId: true } });
+      for (const p of pools) await queues.enqueue('pool.reconcile', { tenant_id: p.tenantId, pool_id: p.id });
+      await waitFor(async () => (await db.sandbox.count({ where: { state: { notIn: ['deleted'] } } })) === 0, 120_000).catch(() => undefined);
+      await worker.stop();
+      await api.close();
+      await queues.close();
+      queueConnection.disconnect();
+      redis.disconnect();
+      await db.$disconnect();
+      await ns.cleanup();
+      await database.drop();
+    },
+  };
+  return stack;
+}
+
+/** waitFor polls a condition until it holds or the bound passes (then it throws). */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
