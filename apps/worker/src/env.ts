@@ -10,6 +10,11 @@ export const WorkerEnv = z.object({
   /** BullMQ key prefix; one Redis can serve several Cubicle installations. */
   QUEUE_PREFIX: z.string().regex(/^[a-z0-9:_-]{1,80}$/).default('cubicle'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /**
+   * Sandbox provisions/destroys run at once per worker. Starting desktops is CPU-heavy; on a small
+   * machine many at once starve everything else (the reclaim sweep included).
+   */
+  PROVISION_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /** `id:base64key[,id:base64key…]`; the first key seals, all keys open (rotation). */
   CUBICLE_KEYRING: z.string().min(1, 'must hold at least one key (id:base64key)'),
   /** Which backends this worker drives (comma-separated). */

@@ -27,6 +27,7 @@ const workers = startWorkers({
   queues: staticQueues,
   handlers: buildHandlers(deps, metrics),
   concurrency: env.WORKER_CONCURRENCY,
+  concurrencyByQueue: { sandboxes: env.PROVISION_CONCURRENCY },
 });
 for (const w of workers) {
   w.on('completed', (job) => {

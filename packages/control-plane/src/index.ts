@@ -12,3 +12,4 @@ export * from './reconcile/reconcile-pool.js';
 export * from './reclaim/reclaim-claims.js';
 export * from './idempotency/idempotency.js';
 export * from './reconcile/sweep-backend.js';
+export * from './guest-calls/index.js';

@@ -244,6 +244,13 @@ describe('a11y observe / act / verify on GTK3', () => {
     const nowin = await h.call('/v1/observe', { window_id: 0x7ffffff0, include_screenshot: false });
     expect(nowin.status).toBe(404);
     expect(nowin.json.error.code).toBe('window_not_found');
+    const nowinAct = await h.call('/v1/act/element', {
+      window_id: 0x7ffffff0,
+      action: 'click',
+      element_token: 's000001:0',
+    });
+    expect(nowinAct.status).toBe(404);
+    expect(nowinAct.json.error.code).toBe('window_not_found');
     const snap = await observe();
     const [inc] = find(snap.elements, 'push_button', 'Increment');
     const cross = await h.call('/v1/act/element', {

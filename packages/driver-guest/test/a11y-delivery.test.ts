@@ -1,6 +1,7 @@
 // Delivery modes and the less common element actions, against the GTK3 fixture.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildGuestApp } from '../src/server/app.js';
 import {
@@ -44,6 +45,25 @@ describe('a11y delivery and other actions', () => {
       delivery: { mode: 'foreground', pointer_moved: true },
     });
     await app.waitForLine(/^CLICKED Increment 1$/);
+  });
+
+  it('foreground type_text types through XTest into the element, unicode included', async () => {
+    const memo = token(await observe(), 'Memo');
+    await act({ action: 'set_value', element_token: memo, value: '' });
+    const res = await act({
+      action: 'type_text',
+      element_token: memo,
+      text: 'Grüße 42',
+      delivery_mode: 'foreground',
+    });
+    expect(res.json).toMatchObject({
+      effect: 'confirmed',
+      route: 'xtest',
+      delivery: { mode: 'foreground' },
+    });
+    expect(res.json.evidence).toContainEqual(
+      expect.objectContaining({ kind: 'value_readback', after: 'Grüße 42' }),
+    );
   });
 
   it('an insensitive element is refused element_disabled with nothing delivered', async () => {
@@ -122,6 +142,27 @@ describe('a11y delivery and other actions', () => {
     } finally {
       await blind.close();
     }
+  });
+
+  it('a recording of element actions keeps text but never a password', async () => {
+    const rows = await observe();
+    const memo = token(rows, 'Memo');
+    const pw = rows.find((r) => r.role === 'password_text')!.element_token;
+    expect((await h.call('/v1/recording/start', { screenshots: false })).status).toBe(200);
+    await act({ action: 'set_value', element_token: memo, value: 'recorded memo text' });
+    await act({ action: 'set_value', element_token: pw, value: 'sw0rdfish-secret' });
+    await act({ action: 'type_text', element_token: pw, text: 'more-secret' });
+    expect((await h.call('/v1/recording/stop', {})).status).toBe(200);
+    const archive = await h.app.inject({
+      method: 'GET',
+      url: '/v1/recording/archive',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(archive.statusCode).toBe(200);
+    const tar = gunzipSync(archive.rawPayload).toString('utf8');
+    expect(tar).toContain('recorded memo text');
+    expect(tar).toContain('"redacted":["value"]');
+    expect(tar).not.toMatch(/sw0rdfish|more-secret/);
   });
 
   it('verify_state checks the window title', async () => {

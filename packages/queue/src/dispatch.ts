@@ -63,6 +63,8 @@ export interface StartWorkersOptions {
   queues: string[];
   handlers: JobHandlers;
   concurrency?: number;
+  /** Per-queue concurrency overriding `concurrency` (e.g. fewer desktop starts at once). */
+  concurrencyByQueue?: Record<string, number>;
 }
 
 /** startWorkers runs one BullMQ Worker per queue name with the shared dispatcher. */
@@ -72,7 +74,7 @@ export function startWorkers(options: StartWorkersOptions): Worker[] {
       new Worker(queue, (job) => dispatchJob(options.handlers, job), {
         connection: options.connection,
         prefix: options.prefix ?? 'cubicle',
-        concurrency: options.concurrency ?? 8,
+        concurrency: options.concurrencyByQueue?.[queue] ?? options.concurrency ?? 8,
         // A killed worker's jobs come back within ~15 s (lock expiry + stall check) rather than
         // BullMQ's 30-60 s defaults; locks are renewed at half the duration while a job runs.
         lockDuration: 10_000,

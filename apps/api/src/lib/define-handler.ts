@@ -1,5 +1,5 @@
 import { AppError } from '@cubicle/contract/errors';
-import { toFastifyPath, type RouteDef } from '@cubicle/contract/api';
+import { isBinaryBody, toFastifyPath, type BinaryBody, type RouteDef } from '@cubicle/contract/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { zodIssues } from '../plugins/error-handler.js';
@@ -23,7 +23,11 @@ export interface HandlerInput<R extends RouteDef> {
 export type HandlerResult<R extends RouteDef> = {
   [S in keyof R['responses'] & number]: {
     status: S;
-    body: R['responses'][S] extends z.ZodType ? z.input<R['responses'][S]> : null;
+    body: R['responses'][S] extends z.ZodType
+      ? z.input<R['responses'][S]>
+      : R['responses'][S] extends BinaryBody
+        ? Buffer
+        : null;
   };
 }[keyof R['responses'] & number];
 
@@ -86,6 +90,11 @@ export function route<
       noteResponseId(request, result.body);
       const status: number = result.status;
       if (schema === null) return reply.status(status).send();
+      if (isBinaryBody(schema)) {
+        if (!Buffer.isBuffer(result.body))
+          throw new Error(`${def.operationId} must answer bytes for ${schema.mediaType}`);
+        return reply.status(status).type(schema.mediaType).send(result.body);
+      }
       const checked = schema.safeParse(result.body);
       // An answer outside the published schema is our bug: a 500 (logged), never shown to the caller.
       if (!checked.success)

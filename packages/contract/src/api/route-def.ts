@@ -23,9 +23,25 @@ export interface RouteDef {
   body?: z.ZodType;
   /** Request headers the endpoint reads, e.g. `Idempotency-Key`. */
   headers?: z.ZodObject;
-  /** Status → body schema (null: no body). Errors are added from `errors`. */
-  responses: Partial<Record<200 | 201 | 202 | 204, z.ZodType | null>>;
+  /** Status → body schema (null: no body; BinaryBody: raw bytes). Errors are added from `errors`. */
+  responses: Partial<Record<200 | 201 | 202 | 204, z.ZodType | BinaryBody | null>>;
   errors: ErrorCodeName[];
+}
+
+/**
+ * BinaryBody marks a response that is raw bytes of one media type instead of JSON, e.g. a PNG a
+ * caller saves with `curl -o`. Errors are still the JSON envelope.
+ */
+export interface BinaryBody {
+  mediaType: 'image/png';
+}
+
+/** binaryBody declares a raw-bytes response. */
+export const binaryBody = (mediaType: BinaryBody['mediaType']): BinaryBody => ({ mediaType });
+
+/** isBinaryBody tells a raw-bytes response from a zod schema. */
+export function isBinaryBody(value: unknown): value is BinaryBody {
+  return typeof value === 'object' && value !== null && !('_zod' in value) && 'mediaType' in value;
 }
 
 /** defineRoute keeps literal types while checking the shape. */

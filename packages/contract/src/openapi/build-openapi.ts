@@ -3,7 +3,7 @@ import { ErrorCodes, type ErrorCodeName } from '../errors/codes.js';
 import { ErrorEnvelope } from '../errors/envelope.js';
 import { namedSchemas } from '../registry.js';
 import { API_VERSION } from '../api/system.js';
-import type { RouteDef } from '../api/route-def.js';
+import { isBinaryBody, type RouteDef } from '../api/route-def.js';
 import { Routes } from '../api/routes.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -65,7 +65,7 @@ function routeLocalSchemas(routes: RouteDef[]) {
     if (r.headers) inputs.push([`${base}Headers`, r.headers]);
     if (r.body) inputs.push([`${base}Body`, r.body]);
     for (const [status, schema] of Object.entries(r.responses)) {
-      if (schema) outputs.push([`${base}Response${status}`, schema]);
+      if (schema && !isBinaryBody(schema)) outputs.push([`${base}Response${status}`, schema]);
     }
   }
   return { inputs, outputs };
@@ -197,6 +197,14 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         ...Object.fromEntries(
           Object.entries(r.responses).map(([status, schema]) => {
             if (!schema) return [status, { description: 'No content' }];
+            if (isBinaryBody(schema))
+              return [
+                status,
+                {
+                  description: 'OK (raw bytes)',
+                  content: { [schema.mediaType]: { schema: { type: 'string', contentMediaType: schema.mediaType } } },
+                },
+              ];
             const id = outputConv.idOf(schema) ?? `${base}Response${status}`;
             return [
               status,

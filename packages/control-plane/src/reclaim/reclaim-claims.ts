@@ -2,6 +2,8 @@ import type { ReleaseReason } from '@cubicle/contract/api';
 import { nowOf, type Deps } from '../context.js';
 import { releaseClaim } from '../claims/manage-claims.js';
 
+const RELEASE_PARALLELISM = 8;
+
 export interface ReclaimedClaim {
   id: string;
   tenantId: string;
@@ -35,10 +37,15 @@ export async function reclaimClaims(deps: Deps, limit = 500): Promise<ReclaimedC
     )
     ORDER BY expires_at
     LIMIT ${limit}`;
+  // A few releases at a time: one slow release must not hold back the rest of the batch.
   const released: ReclaimedClaim[] = [];
-  for (const claim of due) {
-    await releaseClaim(deps, claim.tenant_id, claim.id, claim.reason);
-    released.push({ id: claim.id, tenantId: claim.tenant_id, reason: claim.reason, dueAt: claim.due_at });
+  for (let i = 0; i < due.length; i += RELEASE_PARALLELISM) {
+    await Promise.all(
+      due.slice(i, i + RELEASE_PARALLELISM).map(async (claim) => {
+        await releaseClaim(deps, claim.tenant_id, claim.id, claim.reason);
+        released.push({ id: claim.id, tenantId: claim.tenant_id, reason: claim.reason, dueAt: claim.due_at });
+      }),
+    );
   }
   return released;
 }

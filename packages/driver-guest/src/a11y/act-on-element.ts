@@ -51,7 +51,15 @@ export async function actOnElement(
       'The element is not sensitive; the app would ignore the input.',
     );
   }
-  const t: Target = { desktop, mirror, node, token: req.element_token, states };
+  const t: Target = {
+    desktop,
+    mirror,
+    node,
+    token: req.element_token,
+    states,
+    framePath: snapshot.framePath,
+    windowId: snapshot.windowId,
+  };
   const ctx: ActionContext = {
     ...base,
     route: 'accessibility',

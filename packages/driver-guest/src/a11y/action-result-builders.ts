@@ -100,21 +100,30 @@ export function suspectedNoop(
   };
 }
 
+/** EventScope: only events of the target's window count, and the target's own name its token. */
+export interface EventScope {
+  framePath: string;
+  path: string;
+  token: string;
+}
+
 // Layout and redraw notifications follow any input and say nothing about its effect.
 const NOISE =
   /^object:(bounds-changed|visible-data-changed)|^object:state-changed:(armed|pressed|focused|active)/;
 
 /**
- * eventsSince collects the app's AT-SPI change events received after `since` as evidence. Only
- * events from the same app count, and layout/redraw noise is ignored.
+ * eventsSince collects AT-SPI change events received after `since` as evidence. Only events of
+ * the target's window count (another window's clock ticking proves nothing), and layout/redraw
+ * noise is ignored.
  */
-export function eventsSince(mirror: AppMirror, since: number): ActionEvidence[] {
+export function eventsSince(mirror: AppMirror, since: number, scope: EventScope): ActionEvidence[] {
   const out: ActionEvidence[] = [];
   for (const e of mirror.recentEvents) {
-    if (e.at < since || NOISE.test(e.event)) continue;
+    if (e.at < since || NOISE.test(e.event) || e.frame !== scope.framePath) continue;
     out.push({
       kind: 'a11y_event',
       event: e.event.slice(0, 128),
+      ...(e.path === scope.path ? { element_token: scope.token } : {}),
       after_ms: Math.max(0, e.at - since),
     });
     if (out.length >= 8) break;
@@ -130,14 +139,15 @@ export function eventsSince(mirror: AppMirror, since: number): ActionEvidence[] 
 export async function awaitEvents(
   mirror: AppMirror,
   since: number,
+  scope: EventScope,
   settleMs = 5,
 ): Promise<ActionEvidence[]> {
   await mirror.fence().catch(() => undefined);
-  let events = eventsSince(mirror, since);
+  let events = eventsSince(mirror, since, scope);
   if (events.length === 0 && settleMs > 0) {
     await new Promise((r) => setTimeout(r, settleMs));
     await mirror.fence().catch(() => undefined);
-    events = eventsSince(mirror, since);
+    events = eventsSince(mirror, since, scope);
   }
   return events;
 }

@@ -27,7 +27,7 @@ export class AppMirror {
   /** Objects first read by the last sync: GTK maps them (sets `showing`) a frame later, silently. */
   private readonly freshlyRead = new Set<string>();
   /** Events seen since a marker, used as action evidence (`a11y_event`). */
-  readonly recentEvents: { at: number; path: string; event: string }[] = [];
+  readonly recentEvents: { at: number; path: string; event: string; frame: string | null }[] = [];
 
   constructor(
     private readonly bus: AtspiBus,
@@ -138,8 +138,20 @@ export class AppMirror {
   }
 
   private touch(path: string, event: string): void {
-    this.recentEvents.push({ at: performance.now(), path, event });
+    this.recentEvents.push({ at: performance.now(), path, event, frame: this.frameOf(path) });
     if (this.recentEvents.length > 256) this.recentEvents.splice(0, this.recentEvents.length - 256);
+  }
+
+  /** frameOf names the top-level (child of the app root) an object belongs to, if known. */
+  frameOf(path: string): string | null {
+    let p: string | null = path;
+    for (let i = 0; p && i < 256; i++) {
+      const n = this.nodes.get(p);
+      if (!n) return null;
+      if (n.parent === APP_ROOT) return p;
+      p = n.parent;
+    }
+    return null;
   }
 
   /** remove drops an object and everything below it, and unlinks it from its parent. */

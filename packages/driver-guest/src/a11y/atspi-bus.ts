@@ -70,6 +70,7 @@ export class AtspiBus {
   /** connect asks the session bus for the a11y bus address and registers for the mirror's events. */
   static async connect(sessionBusAddress: string): Promise<AtspiBus> {
     const session = dbus.sessionBus({ busAddress: sessionBusAddress });
+    session.on('error', () => undefined); // never an unhandled 'error' event, even after a failure
     // dbus-next reports a failed connect only as an 'error' event; its calls would wait forever.
     const failed = new Promise<never>((_, reject) => session.once('error', reject));
     let bus: Bus | null = null;
@@ -91,6 +92,7 @@ export class AtspiBus {
       );
       const address = reply?.body[0] as string;
       bus = dbus.sessionBus({ busAddress: address });
+      bus.on('error', () => undefined);
       const busFailed = new Promise<never>((_, reject) => bus?.once('error', reject));
       const conn = new AtspiBus(session, bus);
       await Promise.race([

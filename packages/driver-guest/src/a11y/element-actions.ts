@@ -18,7 +18,13 @@ import { readLength, readValue } from './read-values.js';
 const run = promisify(execFile);
 
 /** Target is a resolved element: everything an action implementation needs. */
+const scopeOf = (t: Target) => ({ framePath: t.framePath, path: t.node.path, token: t.token });
+
 export interface Target {
+  /** Path of the window's frame accessible: events elsewhere are not evidence. */
+  framePath: string;
+  /** X11 window of the snapshot: foreground input activates it first so XTest lands there. */
+  windowId: number;
   desktop: A11yDesktop;
   mirror: AppMirror;
   node: NodeData;
@@ -66,7 +72,7 @@ export async function click(
       'action_not_supported',
       'The app declined the action (DoAction returned false); nothing happened.',
     );
-  const events = await awaitEvents(t.mirror, since);
+  const events = await awaitEvents(t.mirror, since, scopeOf(t));
   if (events.length > 0) return confirmed(ctx, events, 'Clicked; the app reported changes.');
   return unverifiable(ctx, 'Clicked through AT-SPI; the app reported no accessible change.');
 }
@@ -84,6 +90,9 @@ async function foregroundClick(t: Target, ctx: ActionContext): Promise<ActionRes
   await run(
     'xdotool',
     [
+      'windowactivate',
+      '--sync',
+      String(t.windowId),
       'mousemove',
       '--sync',
       String(e.x + Math.floor(e.w / 2)),
@@ -93,7 +102,7 @@ async function foregroundClick(t: Target, ctx: ActionContext): Promise<ActionRes
     ],
     { env: { DISPLAY: t.desktop.display, PATH: '/usr/bin:/bin' } },
   );
-  const events = await awaitEvents(t.mirror, since, 30);
+  const events = await awaitEvents(t.mirror, since, scopeOf(t), 30);
   if (events.length > 0)
     return confirmed(fg, events, 'Clicked with XTest; the app reported changes.');
   return unverifiable(
@@ -213,12 +222,11 @@ export async function typeText(
       route: 'xtest',
       delivery: { mode: 'foreground', focus_changed: true },
     };
+    const env = { DISPLAY: t.desktop.display, PATH: '/usr/bin:/bin' };
+    await run('xdotool', ['windowactivate', '--sync', String(t.windowId)], { env });
     await call(t, IFACE.component, 'GrabFocus');
-    await run('xdotool', ['type', '--delay', '0', '--', text], {
-      env: { DISPLAY: t.desktop.display, PATH: '/usr/bin:/bin' },
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    await t.mirror.fence().catch(() => undefined);
+    await run('xdotool', ['type', '--delay', '0', '--', text], { env });
+    await settleText(t, secure ? [...expected].length : expected);
     return readBack(t, fg, secure, before, expected, 'Typed with XTest');
   }
   // ATK takes the length in bytes of UTF-8, not characters.
@@ -231,4 +239,21 @@ export async function typeText(
     return refused(ctx, 'action_not_supported', 'The app refused the insertion (read-only?).');
   await t.mirror.fence().catch(() => undefined);
   return readBack(t, ctx, secure, before, expected, 'Inserted the text at the caret');
+}
+
+/**
+ * settleText waits (up to 1 s) until key events typed through XTest have reached the text: the
+ * toolkit handles them from its event queue after xdotool has returned.
+ */
+async function settleText(t: Target, expected: string | number): Promise<void> {
+  const deadline = performance.now() + 1_000;
+  while (performance.now() < deadline) {
+    await t.mirror.fence().catch(() => undefined);
+    const now =
+      typeof expected === 'number'
+        ? await readLength(t.desktop.bus, t.mirror.appBus, t.node)
+        : await readValue(t.desktop.bus, t.mirror.appBus, t.node);
+    if (now === expected) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }

@@ -83,7 +83,10 @@ export function registerA11yRoutes(app: FastifyInstance, deps: GuestDeps) {
       { window_id: body.window_id, action: { kind: 'element', request: body }, redact },
       async () => {
         const res = await actOnElement(d, body);
-        if (!res) throw new AppError('window_not_found', `no window ${body.window_id}`);
+        // A token refused for a window that does not exist at all is the caller's wrong window.
+        const isGone =
+          !res || (res.effect === 'refused' && !(await findWindow(io.x11, body.window_id)));
+        if (isGone) throw new AppError('window_not_found', `no window ${body.window_id}`);
         return res;
       },
     );

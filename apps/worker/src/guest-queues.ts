@@ -1,0 +1,147 @@
+import {
+  guestAttachChannel,
+  guestQueueName,
+  guestResultChannel,
+  replyToOf,
+  runGuestCall,
+  type GuestCallOutcome,
+  type WorkerDeps,
+} from '@cubicle/control-plane';
+import { dispatchJob } from '@cubicle/queue';
+import { Queue, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+export interface GuestQueuesOptions {
+  /** Shared by the per-sandbox Workers (BullMQ duplicates it for their blocking reads) and used to publish. */
+  connection: Redis;
+  /** A connection of its own, put in subscriber mode for attach requests. */
+  subscriber: Redis;
+  prefix: string;
+  log: Logger;
+  /** The safety net: claimed sandboxes are looked up this often even without attach requests. */
+  scanIntervalMs?: number;
+  /** Called for each Worker created (metrics listeners). */
+  instrument?: (worker: Worker) => void;
+}
+
+/**
+ * GuestQueues runs one BullMQ Worker per claimed sandbox's `guest-<id>` queue, with concurrency
+ * 1 here and a global concurrency of 1 on the queue, so however many worker processes serve it,
+ * a sandbox's calls run one at a time in order while different sandboxes run in parallel. A
+ * queue is served from the API's attach request (before a sandbox's first call) or the periodic
+ * scan of claimed sandboxes (a restarted worker, a missed message), and closed once its sandbox
+ * is no longer claimed.
+ */
+export class GuestQueues {
+  private readonly workers = new Map<string, Worker>();
+  private timer: NodeJS.Timeout | undefined;
+  private scanning: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly deps: WorkerDeps,
+    private readonly options: GuestQueuesOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    const channel = guestAttachChannel(this.options.prefix);
+    this.options.subscriber.on('message', (ch, sandboxId) => {
+      if (ch === channel) void this.attach(sandboxId);
+    });
+    await this.options.subscriber.subscribe(channel);
+    await this.scan();
+    this.timer = setInterval(() => void this.scan(), this.options.scanIntervalMs ?? 2_000);
+    this.timer.unref();
+  }
+
+  /** attach serves a sandbox's queue if the database says it is claimed (the message is only a hint). */
+  async attach(sandboxId: string): Promise<void> {
+    if (this.closed || this.workers.has(sandboxId) || !/^sbx_[0-9a-z]{26}$/.test(sandboxId)) return;
+    const claimed = await this.deps.db.sandbox.count({ where: { id: sandboxId, state: 'claimed' } });
+    if (claimed > 0) await this.serve(sandboxId);
+  }
+
+  /** scan serves every claimed sandbox and closes the queues of the others; runs are never concurrent. */
+  scan(): Promise<void> {
+    this.scanning ??= (async () => {
+      try {
+        const rows = await this.deps.db.sandbox.findMany({ where: { state: 'claimed' }, select: { id: true } });
+        const claimed = new Set(rows.map((r) => r.id));
+        for (const id of claimed) await this.serve(id);
+        for (const id of [...this.workers.keys()]) if (!claimed.has(id)) await this.stop(id);
+      } catch (err) {
+        this.options.log.warn({ err: (err as Error).message }, 'guest queue scan failed');
+      } finally {
+        this.scanning = undefined;
+      }
+    })();
+    return this.scanning;
+  }
+
+  private async serve(sandboxId: string): Promise<void> {
+    if (this.closed || this.workers.has(sandboxId)) return;
+    const name = guestQueueName(sandboxId);
+    const { connection, prefix } = this.options;
+    const worker = new Worker(name, (job) => this.process(job), {
+      connection,
+      prefix,
+      concurrency: 1,
+      autorun: false,
+      // A call is never run twice: a job whose worker died mid-call fails instead of being
+      // handed to another worker (its caller gets 504 and must observe before retrying).
+      maxStalledCount: 0,
+      lockDuration: 10_000,
+      stalledInterval: 5_000,
+    });
+    this.workers.set(sandboxId, worker);
+    worker.on('error', (err) => this.options.log.warn({ queue: name, err: err.message }, 'guest queue error'));
+    this.options.instrument?.(worker);
+    const queue = new Queue(name, { connection, prefix });
+    try {
+      await queue.setGlobalConcurrency(1);
+    } finally {
+      await queue.close();
+    }
+    void worker.run();
+  }
+
+  private async stop(sandboxId: string): Promise<void> {
+    const worker = this.workers.get(sandboxId);
+    if (!worker) return;
+    this.workers.delete(sandboxId);
+    await worker.close();
+  }
+
+  /** process runs one call and publishes its answer to the API process waiting for it. */
+  private async process(job: Job): Promise<{ status: number }> {
+    let answer: Omit<GuestCallOutcome, 'job_id'>;
+    try {
+      answer = (await dispatchJob(
+        { 'guest.call': (p, ctx) => runGuestCall(this.deps, p, { enqueuedAt: job.timestamp, signal: ctx.signal }) },
+        job,
+      )) as Omit<GuestCallOutcome, 'job_id'>;
+    } catch (err) {
+      this.options.log.error({ jobId: job.id, err: (err as Error).message }, 'guest call failed');
+      answer = { status: 500, body: { error: { code: 'internal_error', message: 'internal error', request_id: 'worker' } } };
+    }
+    const replyTo = job.id ? replyToOf(job.id) : undefined;
+    if (replyTo) {
+      const outcome: GuestCallOutcome = { job_id: job.id!, ...answer };
+      await this.options.connection.publish(guestResultChannel(this.options.prefix, replyTo), JSON.stringify(outcome));
+    }
+    return { status: answer.status };
+  }
+
+  /** The sandboxes whose queues this process serves. */
+  get served(): string[] {
+    return [...this.workers.keys()];
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.scanning;
+    await Promise.all([...this.workers.keys()].map((id) => this.stop(id)));
+  }
+}

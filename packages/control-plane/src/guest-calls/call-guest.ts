@@ -1,0 +1,94 @@
+import http from 'node:http';
+import https from 'node:https';
+
+// Keep-alive: a call reuses the connection to its guest instead of a TCP handshake each time.
+const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, keepAliveMsecs: 10_000 });
+const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, keepAliveMsecs: 10_000 });
+
+export interface GuestHttpAnswer {
+  status: number;
+  /** Parsed JSON, or undefined when the body was not JSON. */
+  body: unknown;
+}
+
+export class GuestUnreachableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GuestUnreachableError';
+  }
+}
+
+export class GuestTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`the guest did not answer within ${ms} ms`);
+    this.name = 'GuestTimeoutError';
+  }
+}
+
+/**
+ * callGuest sends one JSON request to a guest driver with its bearer token and reads the JSON
+ * answer. It uses node:http with a keep-alive agent (not fetch) because the per-call cost is
+ * part of the control plane's latency budget. The timeout covers the whole exchange.
+ */
+export function callGuest(input: {
+  endpoint: string;
+  token: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body: unknown;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}): Promise<GuestHttpAnswer> {
+  const url = new URL(input.path, input.endpoint);
+  const isHttps = url.protocol === 'https:';
+  const payload = input.method === 'POST' ? Buffer.from(JSON.stringify(input.body ?? {})) : undefined;
+  return new Promise((resolve, reject) => {
+    const req = (isHttps ? https : http).request(
+      url,
+      {
+        method: input.method,
+        agent: isHttps ? httpsAgent : httpAgent,
+        headers: {
+          authorization: `Bearer ${input.token}`,
+          accept: 'application/json',
+          ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (err) => finish(new GuestUnreachableError(err.message)));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            body = undefined;
+          }
+          finish(undefined, { status: res.statusCode ?? 0, body });
+        });
+      },
+    );
+    const timer = setTimeout(() => {
+      finish(new GuestTimeoutError(input.timeoutMs));
+      req.destroy();
+    }, input.timeoutMs);
+    const onAbort = () => {
+      finish(new GuestTimeoutError(input.timeoutMs));
+      req.destroy();
+    };
+    input.signal?.addEventListener('abort', onAbort, { once: true });
+    let done = false;
+    function finish(err?: Error, answer?: GuestHttpAnswer) {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      input.signal?.removeEventListener('abort', onAbort);
+      if (err) reject(err);
+      else resolve(answer!);
+    }
+    req.on('error', (err) => finish(new GuestUnreachableError(err.message)));
+    req.end(payload);
+  });
+}

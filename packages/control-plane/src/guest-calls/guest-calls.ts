@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
+import type { GuestOperation } from '@cubicle/contract/guest';
+import type { Deps } from '../context.js';
+import { GUEST_CALL_MARGIN_MS, guestCallBoundMs } from './guest-call-bounds.js';
+import {
+  GuestCallOutcome,
+  guestAttachChannel,
+  guestCallJobId,
+  guestResultChannel,
+  type Publisher,
+  type Subscriber,
+} from './guest-call-messages.js';
+
+interface Waiter {
+  resolve(outcome: GuestCallOutcome): void;
+}
+
+export interface GuestCallsOptions {
+  /** Publishes attach requests (any connection not in subscriber mode). */
+  publisher: Publisher;
+  /** A connection of its own: ioredis in subscriber mode can do nothing else. */
+  subscriber: Subscriber;
+  /** The BullMQ prefix; channels are scoped by it. */
+  prefix: string;
+}
+
+/**
+ * GuestCalls is the API side of driving a sandbox. A call is a `guest.call` job on the sandbox's
+ * own queue (the worker runs one at a time per sandbox, so order is kept), and the answer comes
+ * back over one pub/sub channel per API process: one subscriber connection, a map from job id to
+ * waiter, the waiter registered before the job is enqueued so no answer can arrive unheard.
+ * Nothing is retried: a call that outlives its bound is 504 `timeout`, and the worker will not
+ * start it afterwards.
+ */
+export class GuestCalls {
+  private readonly replyTo = `api${randomBytes(6).toString('hex')}`;
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly attached = new Set<string>();
+  private seq = 0;
+  private started: Promise<unknown> | undefined;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly options: GuestCallsOptions,
+  ) {}
+
+  /** start subscribes to this process's result channel; calls await it, so it is safe to call early. */
+  start(): Promise<unknown> {
+    this.started ??= (async () => {
+      const channel = guestResultChannel(this.options.prefix, this.replyTo);
+      this.options.subscriber.on('message', (ch, message) => {
+        if (ch === channel) this.deliver(message);
+      });
+      await this.options.subscriber.subscribe(channel);
+    })();
+    return this.started;
+  }
+
+  private deliver(message: string) {
+    let outcome: GuestCallOutcome;
+    try {
+      outcome = GuestCallOutcome.parse(JSON.parse(message));
+    } catch {
+      return;
+    }
+    const waiter = this.waiters.get(outcome.job_id);
+    if (!waiter) return; // its caller timed out already
+    this.waiters.delete(outcome.job_id);
+    waiter.resolve(outcome);
+  }
+
+  /** activeSandboxOf answers the sandbox of the tenant's claim, or not_found / claim_not_active. */
+  async activeSandboxOf(tenantId: string, claimId: string): Promise<string> {
+    const claim = await this.deps.db.claim.findFirst({
+      where: { id: claimId, tenantId },
+      select: { status: true, sandboxId: true, expiresAt: true },
+    });
+    if (!claim) throw new AppError('not_found', 'no such claim');
+    if (claim.status !== 'active' || !claim.sandboxId || claim.expiresAt.getTime() <= Date.now())
+      throw new AppError('claim_not_active', `the claim is ${claim.status === 'active' ? 'expired' : claim.status}`);
+    return claim.sandboxId;
+  }
+
+  /**
+   * call runs one guest operation for the holder of `claimId` and answers the guest's 200 body;
+   * guest errors are thrown as the same AppError the guest answered with.
+   */
+  async call(tenantId: string, claimId: string, operation: GuestOperation, request: Record<string, unknown>): Promise<unknown> {
+    const [sandboxId] = await Promise.all([this.activeSandboxOf(tenantId, claimId), this.start()]);
+    if (!this.attached.has(sandboxId)) {
+      // Tell workers to serve this sandbox's queue now rather than at their next database scan.
+      await this.options.publisher.publish(guestAttachChannel(this.options.prefix), sandboxId);
+      this.attached.add(sandboxId);
+    }
+    const jobId = guestCallJobId(this.replyTo, ++this.seq);
+    const boundMs = guestCallBoundMs(operation, request) + GUEST_CALL_MARGIN_MS / 5;
+    let timer: NodeJS.Timeout | undefined;
+    const answered = new Promise<GuestCallOutcome | undefined>((resolve) => {
+      this.waiters.set(jobId, { resolve });
+      timer = setTimeout(() => resolve(undefined), boundMs);
+    });
+    try {
+      await this.deps.queues.enqueue(
+        'guest.call',
+        { tenant_id: tenantId, claim_id: claimId, sandbox_id: sandboxId, operation, request },
+        { jobId },
+      );
+      const outcome = await answered;
+      if (!outcome)
+        throw new AppError('timeout', `the call did not finish within ${boundMs} ms; it may have been delivered: observe before retrying`);
+      return unwrap(outcome);
+    } finally {
+      clearTimeout(timer);
+      this.waiters.delete(jobId);
+    }
+  }
+
+  /** forget drops the attach memo of released sandboxes so the set does not grow forever. */
+  forget(sandboxId: string) {
+    this.attached.delete(sandboxId);
+  }
+
+  /** pending is the number of calls waiting for an answer (for shutdown and tests). */
+  get pending(): number {
+    return this.waiters.size;
+  }
+}
+
+function unwrap(outcome: GuestCallOutcome): unknown {
+  if (outcome.status === 200) return outcome.body;
+  const envelope = ErrorEnvelope.safeParse(outcome.body);
+  if (!envelope.success) throw new AppError('backend_unavailable', 'the worker answered without an error envelope');
+  const { code, message, details } = envelope.data.error;
+  throw new AppError(code, message, details);
+}

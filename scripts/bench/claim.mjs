@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// npm run bench:claim -- --json
+// Claim latency from a warm pool of real desktops at 32 concurrent clients, measured by the
+// clients over real HTTP. Each round claims every warm sandbox at once, then releases them and
+// waits for the pool to refill. Prints one JSON line.
+import { log, percentile, round, startStack } from './lib/stack.mjs';
+
+const args = process.argv.slice(2);
+const concurrency = Number(args[args.indexOf('--concurrency') + 1]) || 32;
+const rounds = Number(args[args.indexOf('--rounds') + 1]) || 4;
+
+const stack = await startStack();
+try {
+  const spec = { image: 'local', autoscaling: { min: 0, initial: concurrency, max: concurrency } };
+  log(`warming ${concurrency} desktops…`);
+  const warmSeconds = await stack.warmPool('bench', spec, concurrency);
+  log(`warm in ${warmSeconds.toFixed(1)} s`);
+  const latencies = [];
+  let doubleClaims = 0;
+  let notFromWarm = 0;
+  for (let r = 0; r < rounds; r++) {
+    if (r > 0) await stack.waitFor(async () => (await stack.call('GET', '/v1/pools/bench')).body.counts.warm >= concurrency, 600_000, 'refill');
+    const results = await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        const started = performance.now();
+        const res = await stack.call('POST', '/v1/pools/bench/claims', { wait_seconds: 0 });
+        return { ms: performance.now() - started, res };
+      }),
+    );
+    const sandboxes = new Set();
+    for (const { ms, res } of results) {
+      latencies.push(ms);
+      if (res.status !== 201) notFromWarm++;
+      const id = res.body.sandbox?.id;
+      if (id && sandboxes.has(id)) doubleClaims++;
+      if (id) sandboxes.add(id);
+    }
+    await Promise.all(results.map(({ res }) => stack.call('DELETE', `/v1/claims/${res.body.id}`)));
+    log(`round ${r + 1}/${rounds}: p50 ${round(percentile(latencies, 50))} ms`);
+  }
+  const line = {
+    bench: 'claim',
+    concurrency,
+    claims: latencies.length,
+    p50_ms: round(percentile(latencies, 50)),
+    p99_ms: round(percentile(latencies, 99)),
+    max_ms: round(Math.max(...latencies)),
+    double_claims: doubleClaims,
+    not_from_warm: notFromWarm,
+    warm_pool_fill_s: round(warmSeconds, 1),
+  };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+} finally {
+  await stack.stop();
+}

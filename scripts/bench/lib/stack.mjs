@@ -1,0 +1,125 @@
+// A whole Cubicle for a benchmark, from the built packages: private Postgres and Redis in a temp
+// dir, migrations, a tenant with an admin key, the worker (local backend: real desktops) and the
+// API on a loopback port. stop() ends everything it started, by pid, and removes the temp dir.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const root = new URL('../../../', import.meta.url).pathname;
+const load = (p) => {
+  const file = join(root, p);
+  if (!existsSync(file)) throw new Error(`${p} is missing: run \`npm run bootstrap\` (or npm run build) first`);
+  return import(pathToFileURL(file).href);
+};
+
+/** log goes to stderr so stdout stays one JSON object per line. */
+export const log = (line) => process.stderr.write(`bench: ${line}\n`);
+
+function spawnApp(entry, env) {
+  const child = spawn(process.execPath, [join(root, entry)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (d) => (tail = (tail + d.toString()).slice(-4000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  return {
+    child,
+    tail: () => tail,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await once(child, 'exit');
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function waitFor(check, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function startStack({ reclaimIntervalMs = 500 } = {}) {
+  const [embedded, { migrate }, { createDb }, tenancy] = await Promise.all([
+    load('packages/embedded/dist/index.js'),
+    load('packages/db/dist/migrate/index.js'),
+    load('packages/db/dist/index.js'),
+    load('packages/tenancy/dist/index.js'),
+  ]);
+  const dir = mkdtempSync(join(tmpdir(), 'cubicle-bench-'));
+  const stops = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch((e) => log(`stop: ${e.message}`));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const pg = await embedded.startPostgres({ dataDir: join(dir, 'postgres'), isDurable: false });
+    stops.push(() => pg.stop());
+    const redis = await embedded.startRedis({ dir: join(dir, 'redis') });
+    stops.push(() => redis.stop());
+    const admin = await import(pathToFileURL(join(root, 'node_modules/pg/lib/index.js')).href);
+    const client = new admin.default.Client({ connectionString: pg.adminUrl });
+    await client.connect();
+    await client.query('CREATE DATABASE cubicle');
+    await client.end();
+    const databaseUrl = pg.url('cubicle');
+    await migrate({ databaseUrl });
+    const db = createDb({ databaseUrl, maxConnections: 4 });
+    stops.push(() => db.$disconnect());
+    const tenant = await tenancy.createTenant(db, { name: 'bench', quotas: { max_sandboxes: 1000, max_concurrent_claims: 10_000, requests_per_minute: 1_000_000 } });
+    const key = await tenancy.createApiKey(db, { tenantId: tenant.id, name: 'bench', role: 'admin' });
+    const env = {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redis.url,
+      CUBICLE_KEYRING: `k1:${randomBytes(32).toString('base64')}`,
+      LOG_LEVEL: 'warn',
+      RECLAIM_INTERVAL_MS: String(reclaimIntervalMs),
+    };
+    const worker = spawnApp('apps/worker/dist/main.js', { ...env, WORKER_CONCURRENCY: '16' });
+    stops.push(() => worker.stop());
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const api = spawnApp('apps/api/dist/main.js', { ...env, API_HOST: '127.0.0.1', API_PORT: String(port) });
+    stops.push(() => api.stop());
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok === true, 30_000, 'the API');
+    const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
+    const call = async (method, path, body) => {
+      const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, body: await res.json() };
+    };
+    return {
+      url,
+      db,
+      call,
+      stop,
+      /** applyPool and wait until `warm` sandboxes are warm. */
+      async warmPool(name, spec, warm) {
+        const res = await call('PUT', `/v1/pools/${name}`, spec);
+        if (res.status >= 300) throw new Error(`PUT pool: ${res.status} ${JSON.stringify(res.body)}`);
+        const started = Date.now();
+        await waitFor(async () => (await call('GET', `/v1/pools/${name}`)).body.counts.warm >= warm, 600_000, `${warm} warm desktops`);
+        return (Date.now() - started) / 1000;
+      },
+      waitFor,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export const round = (v, digits = 2) => (v === null ? null : Number(v.toFixed(digits)));
