@@ -35,6 +35,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
+          // Each e2e file runs real desktops; one file at a time keeps a 2-core machine responsive.
+          fileParallelism: false,
           include: ['test/e2e/**/*.test.ts'],
           globalSetup: harness,
           testTimeout: 180_000,

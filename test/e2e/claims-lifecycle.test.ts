@@ -1,3 +1,4 @@
+import { desktopIdOf, localBackendScope } from '@cubicle/backends';
 import { listDesktopIds } from '@cubicle/driver-guest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, waitFor, type Stack } from './support/stack.js';
@@ -11,7 +12,8 @@ describe('claims on real desktops', () => {
   const call = (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
     s.api.inject({ method: method as 'GET', url, payload: payload as object, headers: { ...s.auth, ...headers } });
   const counts = async (pool: string) => (await call('GET', `/v1/pools/${pool}`)).json().counts;
-  const desktopsOf = async (sandboxId: string) => (await listDesktopIds()).filter((id) => id === sandboxId).length;
+  const desktopsOf = async (sandboxId: string) =>
+    (await listDesktopIds()).filter((id) => id === desktopIdOf(localBackendScope(s.workerEnv.DATABASE_URL), sandboxId)).length;
 
   beforeAll(async () => {
     s = await startStack();
@@ -94,7 +96,8 @@ describe('claims on real desktops', () => {
     await waitFor(async () => (await counts('crash')).warm === 2, 180_000, 250);
     // The database and the machine agree: every live desktop is a warm or claimed sandbox.
     await waitFor(async () => {
-      const live = new Set((await listDesktopIds()).filter((id) => id.startsWith('sbx_')));
+      const prefix = `${localBackendScope(s.workerEnv.DATABASE_URL)}-`;
+      const live = new Set((await listDesktopIds()).filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length)));
       const rows = await s.db.sandbox.findMany({ where: { state: { in: ['warm', 'claimed'] } }, select: { id: true } });
       const ok = live.size === rows.length && rows.every((r) => live.has(r.id));
       if (!ok && process.env.DEBUG_E2E) {

@@ -78,8 +78,10 @@ describe('route helper', () => {
   async function echoApp(handler: (n: number) => unknown, bodyLimit = 1024 * 1024) {
     const { default: Fastify } = await import('fastify');
     const { registerErrorHandler } = await import('./plugins/error-handler.js');
+    const { registerJsonBody } = await import('./plugins/json-body.js');
     const a = Fastify({ bodyLimit });
     registerErrorHandler(a);
+    registerJsonBody(a);
     route(a, Echo, ({ params, body }) => {
       const out = handler(body.n);
       return {
@@ -124,6 +126,10 @@ describe('route helper', () => {
     });
     expect(badJson.statusCode).toBe(400);
     expect(badJson.json().error.code).toBe('invalid_json');
+
+    // An empty JSON body is no body (a DELETE with a content-type header, say), not bad JSON.
+    const empty = await app.inject({ method: 'POST', url: '/test/echo/e_abc', headers: { 'content-type': 'application/json' }, payload: '' });
+    expect(empty.json().error.code).toBe('validation_failed');
 
     const text = await app.inject({
       method: 'POST',

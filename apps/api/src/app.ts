@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { openApiDocument } from '@cubicle/contract/openapi';
 import type { Db } from '@cubicle/db';
-import type { Enqueue } from '@cubicle/control-plane';
+import { GuestCalls, type Enqueue } from '@cubicle/control-plane';
 import type { KeyVerifierOptions } from '@cubicle/tenancy';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import { registerIdentity } from './auth/register-identity.js';
 import { registerErrorHandler, sendError } from './plugins/error-handler.js';
+import { registerJsonBody } from './plugins/json-body.js';
 import { ApiMetrics, registerMetrics } from './metrics/api-metrics.js';
 import { registerClaimRoutes } from './routes/claims.js';
+import { registerDriveRoutes } from './routes/drive.js';
 import { registerPoolRoutes } from './routes/pools.js';
 import { registerSystemRoutes } from './routes/system.js';
 
@@ -25,6 +27,8 @@ export interface BuildOptions {
   redis?: Redis;
   /** Where pool and claim routes enqueue worker jobs; with `db`, enables those routes. */
   queues?: Enqueue;
+  /** BullMQ prefix (must match the worker's); scopes the guest-call pub/sub channels. */
+  queuePrefix?: string;
   /** Key cache and last_used_at tuning (tests shorten the cache to see revocations at once). */
   keyVerifier?: KeyVerifierOptions;
 }
@@ -73,6 +77,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     reply.header('x-request-id', request.id);
   });
   registerErrorHandler(app);
+  registerJsonBody(app);
   if (options.db) {
     registerIdentity(app, {
       db: options.db,
@@ -83,6 +88,13 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
       const deps = { db: options.db, queues: options.queues };
       registerPoolRoutes(app, deps);
       registerClaimRoutes(app, deps);
+      // Driving a sandbox needs Redis pub/sub for answers: one subscriber connection per process.
+      if (options.redis) {
+        const subscriber = options.redis.duplicate();
+        const guest = new GuestCalls(deps, { publisher: options.redis, subscriber, prefix: options.queuePrefix ?? 'cubicle' });
+        registerDriveRoutes(app, deps, guest);
+        app.addHook('onClose', async () => subscriber.disconnect());
+      }
     }
   }
   registerMetrics(app, new ApiMetrics(options.db));

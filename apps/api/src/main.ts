@@ -20,6 +20,7 @@ const app = await buildApp({
   db,
   redis,
   queues,
+  queuePrefix: env.QUEUE_PREFIX,
   checks: {
     database: () => db.$queryRaw`SELECT 1`,
     redis: () => redis.ping(),

@@ -1,4 +1,4 @@
-import { createLocalBackend } from '@cubicle/backends';
+import { createLocalBackend, localBackendScope } from '@cubicle/backends';
 import type { Backends } from '@cubicle/control-plane';
 import type { Logger } from 'pino';
 import type { WorkerEnv } from './env.js';
@@ -12,7 +12,7 @@ export async function createBackends(env: WorkerEnv, log: Logger): Promise<Backe
   for (const kind of env.CUBICLE_BACKENDS) {
     switch (kind) {
       case 'local':
-        backends.local = createLocalBackend();
+        backends.local = createLocalBackend({ scope: localBackendScope(env.DATABASE_URL) });
         break;
       case 'kubernetes':
       case 'kubevirt':

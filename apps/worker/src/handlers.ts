@@ -35,5 +35,5 @@ export function buildHandlers(deps: WorkerDeps, metrics?: WorkerMetrics): JobHan
   };
 }
 
-/** The queues this worker listens on (per-sandbox guest queues are added with the guest-call issue). */
+/** The fixed queues this worker listens on; per-sandbox `guest-<id>` queues are run by GuestQueues. */
 export const staticQueues = ['sandboxes', 'reclaim', 'reconcile', 'runs'];

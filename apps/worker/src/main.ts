@@ -6,6 +6,7 @@ import { createQueueConnection, JobQueues, startWorkers } from '@cubicle/queue';
 import { pino } from 'pino';
 import { createBackends } from './backends.js';
 import { loadWorkerEnv } from './env.js';
+import { GuestQueues } from './guest-queues.js';
 import { buildHandlers, staticQueues } from './handlers.js';
 import { WorkerMetrics } from './metrics.js';
 
@@ -29,7 +30,8 @@ const workers = startWorkers({
   concurrency: env.WORKER_CONCURRENCY,
   concurrencyByQueue: { sandboxes: env.PROVISION_CONCURRENCY },
 });
-for (const w of workers) {
+/** instrument records job durations and logs failures of one BullMQ Worker. */
+function instrument(w: (typeof workers)[number]) {
   w.on('completed', (job) => {
     if (job.processedOn && job.finishedOn) metrics.jobDuration.observe({ job: job.name, outcome: 'completed' }, (job.finishedOn - job.processedOn) / 1000);
   });
@@ -38,6 +40,11 @@ for (const w of workers) {
     log.warn({ queue: w.name, job: job?.name, jobId: job?.id, err: err.message }, 'job failed');
   });
 }
+for (const w of workers) instrument(w);
+// Per-sandbox guest queues come and go with claims; see guest-queues.ts.
+const guestSubscriber = createQueueConnection(env.REDIS_URL);
+const guestQueues = new GuestQueues(deps, { connection, subscriber: guestSubscriber, prefix: env.QUEUE_PREFIX, log, instrument });
+await guestQueues.start();
 // One schedule in Redis however many workers run; the database decides what is due.
 await queues.schedule('claims.reclaim', {}, env.RECLAIM_INTERVAL_MS);
 await queues.schedule('pools.sweep', {}, env.SWEEP_INTERVAL_MS);
@@ -60,7 +67,8 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 30_000);
   force.unref();
   metricsServer?.close();
-  await Promise.all(workers.map((w) => w.close()));
+  await Promise.all([guestQueues.close(), ...workers.map((w) => w.close())]);
+  guestSubscriber.disconnect();
   await queues.close();
   connection.disconnect();
   await db.$disconnect();

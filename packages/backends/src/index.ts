@@ -1,1 +1,1 @@
-export { createLocalBackend, type LocalBackendOptions } from './local/local-backend.js';
+export { createLocalBackend, desktopIdOf, localBackendScope, type LocalBackendOptions } from './local/local-backend.js';

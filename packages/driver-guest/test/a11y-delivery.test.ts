@@ -66,6 +66,21 @@ describe('a11y delivery and other actions', () => {
     );
   });
 
+  it('select picks a row through its parent Selection, confirmed by the selected state', async () => {
+    const rows = await observe();
+    const banana = rows.find((r) => r.name === 'Banana')!;
+    const res = await act({ action: 'select', element_token: banana.element_token });
+    expect(res.json).toMatchObject({ effect: 'confirmed', route: 'accessibility' });
+    expect(res.json.evidence).toContainEqual({
+      kind: 'state_readback',
+      element_token: banana.element_token,
+      state: 'selected',
+      before: false,
+      after: true,
+    });
+    await app.waitForLine(/^SELECTED Banana$/);
+  });
+
   it('an insensitive element is refused element_disabled with nothing delivered', async () => {
     await app.send('add-button Locked');
     await app.send('sensitive Locked off');

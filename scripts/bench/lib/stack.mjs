@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -55,11 +55,22 @@ export async function startStack({ reclaimIntervalMs = 500 } = {}) {
     load('packages/tenancy/dist/index.js'),
   ]);
   const dir = mkdtempSync(join(tmpdir(), 'cubicle-bench-'));
+  // Postgres runs as its own user when we are root; it must be able to reach its data dir.
+  chmodSync(dir, 0o755);
   const stops = [];
-  const stop = async () => {
-    for (const s of stops.reverse()) await s().catch((e) => log(`stop: ${e.message}`));
-    rmSync(dir, { recursive: true, force: true });
-  };
+  let stopping;
+  const stop = () =>
+    (stopping ??= (async () => {
+      for (const s of stops.reverse()) await s().catch((e) => log(`stop: ${e.message}`));
+      rmSync(dir, { recursive: true, force: true });
+    })());
+  // Ctrl-C during a long bench still stops every process it started.
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      log(`${signal}: stopping`);
+      void stop().then(() => process.exit(130));
+    });
+  }
   try {
     const pg = await embedded.startPostgres({ dataDir: join(dir, 'postgres'), isDurable: false });
     stops.push(() => pg.stop());

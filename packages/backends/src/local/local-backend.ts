@@ -1,50 +1,64 @@
+import { createHash } from 'node:crypto';
 import type { ProvisionInput, ProvisionedSandbox, SandboxBackend } from '@cubicle/control-plane';
 import { listDesktopIds, startDesktop, stopDesktopById, type DesktopOptions } from '@cubicle/driver-guest';
 
 export interface LocalBackendOptions {
+  /**
+   * Which installation's desktops are ours. Several Cubicles can share one machine (a dev
+   * `npm start` beside a test run): each only lists and destroys desktops of its own scope.
+   */
+  scope: string;
   /** Passed to every desktop (size, GLX); the daemon always runs as its own process. */
   desktop?: Pick<DesktopOptions, 'width' | 'height' | 'depth' | 'withGlx'>;
 }
 
-/** Only desktops whose session id is a sandbox id belong to this backend. */
 const SANDBOX_ID = /^sbx_[0-9a-z]{26}$/;
+
+/** localBackendScope derives a scope from the database an installation uses (one per database). */
+export function localBackendScope(databaseUrl: string): string {
+  return createHash('sha256').update(databaseUrl).digest('hex').slice(0, 12);
+}
+
+/** desktopIdOf is the desktop session id of a sandbox in a scope (its process marker). */
+export const desktopIdOf = (scope: string, sandboxId: string) => `${scope}-${sandboxId}`;
 
 /**
  * createLocalBackend runs each sandbox as a desktop session on this machine. The session's id is
- * the sandbox id and every process of it carries that id in its environment, so the backend
- * keeps no state of its own: a restarted worker lists and destroys desktops by sandbox id, and a
- * provisioning re-run after a crash first clears whatever half-started session is left. The
- * guest driver runs as a separate process so desktops outlive a worker restart. The pool's
- * `image` is not used (the desktop is this machine's); its `env` reaches the session's apps.
+ * derived from the sandbox id and every process of it carries that id in its environment, so the
+ * backend keeps no state of its own: a restarted worker lists and destroys desktops by sandbox
+ * id, and a provisioning re-run after a crash first clears whatever half-started session is
+ * left. The guest driver runs as a separate process. The pool's `image` is not used (the
+ * desktop is this machine's); its `env` reaches the session's apps.
  */
-export function createLocalBackend(options: LocalBackendOptions = {}): SandboxBackend {
+export function createLocalBackend(options: LocalBackendOptions): SandboxBackend {
+  if (!/^[a-z0-9]{1,16}$/.test(options.scope)) throw new Error('local backend scope must be 1-16 lowercase letters or digits');
+  const prefix = `${options.scope}-`;
   return {
     kind: 'local',
     async provision(input: ProvisionInput): Promise<ProvisionedSandbox> {
-      await stopDesktopById(input.sandboxId);
+      const id = desktopIdOf(options.scope, input.sandboxId);
+      await stopDesktopById(id);
       if (input.signal.aborted) throw new Error('provisioning aborted');
-      const session = await startDesktop({
-        ...options.desktop,
-        id: input.sandboxId,
-        daemon: 'child',
-        appEnv: input.env,
-      });
+      const session = await startDesktop({ ...options.desktop, id, daemon: 'child', appEnv: input.env });
       if (!session.guestUrl) {
         await session.stop();
         throw new Error('the desktop started without a guest driver');
       }
       return {
-        ref: `${session.display}`,
+        ref: session.display,
         guestUrl: session.guestUrl,
         guestToken: session.guestToken,
         vncEndpoint: `127.0.0.1:${session.vncPort}`,
       };
     },
     async destroy(sandboxId: string): Promise<void> {
-      await stopDesktopById(sandboxId);
+      await stopDesktopById(desktopIdOf(options.scope, sandboxId));
     },
     async list(): Promise<string[]> {
-      return (await listDesktopIds()).filter((id) => SANDBOX_ID.test(id));
+      return (await listDesktopIds())
+        .filter((id) => id.startsWith(prefix))
+        .map((id) => id.slice(prefix.length))
+        .filter((id) => SANDBOX_ID.test(id));
     },
   };
 }

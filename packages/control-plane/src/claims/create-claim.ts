@@ -109,11 +109,12 @@ export async function createClaim(
           maxExpiresAt,
           lastHeartbeatAt: now,
         },
-        include: claimInclude,
+        // The pool's name is known already: only the sandbox is joined on the hot path.
+        include: { sandbox: true },
       });
       const status = sandboxId ? 201 : 202;
       if (idemRowId) await completeIdempotencyKey(tx, idemRowId, status, row.id, now);
-      return { row, status, tookWarm: sandboxId !== null };
+      return { row: { ...row, pool: { name: pool.name } }, status, tookWarm: sandboxId !== null };
     });
   } catch (err) {
     // Two creates raced on the same live name: the loser reconnects to the winner's claim.
@@ -125,8 +126,10 @@ export async function createClaim(
   }
 
   if (outcome.tookWarm || outcome.row.status === 'pending') {
-    // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim.
-    await deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: pool.id });
+    // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim. Not awaited:
+    // the claim is already committed, and the periodic sweep reconciles every pool anyway, so a
+    // lost nudge only delays a refill by one sweep interval.
+    deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: pool.id }).catch(() => undefined);
   }
   if (outcome.row.status === 'pending' && request.wait_seconds > 0) {
     const settled = await waitForClaim(deps, outcome.row.id, request.wait_seconds * 1000);

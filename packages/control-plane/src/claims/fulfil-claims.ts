@@ -13,7 +13,7 @@ export async function fulfilPendingClaims(deps: Deps, pool: Pool): Promise<numbe
     const done = await deps.db.$transaction(async (tx) => {
       const pending = await tx.$queryRaw<{ id: string; ttl_seconds: number }[]>`
         SELECT id, ttl_seconds FROM claims WHERE pool_id = ${pool.id} AND status = 'pending'
-        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`;
+        ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`;
       const claim = pending[0];
       if (!claim) return false;
       const now = nowOf(deps);

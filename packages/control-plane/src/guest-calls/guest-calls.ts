@@ -37,6 +37,7 @@ export class GuestCalls {
   private readonly replyTo = `api${randomBytes(6).toString('hex')}`;
   private readonly waiters = new Map<string, Waiter>();
   private readonly attached = new Set<string>();
+  private readonly tails = new Map<string, Promise<void>>();
   private seq = 0;
   private started: Promise<unknown> | undefined;
 
@@ -53,7 +54,10 @@ export class GuestCalls {
         if (ch === channel) this.deliver(message);
       });
       await this.options.subscriber.subscribe(channel);
-    })();
+    })().catch((err: unknown) => {
+      this.started = undefined; // the next call tries again
+      throw err;
+    });
     return this.started;
   }
 
@@ -87,33 +91,59 @@ export class GuestCalls {
    * guest errors are thrown as the same AppError the guest answered with.
    */
   async call(tenantId: string, claimId: string, operation: GuestOperation, request: Record<string, unknown>): Promise<unknown> {
-    const [sandboxId] = await Promise.all([this.activeSandboxOf(tenantId, claimId), this.start()]);
-    if (!this.attached.has(sandboxId)) {
-      // Tell workers to serve this sandbox's queue now rather than at their next database scan.
-      await this.options.publisher.publish(guestAttachChannel(this.options.prefix), sandboxId);
-      this.attached.add(sandboxId);
-    }
-    const jobId = guestCallJobId(this.replyTo, ++this.seq);
     const boundMs = guestCallBoundMs(operation, request) + GUEST_CALL_MARGIN_MS / 5;
+    let jobId: string | undefined;
     let timer: NodeJS.Timeout | undefined;
-    const answered = new Promise<GuestCallOutcome | undefined>((resolve) => {
-      this.waiters.set(jobId, { resolve });
-      timer = setTimeout(() => resolve(undefined), boundMs);
-    });
     try {
-      await this.deps.queues.enqueue(
-        'guest.call',
-        { tenant_id: tenantId, claim_id: claimId, sandbox_id: sandboxId, operation, request },
-        { jobId },
-      );
-      const outcome = await answered;
+      // Wrapped in an object: a returned promise would be flattened, and the chain would wait for the answer.
+      const { waiting } = await this.inOrder(claimId, async () => {
+        const [sandboxId] = await Promise.all([this.activeSandboxOf(tenantId, claimId), this.start()]);
+        if (!this.attached.has(sandboxId)) {
+          // Tell workers to serve this sandbox's queue now rather than at their next database scan.
+          await this.options.publisher.publish(guestAttachChannel(this.options.prefix), sandboxId);
+          this.attached.add(sandboxId);
+        }
+        const id = guestCallJobId(this.replyTo, ++this.seq);
+        jobId = id;
+        const waiting = new Promise<GuestCallOutcome | undefined>((resolve) => {
+          this.waiters.set(id, { resolve });
+          timer = setTimeout(() => resolve(undefined), boundMs);
+        });
+        await this.deps.queues.enqueue(
+          'guest.call',
+          { tenant_id: tenantId, claim_id: claimId, sandbox_id: sandboxId, operation, request },
+          { jobId: id },
+        );
+        return { waiting };
+      });
+      const outcome = await waiting;
       if (!outcome)
         throw new AppError('timeout', `the call did not finish within ${boundMs} ms; it may have been delivered: observe before retrying`);
       return unwrap(outcome);
     } finally {
       clearTimeout(timer);
-      this.waiters.delete(jobId);
+      if (jobId) this.waiters.delete(jobId);
     }
+  }
+
+  /**
+   * inOrder runs the steps before enqueueing one call of a claim after those of the calls that
+   * arrived before it in this process, so pipelined calls reach the sandbox's queue in arrival
+   * order (the lookups of concurrent calls would otherwise race). Waiting for answers is not
+   * serialized here: the queue does that.
+   */
+  private inOrder<T>(claimId: string, step: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(claimId) ?? Promise.resolve();
+    const mine = previous.then(step);
+    const tail = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(claimId, tail);
+    void tail.then(() => {
+      if (this.tails.get(claimId) === tail) this.tails.delete(claimId);
+    });
+    return mine;
   }
 
   /** forget drops the attach memo of released sandboxes so the set does not grow forever. */

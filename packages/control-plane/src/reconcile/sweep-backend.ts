@@ -15,10 +15,13 @@ export interface SweepResult {
  * reconcile replaces them. Provisioning ones are left to the provisioning timeout.
  */
 export async function sweepBackend(deps: WorkerDeps, backend: SandboxBackend): Promise<SweepResult> {
+  // Only sandboxes that were ready before the listing started can be missing from it; one that
+  // turned warm while we listed is simply newer than the snapshot.
+  const listedAt = nowOf(deps);
   const running = new Set(await backend.list());
   const known = await deps.db.sandbox.findMany({
-    where: { OR: [{ id: { in: [...running] } }, { backend: backend.kind, state: { in: ['warm', 'claimed'] } }] },
-    select: { id: true, state: true, tenantId: true, poolId: true },
+    where: { OR: [{ id: { in: [...running] } }, { backend: backend.kind, state: { in: ['warm', 'claimed'] }, readyAt: { lt: listedAt } }] },
+    select: { id: true, state: true, tenantId: true, poolId: true, readyAt: true },
   });
   const byId = new Map(known.map((s) => [s.id, s]));
   let orphansDestroyed = 0;
@@ -32,8 +35,9 @@ export async function sweepBackend(deps: WorkerDeps, backend: SandboxBackend): P
   let lostMarkedFailed = 0;
   for (const row of known) {
     if ((row.state !== 'warm' && row.state !== 'claimed') || running.has(row.id)) continue;
+    if (!row.readyAt || row.readyAt >= listedAt) continue;
     const { count } = await deps.db.sandbox.updateMany({
-      where: { id: row.id, state: row.state },
+      where: { id: row.id, state: row.state, readyAt: { lt: listedAt } },
       data: { state: 'failed', failureReason: 'lost by the backend', endedAt: nowOf(deps) },
     });
     if (count === 0) continue;

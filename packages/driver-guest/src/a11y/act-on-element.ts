@@ -85,18 +85,20 @@ export async function actOnElement(
         return req satisfies never;
     }
   } catch (err) {
+    const isXtest =
+      req.delivery_mode === 'foreground' && (req.action === 'click' || req.action === 'type_text');
     return {
       effect: 'unverifiable',
-      route: ctx.route,
+      route: isXtest ? 'xtest' : ctx.route,
       snapshot_id: snapshot.id,
       retry_safe: false,
-      delivery: ctx.delivery,
+      delivery: isXtest ? { mode: 'foreground' } : ctx.delivery,
       escalation: {
         target: 'observe',
         reason: 'delivery_failed',
-        hint: 'The bus failed mid-action; the input may or may not have arrived. Observe first.',
+        hint: 'Delivery failed midway; the input may or may not have arrived. Observe first.',
       },
-      summary: `AT-SPI call failed: ${(err as Error).message}`.slice(0, 1024),
+      summary: `Delivery failed: ${(err as Error).message}`.slice(0, 1024),
       duration_ms: performance.now() - started,
     };
   }

@@ -18,6 +18,13 @@ import { readLength, readValue } from './read-values.js';
 const run = promisify(execFile);
 
 /** Target is a resolved element: everything an action implementation needs. */
+// xdotool needs a UTF-8 locale to type anything beyond ASCII.
+const xEnv = (t: Target) => ({
+  DISPLAY: t.desktop.display,
+  PATH: '/usr/bin:/bin',
+  LC_ALL: 'C.UTF-8',
+});
+
 const scopeOf = (t: Target) => ({ framePath: t.framePath, path: t.node.path, token: t.token });
 
 export interface Target {
@@ -100,7 +107,7 @@ async function foregroundClick(t: Target, ctx: ActionContext): Promise<ActionRes
       'click',
       '1',
     ],
-    { env: { DISPLAY: t.desktop.display, PATH: '/usr/bin:/bin' } },
+    { env: xEnv(t) },
   );
   const events = await awaitEvents(t.mirror, since, scopeOf(t), 30);
   if (events.length > 0)
@@ -222,10 +229,12 @@ export async function typeText(
       route: 'xtest',
       delivery: { mode: 'foreground', focus_changed: true },
     };
-    const env = { DISPLAY: t.desktop.display, PATH: '/usr/bin:/bin' };
+    const env = xEnv(t);
     await run('xdotool', ['windowactivate', '--sync', String(t.windowId)], { env });
     await call(t, IFACE.component, 'GrabFocus');
-    await run('xdotool', ['type', '--delay', '0', '--', text], { env });
+    // Characters missing from the keymap are typed by remapping a spare keycode; with no delay
+    // between keys the app reads the keymap after it changed back (measured: "Grüße" → "Gre").
+    await run('xdotool', ['type', '--delay', '12', '--', text], { env });
     await settleText(t, secure ? [...expected].length : expected);
     return readBack(t, fg, secure, before, expected, 'Typed with XTest');
   }

@@ -1,0 +1,50 @@
+import { Routes } from '@cubicle/contract/api';
+import { ScreenshotImage, type GuestOperation } from '@cubicle/contract/guest';
+import { listActions, type Deps, type GuestCalls } from '@cubicle/control-plane';
+import type { FastifyInstance } from 'fastify';
+import { route } from '../lib/define-handler.js';
+import { tenantOf } from '../lib/tenant-of.js';
+
+/**
+ * Drive routes: the claim holder's observe / act / input / verify / screenshot / shell / files /
+ * windows calls, each forwarded as one guest operation through the sandbox's queue (GuestCalls),
+ * and the claim's stored ActionResults. Bodies and answers are the guest protocol's own schemas.
+ */
+export function registerDriveRoutes(app: FastifyInstance, deps: Deps, guest: GuestCalls) {
+  const forward = (operation: GuestOperation) => async (input: { request: Parameters<typeof tenantOf>[0]; params: { id: string }; body?: unknown }) => ({
+    status: 200 as const,
+    body: (await guest.call(tenantOf(input.request), input.params.id, operation, (input.body ?? {}) as Record<string, unknown>)) as never,
+  });
+
+  route(app, Routes.observeClaim, forward('observe'));
+  route(app, Routes.actClaim, forward('act.element'));
+  route(app, Routes.inputClaim, forward('act.pixel'));
+  route(app, Routes.verifyClaim, forward('verify_state'));
+  route(app, Routes.screenshotClaim, forward('screenshot'));
+  route(app, Routes.runClaimShell, forward('shell.run'));
+  route(app, Routes.readClaimFile, forward('files.read'));
+  route(app, Routes.writeClaimFile, forward('files.write'));
+  route(app, Routes.listClaimFiles, forward('files.list'));
+  route(app, Routes.statClaimFile, forward('files.stat'));
+  route(app, Routes.deleteClaimFile, forward('files.delete'));
+  route(app, Routes.listClaimWindows, forward('windows.list'));
+  route(app, Routes.launchClaimWindow, forward('windows.launch'));
+  route(app, Routes.closeClaimWindow, forward('windows.close'));
+
+  // The same capture as POST /screenshot, answered as the PNG file itself (`curl -o desktop.png`).
+  route(app, Routes.getClaimScreenshot, async ({ request, params, query }) => {
+    const answer = ScreenshotImage.parse(
+      await guest.call(tenantOf(request), params.id, 'screenshot', {
+        format: 'png',
+        ...(query.window_id !== undefined ? { window_id: query.window_id } : {}),
+        ...(query.max_dimension !== undefined ? { max_dimension: query.max_dimension } : {}),
+      }),
+    );
+    return { status: 200, body: Buffer.from(answer.data, 'base64') };
+  });
+
+  route(app, Routes.listClaimActions, async ({ request, params, query }) => ({
+    status: 200,
+    body: await listActions(deps, tenantOf(request), params.id, query),
+  }));
+}
