@@ -1,13 +1,4 @@
-import {
-  guestAttachChannel,
-  guestQueueName,
-  guestResultChannel,
-  replyToOf,
-  runGuestCall,
-  type GuestCallOutcome,
-  type WorkerDeps,
-} from '@cubicle/control-plane';
-import { dispatchJob } from '@cubicle/queue';
+import { answerGuestCallJob, guestAttachChannel, guestQueueName, type WorkerDeps } from '@cubicle/control-plane';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -69,7 +60,7 @@ export class GuestQueues {
         const rows = await this.deps.db.sandbox.findMany({ where: { state: 'claimed' }, select: { id: true } });
         const claimed = new Set(rows.map((r) => r.id));
         for (const id of claimed) await this.serve(id);
-        for (const id of [...this.workers.keys()]) if (!claimed.has(id)) await this.stop(id);
+        for (const id of [...this.workers.keys()]) if (!claimed.has(id)) await this.retire(id);
       } catch (err) {
         this.options.log.warn({ err: (err as Error).message }, 'guest queue scan failed');
       } finally {
@@ -106,6 +97,22 @@ export class GuestQueues {
     void worker.run();
   }
 
+  /**
+   * retire stops serving a sandbox that is no longer claimed and deletes its queue from Redis:
+   * its finished jobs hold requests (typed text, file contents) that should not outlive it.
+   */
+  private async retire(sandboxId: string): Promise<void> {
+    await this.stop(sandboxId);
+    const queue = new Queue(guestQueueName(sandboxId), { connection: this.options.connection, prefix: this.options.prefix });
+    try {
+      await queue.obliterate({ force: true });
+    } catch (err) {
+      this.options.log.warn({ sandboxId, err: (err as Error).message }, 'guest queue not deleted');
+    } finally {
+      await queue.close();
+    }
+  }
+
   private async stop(sandboxId: string): Promise<void> {
     const worker = this.workers.get(sandboxId);
     if (!worker) return;
@@ -114,23 +121,12 @@ export class GuestQueues {
   }
 
   /** process runs one call and publishes its answer to the API process waiting for it. */
-  private async process(job: Job): Promise<{ status: number }> {
-    let answer: Omit<GuestCallOutcome, 'job_id'>;
-    try {
-      answer = (await dispatchJob(
-        { 'guest.call': (p, ctx) => runGuestCall(this.deps, p, { enqueuedAt: job.timestamp, signal: ctx.signal }) },
-        job,
-      )) as Omit<GuestCallOutcome, 'job_id'>;
-    } catch (err) {
-      this.options.log.error({ jobId: job.id, err: (err as Error).message }, 'guest call failed');
-      answer = { status: 500, body: { error: { code: 'internal_error', message: 'internal error', request_id: 'worker' } } };
-    }
-    const replyTo = job.id ? replyToOf(job.id) : undefined;
-    if (replyTo) {
-      const outcome: GuestCallOutcome = { job_id: job.id!, ...answer };
-      await this.options.connection.publish(guestResultChannel(this.options.prefix, replyTo), JSON.stringify(outcome));
-    }
-    return { status: answer.status };
+  private process(job: Job): Promise<{ status: number }> {
+    return answerGuestCallJob(this.deps, {
+      publisher: this.options.connection,
+      prefix: this.options.prefix,
+      onError: (err) => this.options.log.error({ jobId: job.id, err: (err as Error).message }, 'guest call failed'),
+    }, job);
   }
 
   /** The sandboxes whose queues this process serves. */

@@ -110,6 +110,10 @@ export async function startStack({ reclaimIntervalMs = 500 } = {}) {
       url,
       db,
       call,
+      /** The keyring the worker seals guest tokens with (benchmarks that call a guest directly open them). */
+      keyring: env.CUBICLE_KEYRING,
+      /** The admin key's authorization header, for benchmarks with their own HTTP client. */
+      authorization: headers.authorization,
       stop,
       /** applyPool and wait until `warm` sandboxes are warm. */
       async warmPool(name, spec, warm) {

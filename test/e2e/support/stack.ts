@@ -12,7 +12,7 @@ export interface Stack {
   db: Db;
   api: FastifyInstance;
   worker: WorkerProcess;
-  workerEnv: Record<string, string>;
+  workerEnv: Record<string, string> & { DATABASE_URL: string };
   /** Bearer header of the first tenant's admin key. */
   auth: { authorization: string };
   tenantId: string;

@@ -1,9 +1,11 @@
 import type { Claim as ClaimView, CreateClaimRequest } from '@cubicle/contract/api';
 import { newId, ulid, Prisma, type Pool } from '@cubicle/db';
 import { nowOf, type Deps } from '../context.js';
-import { claimIdempotencyKey, completeIdempotencyKey, type IdempotencyInput } from '../idempotency/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, requestHash, type IdempotencyInput } from '../idempotency/idempotency.js';
+import { AppError } from '@cubicle/contract/errors';
+import { insertClaim, type InsertClaimInput } from './insert-claim.js';
+import { claimFromJson, sandboxFromJson } from './rows-from-json.js';
 import { findLivePool } from '../pools/apply-pool.js';
-import { checkQuota } from '@cubicle/tenancy';
 import { claimInclude, toClaimView, type ClaimRow } from './claim-view.js';
 import { waitForClaim } from './wait-for-claim.js';
 
@@ -37,20 +39,17 @@ export async function takeWarmSandbox(tx: Prisma.TransactionClient, pool: Pool, 
   return rows[0]?.id ?? null;
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
-}
-
 async function findLiveByName(deps: Deps, tenantId: string, poolId: string, name: string) {
   return deps.db.claim.findFirst({ where: { tenantId, poolId, name, status: { not: 'released' } }, include: claimInclude });
 }
 
 /**
- * createClaim hands out a sandbox of the pool. From a warm sandbox it is one short transaction
- * (201). Otherwise the claim is recorded pending, the pool is asked to provision, and the call
- * waits up to `wait_seconds` for the worker to fulfil it (201) before answering 202 pending.
- * A live claim with the same name comes back as is (200). With an idempotency key, the key and
- * the claim commit together, so a retry returns the same claim even after an API restart.
+ * createClaim hands out a sandbox of the pool. From a warm sandbox it is one SQL statement
+ * (insertClaim: 201). Otherwise the claim is recorded pending, the pool is asked to provision,
+ * and the call waits up to `wait_seconds` for the worker to fulfil it (201) before answering 202
+ * pending. A live claim with the same name comes back as is (200). With an idempotency key, the
+ * key and the claim commit together, so a retry returns the same claim even after an API
+ * restart; the same key with another body is 409.
  */
 export async function createClaim(
   deps: Deps,
@@ -60,81 +59,117 @@ export async function createClaim(
   idempotency?: Omit<IdempotencyInput, 'body'>,
 ): Promise<CreateClaimResult> {
   const pool = await findLivePool(deps, tenantId, poolName);
-  if (request.name) {
-    const existing = await findLiveByName(deps, tenantId, pool.id, request.name);
-    if (existing && !idempotency) return { claim: toClaimView(existing), status: 200 };
-  }
   const now = nowOf(deps);
   const ttl = request.ttl_seconds ?? pool.claimTtlSeconds;
   const { expiresAt, maxExpiresAt } = expiryOf(pool, ttl, now);
+  const hash = idempotency ? requestHash(request) : '';
+  const input: InsertClaimInput = {
+    claimId: newId('claim'),
+    tenantId,
+    poolId: pool.id,
+    generation: pool.generation,
+    name: request.name ?? `c-${ulid(now.getTime())}`,
+    metadata: request.metadata,
+    ttlSeconds: ttl,
+    idleTimeoutSeconds: pool.idleTimeoutSeconds,
+    expiresAt,
+    maxExpiresAt,
+    now,
+    ...(idempotency
+      ? { idempotency: { rowId: newId('idempotency_key'), key: idempotency.key, scope: idempotency.scope, requestHash: hash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) } }
+      : {}),
+  };
 
-  let outcome: { row: ClaimRow; status: 200 | 201 | 202; tookWarm: boolean };
+  let inserted: Awaited<ReturnType<typeof insertClaim>>;
   try {
-    outcome = await deps.db.$transaction(async (tx) => {
-      let idemRowId: string | undefined;
-      if (idempotency) {
-        const idem = await claimIdempotencyKey(tx, tenantId, { ...idempotency, body: request }, now);
-        if (idem.kind === 'replay') {
-          const row = await tx.claim.findFirstOrThrow({ where: { id: idem.resourceId, tenantId }, include: claimInclude });
-          // A claim first answered 202 that has since become active is reported as created.
-          const status = idem.status === 202 && row.status === 'active' ? 201 : (idem.status as 200 | 201 | 202);
-          return { row, status, tookWarm: false };
-        }
-        idemRowId = idem.rowId;
-        if (request.name) {
-          const existing = await tx.claim.findFirst({ where: { tenantId, poolId: pool.id, name: request.name, status: { not: 'released' } }, include: claimInclude });
-          if (existing) {
-            await completeIdempotencyKey(tx, idemRowId, 200, existing.id, now);
-            return { row: existing, status: 200 as const, tookWarm: false };
-          }
-        }
-      }
-      // Unlocked (soft under concurrency: simultaneous claims may pass the count together) so
-      // claims of one tenant never queue behind each other on the tenant row; the claim path's
-      // latency goal matters more than exactness at the quota's edge.
-      await checkQuota(tx, tenantId, 'concurrent_claims', { lock: false });
-      const sandboxId = await takeWarmSandbox(tx, pool, now);
-      const row = await tx.claim.create({
-        data: {
-          id: newId('claim'),
-          tenantId,
-          poolId: pool.id,
-          sandboxId,
-          name: request.name ?? `c-${ulid(now.getTime())}`,
-          status: sandboxId ? 'active' : 'pending',
-          metadata: request.metadata,
-          ttlSeconds: ttl,
-          idleTimeoutSeconds: pool.idleTimeoutSeconds,
-          expiresAt,
-          maxExpiresAt,
-          lastHeartbeatAt: now,
-        },
-        // The pool's name is known already: only the sandbox is joined on the hot path.
-        include: { sandbox: true },
-      });
-      const status = sandboxId ? 201 : 202;
-      if (idemRowId) await completeIdempotencyKey(tx, idemRowId, status, row.id, now);
-      return { row: { ...row, pool: { name: pool.name } }, status, tookWarm: sandboxId !== null };
-    });
+    inserted = await insertClaim(deps.db, input);
   } catch (err) {
-    // Two creates raced on the same live name: the loser reconnects to the winner's claim.
-    if (request.name && isUniqueViolation(err)) {
+    const constraint = uniqueViolation(err);
+    if (constraint === 'idempotency_keys_tenant_id_scope_key_key' && idempotency) {
+      return replayIdempotent(deps, tenantId, idempotency, hash, now, () => createClaim(deps, tenantId, poolName, request, idempotency));
+    }
+    if (constraint === 'claims_live_name_key' && request.name) {
+      // A live claim has this name: this call is a reconnect to it.
       const existing = await findLiveByName(deps, tenantId, pool.id, request.name);
-      if (existing) return { claim: toClaimView(existing), status: 200 };
+      if (existing) {
+        if (idempotency) await recordIdempotentReconnect(deps, tenantId, idempotency, hash, existing.id, now);
+        return { claim: toClaimView(existing), status: 200 };
+      }
     }
     throw err;
   }
+  if (!inserted.quotaOk || !inserted.claim) {
+    throw new AppError('quota_exceeded', `the tenant's concurrent_claims quota (${inserted.limit}) is reached`, {
+      quota: 'concurrent_claims',
+      limit: inserted.limit,
+      used: inserted.used,
+    });
+  }
+  const claim = claimFromJson(inserted.claim);
+  const row: ClaimRow = { ...claim, pool: { name: pool.name }, sandbox: inserted.sandbox ? sandboxFromJson(inserted.sandbox) : null };
 
-  if (outcome.tookWarm || outcome.row.status === 'pending') {
-    // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim. Not awaited:
-    // the claim is already committed, and the periodic sweep reconciles every pool anyway, so a
-    // lost nudge only delays a refill by one sweep interval.
-    deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: pool.id }).catch(() => undefined);
+  // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim. Not awaited:
+  // the claim is committed, and the periodic sweep reconciles every pool anyway, so a lost nudge
+  // only delays a refill by one sweep interval.
+  deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: pool.id }).catch(() => undefined);
+
+  if (row.status === 'pending' && request.wait_seconds > 0) {
+    const settled = await waitForClaim(deps, row.id, request.wait_seconds * 1000);
+    return { claim: toClaimView(settled), status: settled.status === 'active' ? 201 : 202 };
   }
-  if (outcome.row.status === 'pending' && request.wait_seconds > 0) {
-    const settled = await waitForClaim(deps, outcome.row.id, request.wait_seconds * 1000);
-    if (settled.status === 'active') return { claim: toClaimView(settled), status: 201 };
-    return { claim: toClaimView(settled), status: outcome.status };
+  return { claim: toClaimView(row), status: row.status === 'active' ? 201 : 202 };
+}
+
+/** uniqueViolation names the unique constraint a failed statement hit, if that is why it failed. */
+function uniqueViolation(err: unknown): string | null {
+  if (!(err instanceof Prisma.PrismaClientKnownRequestError)) return null;
+  const text = `${err.message} ${JSON.stringify(err.meta ?? {})}`;
+  if (!/23505|unique constraint|P2002/i.test(`${err.code} ${text}`)) return null;
+  for (const name of ['idempotency_keys_tenant_id_scope_key_key', 'claims_live_name_key']) if (text.includes(name)) return name;
+  return 'unknown';
+}
+
+/**
+ * replayIdempotent answers a request whose key was already used: same body → the same claim
+ * (with its first status, or 201 once a pending claim became active); other body → 409. An
+ * expired key is forgotten and the request runs as new, once.
+ */
+async function replayIdempotent(
+  deps: Deps,
+  tenantId: string,
+  idempotency: Omit<IdempotencyInput, 'body'>,
+  hash: string,
+  now: Date,
+  runAgain: () => Promise<CreateClaimResult>,
+): Promise<CreateClaimResult> {
+  const key = await deps.db.idempotencyKey.findUnique({
+    where: { tenantId_scope_key: { tenantId, scope: idempotency.scope, key: idempotency.key } },
+  });
+  if (!key) return runAgain();
+  if (key.expiresAt <= now) {
+    await deps.db.idempotencyKey.deleteMany({ where: { id: key.id, expiresAt: { lte: now } } });
+    return runAgain();
   }
-  return { claim: toClaimView(outcome.row), status: outcome.status };
+  if (key.requestHash !== hash) throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request body');
+  if (key.responseStatus === null || key.resourceId === null) {
+    throw new AppError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed');
+  }
+  const row = await deps.db.claim.findFirstOrThrow({ where: { id: key.resourceId, tenantId }, include: claimInclude });
+  const status = key.responseStatus === 202 && row.status === 'active' ? 201 : (key.responseStatus as 200 | 201 | 202);
+  return { claim: toClaimView(row), status };
+}
+
+/** recordIdempotentReconnect remembers that this key answered with an existing claim (200). */
+async function recordIdempotentReconnect(
+  deps: Deps,
+  tenantId: string,
+  idempotency: Omit<IdempotencyInput, 'body'>,
+  hash: string,
+  claimId: string,
+  now: Date,
+): Promise<void> {
+  await deps.db.$executeRaw`
+    INSERT INTO idempotency_keys (id, tenant_id, key, scope, request_hash, response_status, resource_id, created_at, completed_at, expires_at)
+    VALUES (${newId('idempotency_key')}, ${tenantId}, ${idempotency.key}, ${idempotency.scope}, ${hash}, 200, ${claimId}, ${now}, ${now}, ${new Date(now.getTime() + IDEMPOTENCY_TTL_MS)})
+    ON CONFLICT (tenant_id, scope, key) DO NOTHING`;
 }

@@ -5,3 +5,4 @@ export * from './redact-request.js';
 export * from './run-guest-call.js';
 export * from './guest-calls.js';
 export * from './list-actions.js';
+export * from './answer-guest-call.js';

@@ -1,6 +1,7 @@
 import type { Pool as PoolView, PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { newId, Prisma, type Pool } from '@cubicle/db';
+import type { Prisma} from '@cubicle/db';
+import { newId, type Pool } from '@cubicle/db';
 import type { Deps } from '../context.js';
 import { countSandboxes } from './count-sandboxes.js';
 import { toPoolView } from './pool-view.js';

@@ -1,0 +1,77 @@
+import type { Prisma } from '@cubicle/db';
+import type { Db } from '@cubicle/db';
+
+export interface InsertClaimInput {
+  claimId: string;
+  tenantId: string;
+  poolId: string;
+  generation: number;
+  name: string;
+  metadata: Record<string, string>;
+  ttlSeconds: number;
+  idleTimeoutSeconds: number | null;
+  expiresAt: Date;
+  maxExpiresAt: Date;
+  now: Date;
+  /** With a key, the key row is written by the same statement (a duplicate key aborts it all). */
+  idempotency?: { rowId: string; key: string; scope: string; requestHash: string; expiresAt: Date };
+}
+
+/** The claim and (when one was free) the sandbox rows as the statement wrote them (snake_case). */
+export interface InsertedClaim {
+  quotaOk: boolean;
+  limit: number;
+  used: number;
+  claim: Record<string, unknown> | null;
+  sandbox: Record<string, unknown> | null;
+}
+
+/**
+ * insertClaim is the claim hot path as ONE statement (one round trip, one implicit transaction):
+ * check the tenant's concurrent-claims quota, take the oldest warm sandbox of the pool's current
+ * generation (SKIP LOCKED: concurrent claims never wait on each other), insert the claim (active
+ * with it, or pending without), and record the idempotency key with the outcome. Any unique
+ * violation (a live name taken, a key already used) aborts the whole statement, sandbox included.
+ * The quota count is not locked, so simultaneous claims at the quota's edge may pass together.
+ */
+export async function insertClaim(db: Db | Prisma.TransactionClient, i: InsertClaimInput): Promise<InsertedClaim> {
+  const idem = i.idempotency;
+  const rows = await db.$queryRaw<{ quota_ok: boolean; lim: number; used: number; claim: Record<string, unknown> | null; sandbox: Record<string, unknown> | null }[]>`
+    WITH quota AS (
+      SELECT t.max_concurrent_claims AS lim,
+             (SELECT count(*)::int FROM claims c WHERE c.tenant_id = t.id AND c.status IN ('pending', 'active')) AS used
+      FROM tenants t WHERE t.id = ${i.tenantId}
+    ), picked AS (
+      SELECT s.id FROM sandboxes s
+      WHERE (SELECT used < lim FROM quota)
+        AND s.pool_id = ${i.poolId} AND s.state = 'warm' AND s.generation = ${i.generation}
+      ORDER BY s.created_at LIMIT 1 FOR UPDATE OF s SKIP LOCKED
+    ), taken AS (
+      UPDATE sandboxes s SET state = 'claimed', claimed_at = ${i.now}, updated_at = ${i.now}
+      FROM picked WHERE s.id = picked.id AND s.state = 'warm'
+      RETURNING s.*
+    ), inserted AS (
+      INSERT INTO claims (id, tenant_id, pool_id, sandbox_id, name, status, metadata, ttl_seconds,
+                          idle_timeout_seconds, expires_at, max_expires_at, last_heartbeat_at, created_at, updated_at)
+      SELECT ${i.claimId}, ${i.tenantId}, ${i.poolId}, (SELECT id FROM taken), ${i.name},
+             CASE WHEN EXISTS (SELECT 1 FROM taken) THEN 'active'::claim_status ELSE 'pending'::claim_status END,
+             ${JSON.stringify(i.metadata)}::jsonb, ${i.ttlSeconds}, ${i.idleTimeoutSeconds}::int,
+             ${i.expiresAt}, ${i.maxExpiresAt}, ${i.now}, ${i.now}, ${i.now}
+      FROM quota WHERE quota.used < quota.lim
+      RETURNING *
+    ), idem AS (
+      INSERT INTO idempotency_keys (id, tenant_id, key, scope, request_hash, response_status, resource_id, created_at, completed_at, expires_at)
+      SELECT ${idem?.rowId ?? null}::text, ${i.tenantId}, ${idem?.key ?? null}::text, ${idem?.scope ?? null}::text, ${idem?.requestHash ?? null}::text,
+             CASE WHEN inserted.status = 'active' THEN 201 ELSE 202 END, inserted.id, ${i.now}, ${i.now}, ${idem?.expiresAt ?? i.now}
+      FROM inserted WHERE ${idem !== undefined}
+      RETURNING id
+    )
+    SELECT COALESCE((SELECT used < lim FROM quota), false) AS quota_ok,
+           COALESCE((SELECT lim FROM quota), 0) AS lim,
+           COALESCE((SELECT used FROM quota), 0) AS used,
+           (SELECT row_to_json(inserted) FROM inserted) AS claim,
+           (SELECT row_to_json(taken) FROM taken) AS sandbox,
+           (SELECT count(*) FROM idem) AS idem_rows`;
+  const row = rows[0]!;
+  return { quotaOk: row.quota_ok, limit: row.lim, used: row.used, claim: row.claim, sandbox: row.sandbox };
+}
