@@ -39,6 +39,7 @@ const WINDOW = ['/usr/bin/python3', '-c', "import gi; gi.require_version('Gtk','
 
 const stack = await startStack();
 try {
+  log('warming one desktop…');
   await stack.warmPool('act', { image: 'local', autoscaling: { min: 0, initial: 1, max: 1 } }, 1);
   const claim = (await stack.call('POST', '/v1/pools/act/claims', { ttl_seconds: 1800 })).body;
   const sandbox = await stack.db.sandbox.findUniqueOrThrow({ where: { id: claim.sandbox.id } });
@@ -82,6 +83,7 @@ try {
   // the part of the overhead that any REST call pays.
   const baseline = [];
   for (let i = 0; i < iterations; i++) baseline.push((await request(api.base, 'GET', `/v1/claims/${claim.id}`, api.headers)).ms);
+  log(`measuring ${Object.keys(ops).length} operations × ${iterations}…`);
   const samples = Object.fromEntries(Object.keys(ops).map((k) => [k, { direct: [], api: [], overhead: [] }]));
   for (let i = -5; i < iterations; i++) {
     for (const [name, op] of Object.entries(ops)) {

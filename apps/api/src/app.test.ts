@@ -77,8 +77,8 @@ describe('API envelope and validation', () => {
 describe('route helper', () => {
   async function echoApp(handler: (n: number) => unknown, bodyLimit = 1024 * 1024) {
     const { default: Fastify } = await import('fastify');
-    const { registerErrorHandler } = await import('./plugins/error-handler.js');
-    const { registerJsonBody } = await import('./plugins/json-body.js');
+    const { registerErrorHandler } = await import('@cubicle/http');
+    const { registerJsonBody } = await import('@cubicle/http');
     const a = Fastify({ bodyLimit });
     registerErrorHandler(a);
     registerJsonBody(a);

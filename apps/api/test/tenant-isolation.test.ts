@@ -131,6 +131,26 @@ function bodyFor(r: RouteDef): Record<string, unknown> {
       return { ttl_seconds: 60 };
     case 'createClaim':
       return { wait_seconds: 0 };
+    // Drive routes: valid guest requests (the claim is pending, so nothing reaches a guest).
+    case 'observeClaim':
+    case 'closeClaimWindow':
+      return { window_id: 1 };
+    case 'actClaim':
+      return { window_id: 1, element_token: 's1:1', action: 'click' };
+    case 'inputClaim':
+      return { action: 'click', window_id: 1, screenshot_id: 'p1', x: 1, y: 1 };
+    case 'verifyClaim':
+      return { window_id: 1, predicates: [{ kind: 'element_exists', selector: { role: 'text' } }] };
+    case 'runClaimShell':
+    case 'launchClaimWindow':
+      return { argv: ['true'] };
+    case 'readClaimFile':
+    case 'listClaimFiles':
+    case 'statClaimFile':
+    case 'deleteClaimFile':
+      return { path: '/tmp/x' };
+    case 'writeClaimFile':
+      return { path: '/tmp/x', content: '' };
     default:
       return {};
   }

@@ -5,6 +5,29 @@ import { IdPrefixes, type IdKind } from '@cubicle/contract/api';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /**
+ * encodeBase32 writes bytes in lowercase Crockford base32 (5 bits a character; a last partial
+ * group is padded with zero bits). Ids and API keys share this alphabet.
+ */
+export function encodeBase32(bytes: Uint8Array): string {
+  let out = '';
+  let acc = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    acc = (acc << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(acc >> (bits - 5)) & 31]!;
+      bits -= 5;
+    }
+    acc &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += ALPHABET[(acc << (5 - bits)) & 31]!;
+  return out;
+}
+
+export const BASE32_ALPHABET = ALPHABET;
+
+/**
  * ulid returns 26 characters: 10 for the millisecond time (so ids sort by creation and index
  * well) and 16 from 80 random bits.
  */
@@ -15,20 +38,8 @@ export function ulid(now: number = Date.now()): string {
     time = ALPHABET[t % 32]! + time;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes(10);
-  let rand = '';
-  let acc = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    acc = (acc << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      rand += ALPHABET[(acc >> (bits - 5)) & 31]!;
-      bits -= 5;
-    }
-    acc &= (1 << bits) - 1;
-  }
-  return time + rand;
+  // 80 random bits are exactly 16 characters: no padding.
+  return time + encodeBase32(randomBytes(10));
 }
 
 /** newId makes a public id of the given kind, e.g. `clm_01j…`. */

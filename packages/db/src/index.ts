@@ -1,3 +1,3 @@
 export { createDb, type Db, type DbOptions } from './client.js';
-export { newId, ulid } from './ids.js';
+export { BASE32_ALPHABET, encodeBase32, newId, ulid } from './ids.js';
 export * from './generated/prisma/client.js';

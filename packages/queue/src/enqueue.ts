@@ -12,6 +12,12 @@ export interface EnqueueOptions {
   /** A stable id makes enqueueing idempotent: BullMQ keeps one job per id. */
   jobId?: string;
   delayMs?: number;
+  /**
+   * Debounce: enqueues with the same id collapse into one job that runs `ttlMs` after the last of
+   * them (BullMQ deduplication with extend + replace). For nudges such as "reconcile this pool",
+   * where one run after a burst serves every caller of the burst.
+   */
+  dedupe?: { id: string; ttlMs: number };
 }
 
 /**
@@ -47,6 +53,9 @@ export class JobQueues {
         : {}),
       ...(options.jobId ? { jobId: options.jobId } : {}),
       ...(options.delayMs ? { delay: options.delayMs } : {}),
+      ...(options.dedupe
+        ? { delay: options.dedupe.ttlMs, deduplication: { id: options.dedupe.id, ttl: options.dedupe.ttlMs, extend: true, replace: true } }
+        : {}),
     };
     return this.queue(queueFor(name, data)).add(name, data, jobOptions);
   }

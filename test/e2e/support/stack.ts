@@ -44,7 +44,7 @@ export async function startStack(): Promise<Stack> {
     RECLAIM_INTERVAL_MS: '200',
     SWEEP_INTERVAL_MS: '2000',
   };
-  const build = () => buildApp({ db, redis, queues, queuePrefix: ns.bullPrefix, keyVerifier: { cacheTtlMs: 0 }, logger: process.env.DRIVE_DEBUG ? { level: 'error' } : false });
+  const build = () => buildApp({ db, redis, queues, queuePrefix: ns.bullPrefix, keyVerifier: { cacheTtlMs: 0 } });
   let api = await build();
   let worker = startWorker(workerEnv);
 

@@ -2,7 +2,7 @@ import { AppError } from '@cubicle/contract/errors';
 import { isBinaryBody, toFastifyPath, type BinaryBody, type RouteDef } from '@cubicle/contract/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { zodIssues } from '../plugins/error-handler.js';
+import { zodIssues } from '@cubicle/http';
 import { noteResponseId } from '../audit/audit-plugin.js';
 import type { AuthContext } from '../auth/authenticate.js';
 

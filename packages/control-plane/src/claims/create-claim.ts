@@ -1,6 +1,6 @@
 import type { Claim as ClaimView, CreateClaimRequest } from '@cubicle/contract/api';
 import { newId, ulid, Prisma, type Pool } from '@cubicle/db';
-import { nowOf, type Deps } from '../context.js';
+import { nowOf, nudgeReconcile, type Deps } from '../context.js';
 import { IDEMPOTENCY_TTL_MS, requestHash, type IdempotencyInput } from '../idempotency/idempotency.js';
 import { AppError } from '@cubicle/contract/errors';
 import { insertClaim, type InsertClaimInput } from './insert-claim.js';
@@ -109,9 +109,8 @@ export async function createClaim(
   const row: ClaimRow = { ...claim, pool: { name: pool.name }, sandbox: inserted.sandbox ? sandboxFromJson(inserted.sandbox) : null };
 
   // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim. Not awaited:
-  // the claim is committed, and the periodic sweep reconciles every pool anyway, so a lost nudge
-  // only delays a refill by one sweep interval.
-  deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: pool.id }).catch(() => undefined);
+  // the claim is committed, and a lost nudge only delays a refill by one sweep interval.
+  void nudgeReconcile(deps, tenantId, pool.id);
 
   if (row.status === 'pending' && request.wait_seconds > 0) {
     const settled = await waitForClaim(deps, row.id, request.wait_seconds * 1000);

@@ -1,7 +1,7 @@
 import type { Claim as ClaimView, ClaimListQuery, ReleaseReason } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import type { Prisma } from '@cubicle/db';
-import { nowOf, type Deps } from '../context.js';
+import { nowOf, nudgeReconcile, type Deps } from '../context.js';
 import { claimInclude, toClaimView } from './claim-view.js';
 
 async function findClaim(deps: Deps, tenantId: string, id: string) {
@@ -83,7 +83,7 @@ export async function releaseClaim(
     if (released.sandbox_id) {
       await deps.queues.enqueue('sandbox.destroy', { tenant_id: tenantId, sandbox_id: released.sandbox_id }, { jobId: `destroy-${released.sandbox_id}` });
     }
-    await deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: released.pool_id });
+    await nudgeReconcile(deps, tenantId, released.pool_id);
   }
   return getClaim(deps, tenantId, id);
 }

@@ -11,7 +11,7 @@ import { registerShellRoutes } from '../shell/routes.js';
 import { registerWindowsRoutes } from '../windows/routes.js';
 import { registerAuth } from './auth.js';
 import type { GuestDeps } from './deps.js';
-import { registerErrorHandler } from './error-handler.js';
+import { registerErrorHandler } from '@cubicle/http';
 import { registerHealthRoutes } from './health-routes.js';
 
 export type { GuestDeps } from './deps.js';

@@ -2,7 +2,7 @@ import type { GuestHttpRoute } from '@cubicle/contract/guest';
 import { AppError } from '@cubicle/contract/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { zodIssues } from './error-handler.js';
+import { zodIssues } from '@cubicle/http';
 
 type RequestOf<R> = R extends { request: infer Q }
   ? Q extends z.ZodType

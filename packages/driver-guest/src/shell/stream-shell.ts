@@ -4,7 +4,7 @@ import { ShellStreamClientMessage, type ShellStreamServerMessage } from '@cubicl
 import { isAppError, type ErrorCodeName } from '@cubicle/contract/errors';
 import type { WebSocket } from 'ws';
 import type { GuestDeps } from '../server/deps.js';
-import { errorBody } from '../server/error-handler.js';
+import { errorBody } from '@cubicle/http';
 import type { RunRegistry } from './run-registry.js';
 import { startRun, type RunHandle } from './start-run.js';
 

@@ -2,7 +2,7 @@ import { AppError, ErrorCodes, type ErrorBody, type ErrorCodeName } from '@cubic
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodError } from 'zod';
 
-/** Fastify's own client errors, by code, mapped to ours so every answer has the same envelope. */
+/** Fastify's own client errors, by code, mapped to ours so the envelope is the same everywhere. */
 const fastifyCodes: Record<string, ErrorCodeName> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
@@ -13,30 +13,29 @@ const fastifyCodes: Record<string, ErrorCodeName> = {
   FST_ERR_VALIDATION: 'validation_failed',
 };
 
-/** errorBody builds the envelope's body; the shell stream sends the same body in an `error` frame. */
-export function errorBody(
-  requestId: string,
-  code: ErrorCodeName,
-  message: string,
-  details?: Record<string, unknown>,
-): ErrorBody {
+/** errorBody builds the envelope's body; streams (e.g. the guest's shell socket) send it in a frame. */
+export function errorBody(requestId: string, code: ErrorCodeName, message: string, details?: Record<string, unknown>): ErrorBody {
   return { code, message, request_id: requestId, ...(details ? { details } : {}) };
 }
 
-function sendError(
+/** sendError answers with the envelope and the code's one status. */
+export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,
   code: ErrorCodeName,
   message: string,
   details?: Record<string, unknown>,
 ) {
-  return reply
-    .status(ErrorCodes[code].status)
-    .type('application/json')
-    .send({ error: errorBody(request.id, code, message, details) });
+  const body: ErrorBody = {
+    code,
+    message,
+    request_id: request.id,
+    ...(details ? { details } : {}),
+  };
+  return reply.status(ErrorCodes[code].status).type('application/json').send({ error: body });
 }
 
-/** zodIssues turns a ZodError into `details.issues`: which field failed and why. */
+/** zodIssues turns a ZodError into the `details.issues` list: which field, what was wrong. */
 export function zodIssues(err: ZodError, where: string) {
   return err.issues.map((i) => ({
     location: where,
@@ -47,23 +46,23 @@ export function zodIssues(err: ZodError, where: string) {
 }
 
 /**
- * registerErrorHandler renders every failure as the contract's error envelope. AppErrors and
- * known client errors show their message; anything else is a 500 that says nothing internal
- * (the log has it, with the request id).
+ * registerErrorHandler renders every failure as the one error envelope. Only AppErrors and
+ * known client errors show their message; anything else is a 500 whose body says nothing
+ * internal (the log has the error with the request id).
  */
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
     if (err instanceof AppError)
       return sendError(request, reply, err.code, err.message, err.details);
-    const mapped = 'code' in err && err.code ? fastifyCodes[err.code] : undefined;
+    const mapped = err.code ? fastifyCodes[err.code] : undefined;
     if (mapped) return sendError(request, reply, mapped, err.message);
-    const status = 'statusCode' in err ? err.statusCode : undefined;
-    if (status && status >= 400 && status < 500) {
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return sendError(request, reply, 'validation_failed', err.message);
     }
     request.log.error({ err }, 'unhandled error');
     return sendError(request, reply, 'internal_error', 'internal error');
   });
+
   app.setNotFoundHandler((request, reply) =>
     sendError(
       request,

@@ -1,0 +1,141 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { PoolSpec } from '@cubicle/contract/api';
+import { AppError } from '@cubicle/contract/errors';
+import { newId } from '@cubicle/db';
+import { createQueueConnection, JobQueues } from '@cubicle/queue';
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestRedisNamespace } from '../../../test/harness/index.js';
+import {
+  answerGuestCallJob,
+  applyPool,
+  releaseClaim,
+  GuestCalls,
+  guestCallBoundMs,
+  guestQueueName,
+  newKeyringSpec,
+  parseKeyring,
+  runGuestCall,
+  seal,
+  type WorkerDeps,
+} from '../src/index.js';
+import { world, type World } from './setup.js';
+
+const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof AppError ? e.code : String(e)));
+
+/**
+ * The transport of guest calls on real Postgres and Redis: lookups and refusals in the API half,
+ * the worker half's checks before anything reaches a guest, and an answer travelling enqueue →
+ * BullMQ worker → pub/sub → the waiting caller. The guest is a real closed or silent port, so
+ * these tests never need a desktop (test/e2e/drive.test.ts drives real ones).
+ */
+describe('guest calls on real Postgres and Redis', () => {
+  let w: World;
+  let deps: WorkerDeps;
+  let prefix: string;
+  let queues: JobQueues;
+  let publisher: Redis;
+  let subscriber: Redis;
+  let listener: Server;
+  let connections = 0;
+  const sockets = new Set<Socket>();
+  let silentPort = 0;
+  const ns = createTestRedisNamespace();
+
+  /** claimedSandbox seeds an active claim on a claimed sandbox whose guest is at `endpoint`. */
+  async function claimedSandbox(endpoint: string, tenantId = w.tenantId) {
+    const { pool } = await applyPool(deps, tenantId, `p${Math.random().toString(36).slice(2, 10)}`, PoolSpec.parse({ image: 'img', autoscaling: { min: 0, initial: 0, max: 1 } }));
+    const poolId = pool.id;
+    const sandboxId = newId('sandbox');
+    await w.db.sandbox.create({
+      data: { id: sandboxId, tenantId, poolId, backend: 'local', image: 'img', generation: 1, state: 'claimed', guestEndpoint: endpoint, guestTokenCiphertext: seal(deps.keyring, 'guest-token', sandboxId) },
+    });
+    const claimId = newId('claim');
+    const now = Date.now();
+    await w.db.claim.create({
+      data: { id: claimId, tenantId, poolId, sandboxId, name: `c${claimId.slice(-8)}`, status: 'active', ttlSeconds: 600, expiresAt: new Date(now + 600_000), maxExpiresAt: new Date(now + 3_600_000) },
+    });
+    return { sandboxId, claimId };
+  }
+
+  beforeAll(async () => {
+    w = await world();
+    prefix = ns.bullPrefix;
+    publisher = createQueueConnection(ns.url);
+    queues = new JobQueues(publisher, prefix);
+    deps = { ...w.deps, queues, backends: {}, keyring: parseKeyring(newKeyringSpec()) };
+    subscriber = createQueueConnection(ns.url);
+    // A port that accepts and never answers: proves whether anything was delivered.
+    listener = createServer((socket) => {
+      connections++;
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    silentPort = (listener.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((r) => listener?.close(r));
+    await queues?.close();
+    publisher?.disconnect();
+    subscriber?.disconnect();
+    await ns.cleanup();
+    await w?.close();
+  });
+
+  it('bounds follow the request’s own wait, within the job timeout', () => {
+    expect(guestCallBoundMs('screenshot', {})).toBe(30_000);
+    expect(guestCallBoundMs('shell.run', { timeout_ms: 60_000 })).toBe(65_000);
+    expect(guestCallBoundMs('shell.run', { timeout_ms: 3_600_000 })).toBe(120_000);
+    expect(guestCallBoundMs('windows.launch', { wait_for_window_ms: 1_000 })).toBe(30_000);
+  });
+
+  it('the API half answers not_found for unknown and foreign claims and claim_not_active for released ones', async () => {
+    const calls = new GuestCalls(deps, { publisher, subscriber, prefix });
+    const { claimId } = await claimedSandbox('http://127.0.0.1:1');
+    expect(await codeOf(calls.call(w.tenantId, newId('claim'), 'windows.list', {}))).toBe('not_found');
+    expect(await codeOf(calls.call(w.otherTenantId, claimId, 'windows.list', {}))).toBe('not_found');
+    await releaseClaim(deps, w.tenantId, claimId);
+    expect(await codeOf(calls.call(w.tenantId, claimId, 'windows.list', {}))).toBe('claim_not_active');
+    expect(calls.pending).toBe(0);
+  });
+
+  it('the worker half delivers nothing for a released claim or a call whose caller gave up', async () => {
+    const { sandboxId, claimId } = await claimedSandbox(`http://127.0.0.1:${silentPort}`);
+    const payload = { tenant_id: w.tenantId, claim_id: claimId, sandbox_id: sandboxId, operation: 'windows.list' as const, request: {} };
+    const late = await runGuestCall(deps, payload, { enqueuedAt: Date.now() - 31_000 });
+    expect(late).toMatchObject({ status: 504, body: { error: { code: 'timeout' } } });
+    const foreign = await runGuestCall(deps, { ...payload, tenant_id: w.otherTenantId }, { enqueuedAt: Date.now() });
+    expect(foreign).toMatchObject({ status: 409, body: { error: { code: 'claim_not_active' } } });
+    const invalid = await runGuestCall(deps, { ...payload, operation: 'shell.run', request: { argv: [] } }, { enqueuedAt: Date.now() });
+    expect(invalid).toMatchObject({ status: 400, body: { error: { code: 'validation_failed' } } });
+    expect(connections).toBe(0);
+    // A guest that never answers is cut off at the bound and reported as maybe delivered.
+    const silent = await runGuestCall(deps, payload, { enqueuedAt: Date.now() - 29_000 });
+    expect(silent).toMatchObject({ status: 504, body: { error: { code: 'timeout' } } });
+    expect(connections).toBe(1);
+  });
+
+  it('an answer travels enqueue → worker → pub/sub back to its caller, and guest failures keep their code', async () => {
+    const { sandboxId, claimId } = await claimedSandbox('http://127.0.0.1:1'); // nothing listens there
+    const connection = createQueueConnection(ns.url);
+    const worker = new Worker(guestQueueName(sandboxId), (job) => answerGuestCallJob(deps, { publisher, prefix }, job), {
+      connection,
+      prefix,
+      concurrency: 1,
+    });
+    const calls = new GuestCalls(deps, { publisher, subscriber, prefix });
+    try {
+      const results = await Promise.all([1, 2, 3].map(() => codeOf(calls.call(w.tenantId, claimId, 'windows.list', {}))));
+      expect(results).toEqual(['backend_unavailable', 'backend_unavailable', 'backend_unavailable']);
+      expect(calls.pending).toBe(0);
+      // Nothing is stored for calls that produced no ActionResult.
+      expect(await w.db.actionRecord.count({ where: { claimId } })).toBe(0);
+    } finally {
+      await worker.close();
+      connection.disconnect();
+    }
+  });
+});

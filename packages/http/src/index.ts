@@ -1,0 +1,2 @@
+export { errorBody, registerErrorHandler, sendError, zodIssues } from './error-handler.js';
+export { registerJsonBody } from './json-body.js';
