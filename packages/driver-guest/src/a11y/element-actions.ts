@@ -233,8 +233,9 @@ export async function typeText(
     await run('xdotool', ['windowactivate', '--sync', String(t.windowId)], { env });
     await call(t, IFACE.component, 'GrabFocus');
     // Characters missing from the keymap are typed by remapping a spare keycode; with no delay
-    // between keys the app reads the keymap after it changed back (measured: "Grüße" → "Gre").
-    await run('xdotool', ['type', '--delay', '12', '--', text], { env });
+    // between keys the app reads the keymap after it changed back (measured: "Grüße" → "Gre"),
+    // and a busy machine needs more than 12 ms (dropped characters seen under load).
+    await run('xdotool', ['type', '--delay', '30', '--', text], { env });
     await settleText(t, secure ? [...expected].length : expected);
     return readBack(t, fg, secure, before, expected, 'Typed with XTest');
   }
@@ -251,11 +252,12 @@ export async function typeText(
 }
 
 /**
- * settleText waits (up to 1 s) until key events typed through XTest have reached the text: the
- * toolkit handles them from its event queue after xdotool has returned.
+ * settleText waits (up to 3 s) until key events typed through XTest have reached the text: the
+ * toolkit handles them from its event queue after xdotool has returned, late on a busy machine.
+ * It returns as soon as the text matches, so the bound only costs when typing went wrong.
  */
 async function settleText(t: Target, expected: string | number): Promise<void> {
-  const deadline = performance.now() + 1_000;
+  const deadline = performance.now() + 3_000;
   while (performance.now() < deadline) {
     await t.mirror.fence().catch(() => undefined);
     const now =

@@ -54,7 +54,11 @@ export async function superviseVnc(options: VncOptions): Promise<VncSupervisor> 
 
   const launch = async (): Promise<boolean> => {
     const args = ['-display', options.display, '-localhost', '-rfbport', String(port)];
-    args.push('-nopw', '-forever', '-shared', '-noxdamage', '-quiet');
+    // -noshm: x11vnc's MIT-SHM segments outlive it when it is killed (SysV shm is not freed with
+    // the process), and a machine that starts and kills many desktops runs out of segments
+    // (kernel.shmmni) until nothing, Postgres included, can allocate one. Reading the
+    // framebuffer without SHM costs a little CPU per update, only while a viewer watches.
+    args.push('-nopw', '-forever', '-shared', '-noxdamage', '-noshm', '-quiet');
     if (options.logFile) args.push('-o', options.logFile);
     const proc = spawn('x11vnc', args, { env: options.env, detached: true, stdio: 'ignore' });
     child = proc;
