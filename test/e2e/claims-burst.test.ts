@@ -15,6 +15,8 @@ describe('200 concurrent claims on 20 warm desktops', () => {
     expect((await call('PUT', '/v1/pools/burst', { image: 'local', autoscaling: { min: 0, initial: 20, max: 22 } })).statusCode).toBe(201);
     await waitFor(async () => (await call('GET', '/v1/pools/burst')).json().counts.warm === 20, 240_000, 250);
 
+    // The default tenant quota is 100 concurrent claims; this burst is about the pool, not the quota.
+    await s.db.tenant.update({ where: { id: s.tenantId }, data: { maxConcurrentClaims: 1000 } });
     const results = await Promise.all(Array.from({ length: 200 }, () => call('POST', '/v1/pools/burst/claims', { wait_seconds: 0 })));
     const active = results.filter((r) => r.statusCode === 201).map((r) => r.json());
     const pending = results.filter((r) => r.statusCode === 202).map((r) => r.json());

@@ -136,6 +136,20 @@ describe('claims on real Postgres', () => {
     expect(mine.data.some((c) => c.id === claim.id)).toBe(false);
   });
 
+  it('a tenant over its concurrent-claims quota gets quota_exceeded with the limit, and nothing changes', async () => {
+    const { pool } = await applyPool(w.deps, w.otherTenantId, 'quota', PoolSpec.parse({ image: 'img' }));
+    await seedWarm(w.db, w.otherTenantId, pool.id, 3);
+    await w.db.tenant.update({ where: { id: w.otherTenantId }, data: { maxConcurrentClaims: 2 } });
+    const live = await w.db.claim.count({ where: { tenantId: w.otherTenantId, status: { not: 'released' } } });
+    for (let i = live; i < 2; i++) await createClaim(w.deps, w.otherTenantId, 'quota', req());
+    const warmBefore = await w.db.sandbox.count({ where: { poolId: pool.id, state: 'warm' } });
+    const err = await createClaim(w.deps, w.otherTenantId, 'quota', req()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).code).toBe('quota_exceeded');
+    expect((err as AppError).details).toMatchObject({ quota: 'concurrent_claims', limit: 2 });
+    expect(await w.db.sandbox.count({ where: { poolId: pool.id, state: 'warm' } })).toBe(warmBefore);
+  });
+
   it('lists newest first with a cursor', async () => {
     const page1 = await listClaims(w.deps, w.tenantId, { limit: 5 });
     const page2 = await listClaims(w.deps, w.tenantId, { limit: 5, cursor: page1.next_cursor! });
