@@ -58,22 +58,15 @@ export async function createClaim(
   request: CreateClaimRequest,
   idempotency?: Omit<IdempotencyInput, 'body'>,
 ): Promise<CreateClaimResult> {
-  const pool = await findLivePool(deps, tenantId, poolName);
   const now = nowOf(deps);
-  const ttl = request.ttl_seconds ?? pool.claimTtlSeconds;
-  const { expiresAt, maxExpiresAt } = expiryOf(pool, ttl, now);
   const hash = idempotency ? requestHash(request) : '';
   const input: InsertClaimInput = {
     claimId: newId('claim'),
     tenantId,
-    poolId: pool.id,
-    generation: pool.generation,
+    poolName,
     name: request.name ?? `c-${ulid(now.getTime())}`,
     metadata: request.metadata,
-    ttlSeconds: ttl,
-    idleTimeoutSeconds: pool.idleTimeoutSeconds,
-    expiresAt,
-    maxExpiresAt,
+    ttlSeconds: request.ttl_seconds ?? null,
     now,
     ...(idempotency
       ? { idempotency: { rowId: newId('idempotency_key'), key: idempotency.key, scope: idempotency.scope, requestHash: hash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) } }
@@ -90,6 +83,7 @@ export async function createClaim(
     }
     if (constraint === 'claims_live_name_key' && request.name) {
       // A live claim has this name: this call is a reconnect to it.
+      const pool = await findLivePool(deps, tenantId, poolName);
       const existing = await findLiveByName(deps, tenantId, pool.id, request.name);
       if (existing) {
         if (idempotency) await recordIdempotentReconnect(deps, tenantId, idempotency, hash, existing.id, now);
@@ -98,6 +92,7 @@ export async function createClaim(
     }
     throw err;
   }
+  if (!inserted.poolFound || !inserted.poolId) throw new AppError('not_found', `pool ${poolName} not found`);
   if (!inserted.quotaOk || !inserted.claim) {
     throw new AppError('quota_exceeded', `the tenant's concurrent_claims quota (${inserted.limit}) is reached`, {
       quota: 'concurrent_claims',
@@ -106,11 +101,12 @@ export async function createClaim(
     });
   }
   const claim = claimFromJson(inserted.claim);
-  const row: ClaimRow = { ...claim, pool: { name: pool.name }, sandbox: inserted.sandbox ? sandboxFromJson(inserted.sandbox) : null };
+  const row: ClaimRow = { ...claim, pool: { name: poolName }, sandbox: inserted.sandbox ? sandboxFromJson(inserted.sandbox) : null };
+  const poolId = inserted.poolId;
 
   // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim. Not awaited:
   // the claim is committed, and a lost nudge only delays a refill by one sweep interval.
-  void nudgeReconcile(deps, tenantId, pool.id);
+  void nudgeReconcile(deps, tenantId, poolId);
 
   if (row.status === 'pending' && request.wait_seconds > 0) {
     const settled = await waitForClaim(deps, row.id, request.wait_seconds * 1000);

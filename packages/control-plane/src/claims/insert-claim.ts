@@ -4,14 +4,12 @@ import type { Db } from '@cubicle/db';
 export interface InsertClaimInput {
   claimId: string;
   tenantId: string;
-  poolId: string;
-  generation: number;
+  /** The pool by name; the statement reads it (live, current generation) itself. */
+  poolName: string;
   name: string;
   metadata: Record<string, string>;
-  ttlSeconds: number;
-  idleTimeoutSeconds: number | null;
-  expiresAt: Date;
-  maxExpiresAt: Date;
+  /** The requested TTL; null takes the pool's. Capped at the pool's maximum lifetime. */
+  ttlSeconds: number | null;
   now: Date;
   /** With a key, the key row is written by the same statement (a duplicate key aborts it all). */
   idempotency?: { rowId: string; key: string; scope: string; requestHash: string; expiresAt: Date };
@@ -19,6 +17,9 @@ export interface InsertClaimInput {
 
 /** The claim and (when one was free) the sandbox rows as the statement wrote them (snake_case). */
 export interface InsertedClaim {
+  /** False when the tenant has no live pool of that name (nothing was written). */
+  poolFound: boolean;
+  poolId: string | null;
   quotaOk: boolean;
   limit: number;
   used: number;
@@ -28,7 +29,7 @@ export interface InsertedClaim {
 
 /**
  * insertClaim is the claim hot path as ONE statement (one round trip, one implicit transaction):
- * check the tenant's concurrent-claims quota, take the oldest warm sandbox of the pool's current
+ * find the tenant's live pool by name, check the tenant's concurrent-claims quota, take the oldest warm sandbox of the pool's current
  * generation (SKIP LOCKED: concurrent claims never wait on each other), insert the claim (active
  * with it, or pending without), and record the idempotency key with the outcome. Any unique
  * violation (a live name taken, a key already used) aborts the whole statement, sandbox included.
@@ -36,15 +37,20 @@ export interface InsertedClaim {
  */
 export async function insertClaim(db: Db | Prisma.TransactionClient, i: InsertClaimInput): Promise<InsertedClaim> {
   const idem = i.idempotency;
-  const rows = await db.$queryRaw<{ quota_ok: boolean; lim: number; used: number; claim: Record<string, unknown> | null; sandbox: Record<string, unknown> | null }[]>`
-    WITH quota AS (
+  const rows = await db.$queryRaw<{ pool_id: string | null; quota_ok: boolean; lim: number; used: number; claim: Record<string, unknown> | null; sandbox: Record<string, unknown> | null }[]>`
+    WITH pool AS (
+      SELECT id, generation, idle_timeout_seconds,
+             COALESCE(${i.ttlSeconds}::int, claim_ttl_seconds) AS ttl,
+             ${i.now}::timestamptz + make_interval(secs => max_claim_lifetime_seconds) AS max_expires_at
+      FROM pools WHERE tenant_id = ${i.tenantId} AND name = ${i.poolName} AND deleted_at IS NULL
+    ), quota AS (
       SELECT t.max_concurrent_claims AS lim,
              (SELECT count(*)::int FROM claims c WHERE c.tenant_id = t.id AND c.status IN ('pending', 'active')) AS used
       FROM tenants t WHERE t.id = ${i.tenantId}
     ), picked AS (
       SELECT s.id FROM sandboxes s
       WHERE (SELECT used < lim FROM quota)
-        AND s.pool_id = ${i.poolId} AND s.state = 'warm' AND s.generation = ${i.generation}
+        AND s.pool_id = (SELECT id FROM pool) AND s.state = 'warm' AND s.generation = (SELECT generation FROM pool)
       ORDER BY s.created_at LIMIT 1 FOR UPDATE OF s SKIP LOCKED
     ), taken AS (
       UPDATE sandboxes s SET state = 'claimed', claimed_at = ${i.now}, updated_at = ${i.now}
@@ -53,11 +59,12 @@ export async function insertClaim(db: Db | Prisma.TransactionClient, i: InsertCl
     ), inserted AS (
       INSERT INTO claims (id, tenant_id, pool_id, sandbox_id, name, status, metadata, ttl_seconds,
                           idle_timeout_seconds, expires_at, max_expires_at, last_heartbeat_at, created_at, updated_at)
-      SELECT ${i.claimId}, ${i.tenantId}, ${i.poolId}, (SELECT id FROM taken), ${i.name},
+      SELECT ${i.claimId}, ${i.tenantId}, pool.id, (SELECT id FROM taken), ${i.name},
              CASE WHEN EXISTS (SELECT 1 FROM taken) THEN 'active'::claim_status ELSE 'pending'::claim_status END,
-             ${JSON.stringify(i.metadata)}::jsonb, ${i.ttlSeconds}, ${i.idleTimeoutSeconds}::int,
-             ${i.expiresAt}, ${i.maxExpiresAt}, ${i.now}, ${i.now}, ${i.now}
-      FROM quota WHERE quota.used < quota.lim
+             ${JSON.stringify(i.metadata)}::jsonb, pool.ttl, pool.idle_timeout_seconds,
+             LEAST(${i.now}::timestamptz + make_interval(secs => pool.ttl), pool.max_expires_at), pool.max_expires_at,
+             ${i.now}, ${i.now}, ${i.now}
+      FROM quota, pool WHERE quota.used < quota.lim
       RETURNING *
     ), idem AS (
       INSERT INTO idempotency_keys (id, tenant_id, key, scope, request_hash, response_status, resource_id, created_at, completed_at, expires_at)
@@ -66,12 +73,13 @@ export async function insertClaim(db: Db | Prisma.TransactionClient, i: InsertCl
       FROM inserted WHERE ${idem !== undefined}
       RETURNING id
     )
-    SELECT COALESCE((SELECT used < lim FROM quota), false) AS quota_ok,
+    SELECT (SELECT id FROM pool) AS pool_id,
+           COALESCE((SELECT used < lim FROM quota), false) AS quota_ok,
            COALESCE((SELECT lim FROM quota), 0) AS lim,
            COALESCE((SELECT used FROM quota), 0) AS used,
            (SELECT row_to_json(inserted) FROM inserted) AS claim,
            (SELECT row_to_json(taken) FROM taken) AS sandbox,
            (SELECT count(*) FROM idem) AS idem_rows`;
   const row = rows[0]!;
-  return { quotaOk: row.quota_ok, limit: row.lim, used: row.used, claim: row.claim, sandbox: row.sandbox };
+  return { poolFound: row.pool_id !== null, poolId: row.pool_id, quotaOk: row.quota_ok, limit: row.lim, used: row.used, claim: row.claim, sandbox: row.sandbox };
 }

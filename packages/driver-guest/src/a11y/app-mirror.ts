@@ -18,14 +18,21 @@ type Message = InstanceType<typeof dbus.Message>;
  * child counts, and `sync` re-reads only the lists in doubt before an observe. `sync` also fences: a round trip to the app guarantees
  * every event it emitted before has been applied (D-Bus keeps per-sender order).
  */
+/** How long a newly read object's states stay suspect (see freshlyRead). */
+const FRESH_MS = 2_000;
+
 export class AppMirror {
   readonly nodes = new Map<string, NodeData>();
   readonly extents = new ExtentCache();
   private readonly dirtyChildren = new Set<string>();
   /** Objects whose `showing` may have changed silently (scrolled or resized viewports). */
   private readonly dirtyStates = new Set<string>();
-  /** Objects first read by the last sync: GTK maps them (sets `showing`) a frame later, silently. */
-  private readonly freshlyRead = new Set<string>();
+  /**
+   * Objects read recently, by when: GTK maps them (sets `showing`) a frame later, silently, and on
+   * a busy machine that frame can come after the next sync, so their states are re-read on every
+   * sync for FRESH_MS rather than once.
+   */
+  private readonly freshlyRead = new Map<string, number>();
   /** Events seen since a marker, used as action evidence (`a11y_event`). */
   readonly recentEvents: { at: number; path: string; event: string; frame: string | null }[] = [];
 
@@ -183,8 +190,13 @@ export class AppMirror {
    */
   async sync(): Promise<void> {
     await this.fence();
-    for (const p of this.freshlyRead) this.dirtyStates.add(p);
-    this.freshlyRead.clear();
+    const now = performance.now();
+    for (const [p, at] of this.freshlyRead) {
+      // Once mapped (`showing`), GTK reports further changes: the object is no longer suspect.
+      const node = this.nodes.get(p);
+      if (!node || now - at > FRESH_MS || node.states.includes('showing')) this.freshlyRead.delete(p);
+      else this.dirtyStates.add(p);
+    }
     for (let round = 0; round < 8 && this.dirtyChildren.size > 0; round++) {
       const paths = [...this.dirtyChildren];
       this.dirtyChildren.clear();
@@ -219,7 +231,7 @@ export class AppMirror {
       for (const tree of subtrees) {
         for (const [p, n] of tree) {
           this.nodes.set(p, n);
-          this.freshlyRead.add(p);
+          this.freshlyRead.set(p, performance.now());
         }
       }
     }
