@@ -11,7 +11,9 @@ import { log, percentile, round, startStack } from './lib/stack.mjs';
 const args = process.argv.slice(2);
 const iterations = Number(args[args.indexOf('--iterations') + 1]) || 60;
 const root = new URL('../../', import.meta.url).pathname;
-const { open, parseKeyring } = await import(pathToFileURL(join(root, 'packages/control-plane/dist/index.js')).href);
+const { open, parseKeyring } = await import(
+  pathToFileURL(join(root, 'packages/control-plane/dist/index.js')).href
+);
 
 // Both sides get the same client: node:http with a keep-alive agent, one connection each.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -19,23 +21,36 @@ function request(base, method, path, headers, body) {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = http.request(new URL(path, base), { method, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const ms = performance.now() - started;
-        const text = Buffer.concat(chunks).toString();
-        if (res.statusCode !== 200) return reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
-        resolve({ ms, body: JSON.parse(text) });
-      });
-    });
+    const req = http.request(
+      new URL(path, base),
+      {
+        method,
+        agent,
+        headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const ms = performance.now() - started;
+          const text = Buffer.concat(chunks).toString();
+          if (res.statusCode !== 200)
+            return reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
+          resolve({ ms, body: JSON.parse(text) });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
 }
 
 // A small GTK window with one button: observe walks a handful of nodes, a click changes nothing.
-const WINDOW = ['/usr/bin/python3', '-c', "import gi; gi.require_version('Gtk','3.0'); from gi.repository import Gtk; w=Gtk.Window(title='bench-act'); w.set_default_size(240,120); w.add(Gtk.Button(label='Press')); w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()"];
+const WINDOW = [
+  '/usr/bin/python3',
+  '-c',
+  "import gi; gi.require_version('Gtk','3.0'); from gi.repository import Gtk; w=Gtk.Window(title='bench-act'); w.set_default_size(240,120); w.add(Gtk.Button(label='Press')); w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()",
+];
 
 const stack = await startStack();
 try {
@@ -43,12 +58,22 @@ try {
   await stack.warmPool('act', { image: 'local', autoscaling: { min: 0, initial: 1, max: 1 } }, 1);
   const claim = (await stack.call('POST', '/v1/pools/act/claims', { ttl_seconds: 1800 })).body;
   const sandbox = await stack.db.sandbox.findUniqueOrThrow({ where: { id: claim.sandbox.id } });
-  const guest = { base: sandbox.guestEndpoint, headers: { authorization: `Bearer ${open(parseKeyring(stack.keyring), sandbox.guestTokenCiphertext, sandbox.id)}` } };
+  const guest = {
+    base: sandbox.guestEndpoint,
+    headers: {
+      authorization: `Bearer ${open(parseKeyring(stack.keyring), sandbox.guestTokenCiphertext, sandbox.id)}`,
+    },
+  };
   const api = { base: stack.url, headers: { authorization: stack.authorization } };
-  const viaApi = (method, child, body) => request(api.base, method, `/v1/claims/${claim.id}/${child}`, api.headers, body);
-  const direct = (method, path, body) => request(guest.base, method, `/v1/${path}`, guest.headers, body);
+  const viaApi = (method, child, body) =>
+    request(api.base, method, `/v1/claims/${claim.id}/${child}`, api.headers, body);
+  const direct = (method, path, body) =>
+    request(guest.base, method, `/v1/${path}`, guest.headers, body);
 
-  const launched = await viaApi('POST', 'windows/launch', { argv: WINDOW, wait_for_window_ms: 20_000 });
+  const launched = await viaApi('POST', 'windows/launch', {
+    argv: WINDOW,
+    wait_for_window_ms: 20_000,
+  });
   const windowId = launched.body.window.window_id;
   const first = await direct('POST', 'observe', { window_id: windowId, include_screenshot: false });
   const hasA11y = first.body.elements.some((e) => e.role === 'push_button');
@@ -62,18 +87,32 @@ try {
     ...(hasA11y
       ? {
           observe: {
-            direct: () => direct('POST', 'observe', { window_id: windowId, include_screenshot: false }),
-            api: () => viaApi('POST', 'observe', { window_id: windowId, include_screenshot: false }),
+            direct: () =>
+              direct('POST', 'observe', { window_id: windowId, include_screenshot: false }),
+            api: () =>
+              viaApi('POST', 'observe', { window_id: windowId, include_screenshot: false }),
           },
           // Observe again right before each click: tokens belong to the latest snapshot.
           click: {
             direct: async () => {
-              const token = (await direct('POST', 'observe', { window_id: windowId, include_screenshot: false })).body.elements.find((e) => e.role === 'push_button').element_token;
-              return direct('POST', 'act/element', { window_id: windowId, element_token: token, action: 'click' });
+              const token = (
+                await direct('POST', 'observe', { window_id: windowId, include_screenshot: false })
+              ).body.elements.find((e) => e.role === 'push_button').element_token;
+              return direct('POST', 'act/element', {
+                window_id: windowId,
+                element_token: token,
+                action: 'click',
+              });
             },
             api: async () => {
-              const token = (await direct('POST', 'observe', { window_id: windowId, include_screenshot: false })).body.elements.find((e) => e.role === 'push_button').element_token;
-              return viaApi('POST', 'act', { window_id: windowId, element_token: token, action: 'click' });
+              const token = (
+                await direct('POST', 'observe', { window_id: windowId, include_screenshot: false })
+              ).body.elements.find((e) => e.role === 'push_button').element_token;
+              return viaApi('POST', 'act', {
+                window_id: windowId,
+                element_token: token,
+                action: 'click',
+              });
             },
           },
         }
@@ -82,9 +121,12 @@ try {
   // What a plain authenticated read of the claim costs through the API (no queue, no guest):
   // the part of the overhead that any REST call pays.
   const baseline = [];
-  for (let i = 0; i < iterations; i++) baseline.push((await request(api.base, 'GET', `/v1/claims/${claim.id}`, api.headers)).ms);
+  for (let i = 0; i < iterations; i++)
+    baseline.push((await request(api.base, 'GET', `/v1/claims/${claim.id}`, api.headers)).ms);
   log(`measuring ${Object.keys(ops).length} operations × ${iterations}…`);
-  const samples = Object.fromEntries(Object.keys(ops).map((k) => [k, { direct: [], api: [], overhead: [] }]));
+  const samples = Object.fromEntries(
+    Object.keys(ops).map((k) => [k, { direct: [], api: [], overhead: [] }]),
+  );
   for (let i = -5; i < iterations; i++) {
     for (const [name, op] of Object.entries(ops)) {
       // Alternate which side goes first so neither always gets the warmer caches.
@@ -108,7 +150,14 @@ try {
     overhead_p99_ms: round(percentile(all('overhead'), 99)),
     api_get_claim_p50_ms: round(percentile(baseline, 50)),
     operations: Object.fromEntries(
-      Object.entries(samples).map(([k, s]) => [k, { direct_p50_ms: round(percentile(s.direct, 50)), via_api_p50_ms: round(percentile(s.api, 50)), overhead_p50_ms: round(percentile(s.overhead, 50)) }]),
+      Object.entries(samples).map(([k, s]) => [
+        k,
+        {
+          direct_p50_ms: round(percentile(s.direct, 50)),
+          via_api_p50_ms: round(percentile(s.api, 50)),
+          overhead_p50_ms: round(percentile(s.overhead, 50)),
+        },
+      ]),
     ),
     observe_available: hasA11y,
   };

@@ -25,7 +25,11 @@ try {
   for (let r = 0; r < rounds; r++) {
     if (r > 0) {
       await stack.call('PUT', '/v1/pools/bench', spec);
-      await stack.waitFor(async () => (await stack.call('GET', '/v1/pools/bench')).body.counts.warm >= concurrency, 600_000, 'refill');
+      await stack.waitFor(
+        async () => (await stack.call('GET', '/v1/pools/bench')).body.counts.warm >= concurrency,
+        600_000,
+        'refill',
+      );
       await stack.call('PUT', '/v1/pools/bench', hold);
     }
     // Clients of a control plane keep connections alive: open the 32 connections first, so the

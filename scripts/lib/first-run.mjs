@@ -17,7 +17,11 @@ export function ensureKeyring(ctx) {
   ctx.env.CUBICLE_KEYRING = readFileSync(file, 'utf8').trim();
 }
 
-const DEFAULT_POOL = { image: 'local', backend: 'local', autoscaling: { min: 2, initial: 2, max: 4 } };
+const DEFAULT_POOL = {
+  image: 'local',
+  backend: 'local',
+  autoscaling: { min: 2, initial: 2, max: 4 },
+};
 
 /**
  * ensureDefaultTenant creates the default tenant and its admin key on the first start, and the
@@ -27,11 +31,18 @@ export async function ensureDefaultTenant(ctx) {
   const keyFile = join(ctx.dataRoot, 'admin-key');
   if (!existsSync(keyFile)) {
     const load = (p) => import(pathToFileURL(join(ctx.root, p)).href);
-    const [{ createDb }, tenancy] = await Promise.all([load('packages/db/dist/index.js'), load('packages/tenancy/dist/index.js')]);
+    const [{ createDb }, tenancy] = await Promise.all([
+      load('packages/db/dist/index.js'),
+      load('packages/tenancy/dist/index.js'),
+    ]);
     const db = createDb({ databaseUrl: ctx.env.DATABASE_URL, maxConnections: 2 });
     try {
       const tenant = await tenancy.createTenant(db, { name: 'default' });
-      const key = await tenancy.createApiKey(db, { tenantId: tenant.id, name: 'embedded admin', role: 'admin' });
+      const key = await tenancy.createApiKey(db, {
+        tenantId: tenant.id,
+        name: 'embedded admin',
+        role: 'admin',
+      });
       writeFileSync(keyFile, `${key.key}\n`, { mode: 0o600 });
       ctx.log(`created tenant ${tenant.id} and its admin key (${key.prefix}…)`);
     } finally {
@@ -39,7 +50,9 @@ export async function ensureDefaultTenant(ctx) {
     }
   }
   ctx.adminKey = readFileSync(keyFile, 'utf8').trim();
-  const pool = await fetch(`${ctx.apiUrl}/v1/pools/default`, { headers: { authorization: `Bearer ${ctx.adminKey}` } });
+  const pool = await fetch(`${ctx.apiUrl}/v1/pools/default`, {
+    headers: { authorization: `Bearer ${ctx.adminKey}` },
+  });
   if (pool.status === 404) {
     const put = await fetch(`${ctx.apiUrl}/v1/pools/default`, {
       method: 'PUT',

@@ -70,7 +70,11 @@ export const START_PLAN = [
         entry: 'apps/worker/dist/main.js',
         logDir: join(ctx.dataRoot, 'logs'),
         embedded: ctx.embedded,
-        env: { ...ctx.env, CUBICLE_BACKENDS: ctx.env.CUBICLE_BACKENDS ?? 'local', LOG_LEVEL: ctx.env.LOG_LEVEL ?? 'info' },
+        env: {
+          ...ctx.env,
+          CUBICLE_BACKENDS: ctx.env.CUBICLE_BACKENDS ?? 'local',
+          LOG_LEVEL: ctx.env.LOG_LEVEL ?? 'info',
+        },
       });
       ctx.reaper.watch(worker);
       ctx.where.push(`worker   ${worker.logFile}`);
@@ -217,11 +221,17 @@ function printRunning(ctx, ms) {
   say();
   say(bold('  Claim a desktop, look at it, release it:'));
   say(`    export CUBICLE_KEY=$(cat ${join(ctx.dataRoot, 'admin-key')})`);
-  say(`    curl -s -X POST -H "Authorization: Bearer $CUBICLE_KEY" -H 'content-type: application/json' \\`);
+  say(
+    `    curl -s -X POST -H "Authorization: Bearer $CUBICLE_KEY" -H 'content-type: application/json' \\`,
+  );
   say(`      -d '{"wait_seconds":60}' ${ctx.apiUrl}/v1/pools/default/claims | tee claim.json`);
   say(`    CLAIM=$(node -p 'require("./claim.json").id')`);
-  say(`    curl -s -H "Authorization: Bearer $CUBICLE_KEY" ${ctx.apiUrl}/v1/claims/$CLAIM/screenshot -o desktop.png`);
-  say(`    curl -s -X DELETE -H "Authorization: Bearer $CUBICLE_KEY" ${ctx.apiUrl}/v1/claims/$CLAIM`);
+  say(
+    `    curl -s -H "Authorization: Bearer $CUBICLE_KEY" ${ctx.apiUrl}/v1/claims/$CLAIM/screenshot -o desktop.png`,
+  );
+  say(
+    `    curl -s -X DELETE -H "Authorization: Bearer $CUBICLE_KEY" ${ctx.apiUrl}/v1/claims/$CLAIM`,
+  );
   say();
   say(`  Data   ${ctx.dataRoot}`);
   for (const line of ctx.where) say(`           ${line}`);

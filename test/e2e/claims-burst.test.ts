@@ -12,12 +12,27 @@ describe('200 concurrent claims on 20 warm desktops', () => {
   it('exactly 20 get a desktop at once, none twice; the rest are pending and get desktops as the pool grows', async () => {
     const call = (method: string, url: string, payload?: unknown) =>
       s.api.inject({ method: method as 'GET', url, payload: payload as object, headers: s.auth });
-    expect((await call('PUT', '/v1/pools/burst', { image: 'local', autoscaling: { min: 0, initial: 20, max: 22 } })).statusCode).toBe(201);
-    await waitFor(async () => (await call('GET', '/v1/pools/burst')).json().counts.warm === 20, 240_000, 250);
+    expect(
+      (
+        await call('PUT', '/v1/pools/burst', {
+          image: 'local',
+          autoscaling: { min: 0, initial: 20, max: 22 },
+        })
+      ).statusCode,
+    ).toBe(201);
+    await waitFor(
+      async () => (await call('GET', '/v1/pools/burst')).json().counts.warm === 20,
+      240_000,
+      250,
+    );
 
     // The default tenant quota is 100 concurrent claims; this burst is about the pool, not the quota.
     await s.db.tenant.update({ where: { id: s.tenantId }, data: { maxConcurrentClaims: 1000 } });
-    const results = await Promise.all(Array.from({ length: 200 }, () => call('POST', '/v1/pools/burst/claims', { wait_seconds: 0 })));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        call('POST', '/v1/pools/burst/claims', { wait_seconds: 0 }),
+      ),
+    );
     const active = results.filter((r) => r.statusCode === 201).map((r) => r.json());
     const pending = results.filter((r) => r.statusCode === 202).map((r) => r.json());
     expect(active).toHaveLength(20);
@@ -26,11 +41,27 @@ describe('200 concurrent claims on 20 warm desktops', () => {
     expect(pending.every((c) => c.status === 'pending' && c.sandbox === null)).toBe(true);
 
     // The pool's max leaves room for 2 more: the two oldest pending claims become active, in order.
-    const oldest = [...pending].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1)).slice(0, 2);
-    await waitFor(async () => (await s.db.claim.count({ where: { status: 'active' } })) === 22, 120_000, 250);
-    const activeIds = new Set((await s.db.claim.findMany({ where: { status: 'active' }, select: { id: true } })).map((c) => c.id));
+    const oldest = [...pending]
+      .sort((a, b) =>
+        a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1,
+      )
+      .slice(0, 2);
+    await waitFor(
+      async () => (await s.db.claim.count({ where: { status: 'active' } })) === 22,
+      120_000,
+      250,
+    );
+    const activeIds = new Set(
+      (await s.db.claim.findMany({ where: { status: 'active' }, select: { id: true } })).map(
+        (c) => c.id,
+      ),
+    );
     expect(oldest.every((c) => activeIds.has(c.id))).toBe(true);
-    const holders = await s.db.claim.groupBy({ by: ['sandboxId'], where: { sandboxId: { not: null } }, _count: { _all: true } });
+    const holders = await s.db.claim.groupBy({
+      by: ['sandboxId'],
+      where: { sandboxId: { not: null } },
+      _count: { _all: true },
+    });
     expect(holders.every((h) => h._count._all === 1)).toBe(true);
   });
 });

@@ -9,11 +9,23 @@ import { startStack, waitFor, type Stack } from './support/stack.js';
  */
 describe('claims on real desktops', () => {
   let s: Stack;
-  const call = (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-    s.api.inject({ method: method as 'GET', url, payload: payload as object, headers: { ...s.auth, ...headers } });
+  const call = (
+    method: string,
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
+    s.api.inject({
+      method: method as 'GET',
+      url,
+      payload: payload as object,
+      headers: { ...s.auth, ...headers },
+    });
   const counts = async (pool: string) => (await call('GET', `/v1/pools/${pool}`)).json().counts;
   const desktopsOf = async (sandboxId: string) =>
-    (await listDesktopIds()).filter((id) => id === desktopIdOf(localBackendScope(s.workerEnv.DATABASE_URL), sandboxId)).length;
+    (await listDesktopIds()).filter(
+      (id) => id === desktopIdOf(localBackendScope(s.workerEnv.DATABASE_URL), sandboxId),
+    ).length;
 
   beforeAll(async () => {
     s = await startStack();
@@ -21,10 +33,24 @@ describe('claims on real desktops', () => {
   afterAll(async () => s?.close());
 
   it('a pool fills with warm desktops; a claim gets one at once; release destroys it and the pool refills', async () => {
-    const put = await call('PUT', '/v1/pools/desk', { image: 'local', autoscaling: { min: 1, initial: 2, max: 4 } });
+    const put = await call('PUT', '/v1/pools/desk', {
+      image: 'local',
+      autoscaling: { min: 1, initial: 2, max: 4 },
+    });
     expect(put.statusCode).toBe(201);
-    expect(put.json()).toMatchObject({ name: 'desk', generation: 1, autoscaling: { min: 1, initial: 2, max: 4 } });
-    expect((await call('PUT', '/v1/pools/desk', { image: 'local', autoscaling: { min: 1, initial: 2, max: 4 } })).statusCode).toBe(200);
+    expect(put.json()).toMatchObject({
+      name: 'desk',
+      generation: 1,
+      autoscaling: { min: 1, initial: 2, max: 4 },
+    });
+    expect(
+      (
+        await call('PUT', '/v1/pools/desk', {
+          image: 'local',
+          autoscaling: { min: 1, initial: 2, max: 4 },
+        })
+      ).statusCode,
+    ).toBe(200);
     await waitFor(async () => (await counts('desk')).warm === 2, 120_000, 250);
 
     const claimed = await call('POST', '/v1/pools/desk/claims', { ttl_seconds: 600 });
@@ -34,21 +60,44 @@ describe('claims on real desktops', () => {
     expect(await desktopsOf(claim.sandbox.id)).toBe(1);
 
     const released = await call('DELETE', `/v1/claims/${claim.id}`);
-    expect(released.json()).toMatchObject({ status: 'released', release_reason: 'released_by_client' });
+    expect(released.json()).toMatchObject({
+      status: 'released',
+      release_reason: 'released_by_client',
+    });
     await waitFor(async () => (await desktopsOf(claim.sandbox.id)) === 0, 30_000);
-    await waitFor(async () => (await s.db.sandbox.findUniqueOrThrow({ where: { id: claim.sandbox.id } })).state === 'deleted', 30_000);
+    await waitFor(
+      async () =>
+        (await s.db.sandbox.findUniqueOrThrow({ where: { id: claim.sandbox.id } })).state ===
+        'deleted',
+      30_000,
+    );
     await waitFor(async () => (await counts('desk')).warm === 2, 120_000, 250);
   });
 
   it('idempotent claims survive an API restart', async () => {
     const headers = { 'idempotency-key': 'job-123-attempt' };
-    const first = await call('POST', '/v1/pools/desk/claims', { metadata: { job: '123' } }, headers);
+    const first = await call(
+      'POST',
+      '/v1/pools/desk/claims',
+      { metadata: { job: '123' } },
+      headers,
+    );
     expect(first.statusCode).toBe(201);
     await s.restartApi();
-    const retry = await call('POST', '/v1/pools/desk/claims', { metadata: { job: '123' } }, headers);
+    const retry = await call(
+      'POST',
+      '/v1/pools/desk/claims',
+      { metadata: { job: '123' } },
+      headers,
+    );
     expect(retry.statusCode).toBe(201);
     expect(retry.json().id).toBe(first.json().id);
-    const conflict = await call('POST', '/v1/pools/desk/claims', { metadata: { job: '999' } }, headers);
+    const conflict = await call(
+      'POST',
+      '/v1/pools/desk/claims',
+      { metadata: { job: '999' } },
+      headers,
+    );
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json().error.code).toBe('idempotency_key_reused');
     expect((await call('DELETE', `/v1/claims/${first.json().id}`)).statusCode).toBe(200);
@@ -58,7 +107,11 @@ describe('claims on real desktops', () => {
     await waitFor(async () => (await counts('desk')).warm >= 1, 120_000, 250);
     const claim = (await call('POST', '/v1/pools/desk/claims', { ttl_seconds: 2 })).json();
     expect(claim.status).toBe('active');
-    await waitFor(async () => (await call('GET', `/v1/claims/${claim.id}`)).json().status === 'released', 10_000, 50);
+    await waitFor(
+      async () => (await call('GET', `/v1/claims/${claim.id}`)).json().status === 'released',
+      10_000,
+      50,
+    );
     const after = (await call('GET', `/v1/claims/${claim.id}`)).json();
     expect(after.release_reason).toBe('ttl_expired');
     const lateness = new Date(after.released_at).getTime() - new Date(after.expires_at).getTime();
@@ -69,7 +122,11 @@ describe('claims on real desktops', () => {
   });
 
   it('heartbeats keep an idle-timeout claim; silence reclaims it', async () => {
-    await call('PUT', '/v1/pools/idle', { image: 'local', autoscaling: { min: 0, initial: 1, max: 2 }, idle_timeout_seconds: 2 });
+    await call('PUT', '/v1/pools/idle', {
+      image: 'local',
+      autoscaling: { min: 0, initial: 1, max: 2 },
+      idle_timeout_seconds: 2,
+    });
     await waitFor(async () => (await counts('idle')).warm === 1, 120_000, 250);
     const claim = (await call('POST', '/v1/pools/idle/claims', {})).json();
     for (let i = 0; i < 5; i++) {
@@ -77,13 +134,22 @@ describe('claims on real desktops', () => {
       expect((await call('POST', `/v1/claims/${claim.id}/heartbeat`)).statusCode).toBe(200);
     }
     expect((await call('GET', `/v1/claims/${claim.id}`)).json().status).toBe('active');
-    await waitFor(async () => (await call('GET', `/v1/claims/${claim.id}`)).json().status === 'released', 10_000, 100);
-    expect((await call('GET', `/v1/claims/${claim.id}`)).json().release_reason).toBe('idle_timeout');
+    await waitFor(
+      async () => (await call('GET', `/v1/claims/${claim.id}`)).json().status === 'released',
+      10_000,
+      100,
+    );
+    expect((await call('GET', `/v1/claims/${claim.id}`)).json().release_reason).toBe(
+      'idle_timeout',
+    );
     expect((await call('DELETE', '/v1/pools/idle')).statusCode).toBe(202);
   });
 
   it('kill -9 of the worker during provisioning and during release leaks no desktop and converges', async () => {
-    await call('PUT', '/v1/pools/crash', { image: 'local', autoscaling: { min: 2, initial: 2, max: 3 } });
+    await call('PUT', '/v1/pools/crash', {
+      image: 'local',
+      autoscaling: { min: 2, initial: 2, max: 3 },
+    });
     // Kill while the pool's first sandboxes are provisioning.
     await waitFor(async () => (await counts('crash')).provisioning > 0, 30_000, 20);
     await s.restartWorker({ crash: true });
@@ -95,17 +161,39 @@ describe('claims on real desktops', () => {
     await waitFor(async () => (await desktopsOf(claim.sandbox.id)) === 0, 60_000, 250);
     await waitFor(async () => (await counts('crash')).warm === 2, 180_000, 250);
     // The database and the machine agree: every live desktop is a warm or claimed sandbox.
-    await waitFor(async () => {
-      const prefix = `${localBackendScope(s.workerEnv.DATABASE_URL)}-`;
-      const live = new Set((await listDesktopIds()).filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length)));
-      const rows = await s.db.sandbox.findMany({ where: { state: { in: ['warm', 'claimed'] } }, select: { id: true } });
-      const ok = live.size === rows.length && rows.every((r) => live.has(r.id));
-      if (!ok && process.env.DEBUG_E2E) {
-        const all = await s.db.sandbox.findMany({ where: { id: { in: [...live] } }, select: { id: true, state: true, failureReason: true } });
-        console.log('live', [...live], 'db warm/claimed', rows.map((r) => r.id), 'live in db', all, s.worker.output().slice(-2000));
-      }
-      return ok;
-    }, 60_000, 500);
+    await waitFor(
+      async () => {
+        const prefix = `${localBackendScope(s.workerEnv.DATABASE_URL)}-`;
+        const live = new Set(
+          (await listDesktopIds())
+            .filter((id) => id.startsWith(prefix))
+            .map((id) => id.slice(prefix.length)),
+        );
+        const rows = await s.db.sandbox.findMany({
+          where: { state: { in: ['warm', 'claimed'] } },
+          select: { id: true },
+        });
+        const ok = live.size === rows.length && rows.every((r) => live.has(r.id));
+        if (!ok && process.env.DEBUG_E2E) {
+          const all = await s.db.sandbox.findMany({
+            where: { id: { in: [...live] } },
+            select: { id: true, state: true, failureReason: true },
+          });
+          console.log(
+            'live',
+            [...live],
+            'db warm/claimed',
+            rows.map((r) => r.id),
+            'live in db',
+            all,
+            s.worker.output().slice(-2000),
+          );
+        }
+        return ok;
+      },
+      60_000,
+      500,
+    );
     expect((await call('DELETE', '/v1/pools/crash')).statusCode).toBe(202);
   });
 });

@@ -19,14 +19,36 @@ describe('driving a claimed desktop through the API', () => {
   let s: Stack;
   let claimId: string;
   let sandboxId: string;
-  const call = (method: string, url: string, payload?: unknown, headers: Record<string, string> = s.auth) =>
-    s.api.inject({ method: method as 'GET', url, ...(payload === undefined ? {} : { payload: payload as object }), headers });
-  const drive = (path: string, payload?: unknown) => call(payload === undefined ? 'GET' : 'POST', `/v1/claims/${claimId}/${path}`, payload);
+  const call = (
+    method: string,
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = s.auth,
+  ) =>
+    s.api.inject({
+      method: method as 'GET',
+      url,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+      headers,
+    });
+  const drive = (path: string, payload?: unknown) =>
+    call(payload === undefined ? 'GET' : 'POST', `/v1/claims/${claimId}/${path}`, payload);
 
   beforeAll(async () => {
     s = await startStack();
-    expect((await call('PUT', '/v1/pools/drive', { image: 'local', autoscaling: { min: 0, initial: 1, max: 2 } })).statusCode).toBe(201);
-    await waitFor(async () => (await call('GET', '/v1/pools/drive')).json().counts.warm === 1, 120_000, 250);
+    expect(
+      (
+        await call('PUT', '/v1/pools/drive', {
+          image: 'local',
+          autoscaling: { min: 0, initial: 1, max: 2 },
+        })
+      ).statusCode,
+    ).toBe(201);
+    await waitFor(
+      async () => (await call('GET', '/v1/pools/drive')).json().counts.warm === 1,
+      120_000,
+      250,
+    );
     const claim = await call('POST', '/v1/pools/drive/claims', { ttl_seconds: 900 });
     expect(claim.statusCode).toBe(201);
     claimId = claim.json().id;
@@ -35,37 +57,64 @@ describe('driving a claimed desktop through the API', () => {
   afterAll(async () => s?.close());
 
   it('observes galculator and computes 6 × 7 by element tokens through the API', async () => {
-    const launched = await drive('windows/launch', { argv: ['galculator'], env: { HOME: `/tmp/drive-galc-${sandboxId}` }, wait_for_window_ms: 20_000 });
+    const launched = await drive('windows/launch', {
+      argv: ['galculator'],
+      env: { HOME: `/tmp/drive-galc-${sandboxId}` },
+      wait_for_window_ms: 20_000,
+    });
     expect(launched.statusCode).toBe(200);
     const windowId = launched.json().window.window_id as number;
     const ready = await drive('verify', {
       window_id: windowId,
-      predicates: [{ kind: 'element_exists', selector: { role: 'toggle_button', name: '=' }, unique: true }],
+      predicates: [
+        { kind: 'element_exists', selector: { role: 'toggle_button', name: '=' }, unique: true },
+      ],
       timeout_ms: 10_000,
     });
     expect(ready.json().status).toBe('satisfied');
     const snap = await drive('observe', { window_id: windowId, include_screenshot: false });
     expect(snap.statusCode).toBe(200);
     const rows = snap.json().elements as { element_token: string; role: string; name?: string }[];
-    const token = (name: string) => rows.find((e) => e.role === 'toggle_button' && e.name === name)!.element_token;
+    const token = (name: string) =>
+      rows.find((e) => e.role === 'toggle_button' && e.name === name)!.element_token;
     for (const key of ['6', '*', '7', '=']) {
-      const res = await drive('act', { window_id: windowId, element_token: token(key), action: 'click' });
+      const res = await drive('act', {
+        window_id: windowId,
+        element_token: token(key),
+        action: 'click',
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json().effect).not.toBe('refused');
     }
     const verify = await drive('verify', {
       window_id: windowId,
-      predicates: [{ kind: 'element_exists', selector: { role: 'text', value: '42' }, unique: true }],
+      predicates: [
+        { kind: 'element_exists', selector: { role: 'text', value: '42' }, unique: true },
+      ],
       stable_samples: 2,
       timeout_ms: 5_000,
     });
     expect(verify.json()).toMatchObject({ status: 'satisfied' });
-    const malformed = await drive('act', { window_id: windowId, element_token: 'nonsense', action: 'click' });
+    const malformed = await drive('act', {
+      window_id: windowId,
+      element_token: 'nonsense',
+      action: 'click',
+    });
     expect(malformed.statusCode).toBe(400);
-    const stored = (await drive('actions')).json().data as { operation: string; request: { element_token: string } }[];
-    expect(stored.slice(0, 4).map((a) => a.operation)).toEqual(['act.element', 'act.element', 'act.element', 'act.element']);
+    const stored = (await drive('actions')).json().data as {
+      operation: string;
+      request: { element_token: string };
+    }[];
+    expect(stored.slice(0, 4).map((a) => a.operation)).toEqual([
+      'act.element',
+      'act.element',
+      'act.element',
+      'act.element',
+    ]);
     expect(stored[0]!.request.element_token).toBe(token('='));
-    expect((await drive('windows/close', { window_id: windowId, force: true })).statusCode).toBe(200);
+    expect((await drive('windows/close', { window_id: windowId, force: true })).statusCode).toBe(
+      200,
+    );
     await drive('shell', { argv: ['rm', '-rf', `/tmp/drive-galc-${sandboxId}`] });
   });
 
@@ -74,16 +123,23 @@ describe('driving a claimed desktop through the API', () => {
     expect(echo.statusCode).toBe(200);
     expect(echo.json()).toMatchObject({ stdout: 'hello from the sandbox\n', exit_code: 0 });
 
-    const written = await drive('files/write', { path: `/tmp/drive-e2e-${sandboxId}.txt`, content: 'línea uno\n' });
+    const written = await drive('files/write', {
+      path: `/tmp/drive-e2e-${sandboxId}.txt`,
+      content: 'línea uno\n',
+    });
     expect(written.statusCode).toBe(200);
     expect(written.json()).toMatchObject({ path: `/tmp/drive-e2e-${sandboxId}.txt`, size: 11 });
     const read = await drive('files/read', { path: `/tmp/drive-e2e-${sandboxId}.txt` });
     expect(read.json()).toMatchObject({ content: 'línea uno\n', size: 11 });
-    expect((await drive('files/stat', { path: `/tmp/drive-e2e-${sandboxId}.txt` })).json()).toMatchObject({ type: 'file', size: 11 });
+    expect(
+      (await drive('files/stat', { path: `/tmp/drive-e2e-${sandboxId}.txt` })).json(),
+    ).toMatchObject({ type: 'file', size: 11 });
     const missing = await drive('files/read', { path: '/tmp/no-such-file-drive-e2e' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().error.code).toBe('not_found');
-    expect((await drive('files/delete', { path: `/tmp/drive-e2e-${sandboxId}.txt` })).statusCode).toBe(200);
+    expect(
+      (await drive('files/delete', { path: `/tmp/drive-e2e-${sandboxId}.txt` })).statusCode,
+    ).toBe(200);
 
     const windows = await drive('windows');
     expect(windows.statusCode).toBe(200);
@@ -94,11 +150,17 @@ describe('driving a claimed desktop through the API', () => {
   });
 
   it('launches an app, sees its window, screenshots it as JSON and as PNG bytes', async () => {
-    const launched = await drive('windows/launch', { argv: GTK_WINDOW, wait_for_window_ms: 20_000 });
+    const launched = await drive('windows/launch', {
+      argv: GTK_WINDOW,
+      wait_for_window_ms: 20_000,
+    });
     expect(launched.statusCode).toBe(200);
     expect(launched.json()).toMatchObject({ window_wait: 'found', window: { title: 'drive-e2e' } });
     const windowId = launched.json().window.window_id as number;
-    const listed = (await drive('windows')).json().windows as { window_id: number; title: string }[];
+    const listed = (await drive('windows')).json().windows as {
+      window_id: number;
+      title: string;
+    }[];
     expect(listed.some((w) => w.window_id === windowId && w.title === 'drive-e2e')).toBe(true);
 
     const full = await drive('screenshot');
@@ -107,7 +169,8 @@ describe('driving a claimed desktop through the API', () => {
     const png = PNG.sync.read(full.rawPayload);
     expect([png.width, png.height]).toEqual([1280, 800]);
     let lit = 0;
-    for (let i = 0; i < png.data.length; i += 4) if (png.data[i]! + png.data[i + 1]! + png.data[i + 2]! > 60) lit++;
+    for (let i = 0; i < png.data.length; i += 4)
+      if (png.data[i]! + png.data[i + 1]! + png.data[i + 2]! > 60) lit++;
     expect(lit).toBeGreaterThan(1000); // the GTK window at least is not black
 
     const small = await call('GET', `/v1/claims/${claimId}/screenshot?max_dimension=640`);
@@ -121,22 +184,50 @@ describe('driving a claimed desktop through the API', () => {
 
     // A click quoting an older screenshot is refused, with nothing delivered; it is stored.
     const latest = await drive('screenshot', { window_id: windowId });
-    const stale = await drive('input', { action: 'click', window_id: windowId, screenshot_id: json.json().screenshot_id, x: 10, y: 10 });
+    const stale = await drive('input', {
+      action: 'click',
+      window_id: windowId,
+      screenshot_id: json.json().screenshot_id,
+      x: 10,
+      y: 10,
+    });
     expect(stale.statusCode).toBe(200);
-    expect(stale.json()).toMatchObject({ effect: 'refused', retry_safe: true, error: { code: 'stale_screenshot' } });
+    expect(stale.json()).toMatchObject({
+      effect: 'refused',
+      retry_safe: true,
+      error: { code: 'stale_screenshot' },
+    });
     expect(latest.json().screenshot_id).not.toBe(json.json().screenshot_id);
 
-    const typed = await drive('input', { action: 'type', window_id: windowId, screenshot_id: latest.json().screenshot_id, text: 'hunter2' });
+    const typed = await drive('input', {
+      action: 'type',
+      window_id: windowId,
+      screenshot_id: latest.json().screenshot_id,
+      text: 'hunter2',
+    });
     expect(typed.statusCode).toBe(200);
     const actions = await drive('actions');
     expect(actions.statusCode).toBe(200);
     const [newest, older] = actions.json().data;
-    expect(newest).toMatchObject({ claim_id: claimId, sandbox_id: sandboxId, operation: 'act.pixel', effect: typed.json().effect, request: { action: 'type', text: '[redacted]' } });
+    expect(newest).toMatchObject({
+      claim_id: claimId,
+      sandbox_id: sandboxId,
+      operation: 'act.pixel',
+      effect: typed.json().effect,
+      request: { action: 'type', text: '[redacted]' },
+    });
     expect(JSON.stringify(actions.json())).not.toContain('hunter2');
-    expect(older).toMatchObject({ operation: 'act.pixel', effect: 'refused', result: stale.json() });
+    expect(older).toMatchObject({
+      operation: 'act.pixel',
+      effect: 'refused',
+      result: stale.json(),
+    });
     const page = (await call('GET', `/v1/claims/${claimId}/actions?limit=1`)).json();
     expect(page.data).toHaveLength(1);
-    expect((await call('GET', `/v1/claims/${claimId}/actions?limit=1&cursor=${page.next_cursor}`)).json().data[0].id).toBe(older.id);
+    expect(
+      (await call('GET', `/v1/claims/${claimId}/actions?limit=1&cursor=${page.next_cursor}`)).json()
+        .data[0].id,
+    ).toBe(older.id);
 
     const closed = await drive('windows/close', { window_id: windowId });
     expect(closed.statusCode).toBe(200);
@@ -146,14 +237,21 @@ describe('driving a claimed desktop through the API', () => {
     expect(gone.json().error.code).toBe('window_not_found');
   });
 
-  it('runs a sandbox\'s calls one at a time in the order they were enqueued', async () => {
+  it("runs a sandbox's calls one at a time in the order they were enqueued", async () => {
     // The local backend's desktops share the host's /tmp: a unique name keeps runs apart.
     const file = `/tmp/drive-order-${sandboxId}.txt`;
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => drive('shell', { command: `echo start-${i} >> ${file}; sleep 0.02; echo end-${i} >> ${file}; echo ${i}` })),
+      Array.from({ length: 20 }, (_, i) =>
+        drive('shell', {
+          command: `echo start-${i} >> ${file}; sleep 0.02; echo end-${i} >> ${file}; echo ${i}`,
+        }),
+      ),
     );
     answers.forEach((a, i) => expect(a.json().stdout).toBe(`${i}\n`));
-    const lines = (await drive('files/read', { path: file })).json().content.trim().split('\n') as string[];
+    const lines = (await drive('files/read', { path: file }))
+      .json()
+      .content.trim()
+      .split('\n') as string[];
     expect(lines).toHaveLength(40);
     const ran: number[] = [];
     for (let k = 0; k < 40; k += 2) {
@@ -162,7 +260,10 @@ describe('driving a claimed desktop through the API', () => {
       ran.push(i);
     }
     // The order they ran in is the order their jobs were enqueued (job ids carry a sequence).
-    const queue = new Queue(`guest-${sandboxId}`, { connection: redisOptionsFromUrl(s.workerEnv.REDIS_URL!), prefix: s.workerEnv.QUEUE_PREFIX! });
+    const queue = new Queue(`guest-${sandboxId}`, {
+      connection: redisOptionsFromUrl(s.workerEnv.REDIS_URL!),
+      prefix: s.workerEnv.QUEUE_PREFIX!,
+    });
     try {
       const jobs = await queue.getJobs(['completed']);
       const enqueued = jobs
@@ -178,11 +279,22 @@ describe('driving a claimed desktop through the API', () => {
   });
 
   it('only the claim holder drives, and only while the claim is active', async () => {
-    const foreign = await call('POST', `/v1/claims/${claimId}/shell`, { argv: ['true'] }, s.other.auth);
+    const foreign = await call(
+      'POST',
+      `/v1/claims/${claimId}/shell`,
+      { argv: ['true'] },
+      s.other.auth,
+    );
     expect(foreign.statusCode).toBe(404);
-    expect((await call('GET', `/v1/claims/${claimId}/actions`, undefined, s.other.auth)).statusCode).toBe(404);
-    expect((await call('GET', `/v1/claims/${claimId}/screenshot`, undefined, s.other.auth)).statusCode).toBe(404);
-    expect((await call('GET', `/v1/claims/${claimId}/windows`, undefined, {})).statusCode).toBe(401);
+    expect(
+      (await call('GET', `/v1/claims/${claimId}/actions`, undefined, s.other.auth)).statusCode,
+    ).toBe(404);
+    expect(
+      (await call('GET', `/v1/claims/${claimId}/screenshot`, undefined, s.other.auth)).statusCode,
+    ).toBe(404);
+    expect((await call('GET', `/v1/claims/${claimId}/windows`, undefined, {})).statusCode).toBe(
+      401,
+    );
 
     expect((await call('DELETE', `/v1/claims/${claimId}`)).statusCode).toBe(200);
     const after = await drive('shell', { argv: ['true'] });

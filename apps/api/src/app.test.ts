@@ -128,7 +128,12 @@ describe('route helper', () => {
     expect(badJson.json().error.code).toBe('invalid_json');
 
     // An empty JSON body is no body (a DELETE with a content-type header, say), not bad JSON.
-    const empty = await app.inject({ method: 'POST', url: '/test/echo/e_abc', headers: { 'content-type': 'application/json' }, payload: '' });
+    const empty = await app.inject({
+      method: 'POST',
+      url: '/test/echo/e_abc',
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(empty.json().error.code).toBe('validation_failed');
 
     const text = await app.inject({

@@ -90,7 +90,11 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
       // Driving a sandbox needs Redis pub/sub for answers: one subscriber connection per process.
       if (options.redis) {
         const subscriber = options.redis.duplicate();
-        const guest = new GuestCalls(deps, { publisher: options.redis, subscriber, prefix: options.queuePrefix ?? 'cubicle' });
+        const guest = new GuestCalls(deps, {
+          publisher: options.redis,
+          subscriber,
+          prefix: options.queuePrefix ?? 'cubicle',
+        });
         registerDriveRoutes(app, deps, guest);
         app.addHook('onClose', async () => subscriber.disconnect());
       }

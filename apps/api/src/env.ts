@@ -10,7 +10,10 @@ export const ApiEnv = z.object({
   REDIS_URL: envVars.redisUrl(),
   LOG_LEVEL: envVars.logLevel(),
   /** BullMQ key prefix; must match the worker's. */
-  QUEUE_PREFIX: z.string().regex(/^[a-z0-9:_-]{1,80}$/).default('cubicle'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9:_-]{1,80}$/)
+    .default('cubicle'),
   /** Largest accepted request body; file uploads to sandboxes have their own limit. */
   API_BODY_LIMIT_BYTES: z.coerce
     .number()

@@ -36,8 +36,22 @@ describe('tenant isolation and bad input on every endpoint', () => {
     Object.assign(a, { tenantId: ta.id, auth: `Bearer ${ka.key}`, keyId: ka.id });
     b.auth = `Bearer ${kb.key}`;
     // A pool with no capacity, so the claim stays pending and no desktop is needed.
-    expect((await app.inject({ method: 'PUT', url: '/v1/pools/alpha', headers: { authorization: a.auth }, payload: { image: 'x', autoscaling: { min: 0, initial: 0, max: 1 } } })).statusCode).toBe(201);
-    const claim = await app.inject({ method: 'POST', url: '/v1/pools/alpha/claims', headers: { authorization: a.auth }, payload: { wait_seconds: 0 } });
+    expect(
+      (
+        await app.inject({
+          method: 'PUT',
+          url: '/v1/pools/alpha',
+          headers: { authorization: a.auth },
+          payload: { image: 'x', autoscaling: { min: 0, initial: 0, max: 1 } },
+        })
+      ).statusCode,
+    ).toBe(201);
+    const claim = await app.inject({
+      method: 'POST',
+      url: '/v1/pools/alpha/claims',
+      headers: { authorization: a.auth },
+      payload: { wait_seconds: 0 },
+    });
     expect(claim.statusCode).toBe(202);
     a.claimId = claim.json().id;
     cleanup = async () => {
@@ -52,7 +66,9 @@ describe('tenant isolation and bad input on every endpoint', () => {
   afterAll(async () => cleanup?.());
 
   const implemented = () =>
-    (Object.values(Routes) as RouteDef[]).filter((r) => app.hasRoute({ method: r.method, url: toFastifyPath(r.path) }));
+    (Object.values(Routes) as RouteDef[]).filter((r) =>
+      app.hasRoute({ method: r.method, url: toFastifyPath(r.path) }),
+    );
 
   /** Path values pointing at tenant A's resources. */
   function pathFor(r: RouteDef): string {
@@ -63,11 +79,31 @@ describe('tenant isolation and bad input on every endpoint', () => {
   }
 
   const snapshot = async () =>
-    Promise.all([db.pool.count(), db.claim.count(), db.sandbox.count(), db.apiKey.count({ where: { revokedAt: null } }), db.claim.count({ where: { status: 'released' } })]);
+    Promise.all([
+      db.pool.count(),
+      db.claim.count(),
+      db.sandbox.count(),
+      db.apiKey.count({ where: { revokedAt: null } }),
+      db.claim.count({ where: { status: 'released' } }),
+    ]);
 
   it('covers the control-plane routes', () => {
     const ops = implemented().map((r) => r.operationId);
-    for (const op of ['applyPool', 'getPool', 'listPools', 'deletePool', 'createClaim', 'getClaim', 'listClaims', 'heartbeatClaim', 'updateClaim', 'releaseClaim', 'createApiKey', 'listApiKeys', 'revokeApiKey']) {
+    for (const op of [
+      'applyPool',
+      'getPool',
+      'listPools',
+      'deletePool',
+      'createClaim',
+      'getClaim',
+      'listClaims',
+      'heartbeatClaim',
+      'updateClaim',
+      'releaseClaim',
+      'createApiKey',
+      'listApiKeys',
+      'revokeApiKey',
+    ]) {
       expect(ops).toContain(op);
     }
   });
@@ -77,16 +113,33 @@ describe('tenant isolation and bad input on every endpoint', () => {
     for (const r of implemented()) {
       // PUT of a pool name is tenant-scoped by design: B's PUT makes B's own pool (checked below).
       if (r.auth === 'none' || !r.params || r.operationId === 'applyPool') continue;
-      const res = await app.inject({ method: r.method, url: pathFor(r), headers: { authorization: b.auth }, payload: r.body ? bodyFor(r) : undefined });
+      const res = await app.inject({
+        method: r.method,
+        url: pathFor(r),
+        headers: { authorization: b.auth },
+        payload: r.body ? bodyFor(r) : undefined,
+      });
       expect(res.statusCode, `${r.method} ${r.path}`).toBe(404);
       expect(res.json().error.code, `${r.method} ${r.path}`).toBe('not_found');
     }
-    const lists = await Promise.all(['/v1/pools', '/v1/claims', '/v1/api-keys'].map((url) => app.inject({ method: 'GET', url, headers: { authorization: b.auth } })));
-    for (const res of lists) expect(JSON.stringify(res.json())).not.toMatch(new RegExp(`${a.claimId}|${a.keyId}|"alpha"`));
+    const lists = await Promise.all(
+      ['/v1/pools', '/v1/claims', '/v1/api-keys'].map((url) =>
+        app.inject({ method: 'GET', url, headers: { authorization: b.auth } }),
+      ),
+    );
+    for (const res of lists)
+      expect(JSON.stringify(res.json())).not.toMatch(new RegExp(`${a.claimId}|${a.keyId}|"alpha"`));
     expect(await snapshot()).toEqual(before);
     // B applying a pool of the same name creates B's own; A's pool is untouched.
-    const aPool = await db.pool.findFirstOrThrow({ where: { tenantId: a.tenantId, name: 'alpha' } });
-    const put = await app.inject({ method: 'PUT', url: '/v1/pools/alpha', headers: { authorization: b.auth }, payload: { image: 'other', autoscaling: { min: 0, initial: 0, max: 1 } } });
+    const aPool = await db.pool.findFirstOrThrow({
+      where: { tenantId: a.tenantId, name: 'alpha' },
+    });
+    const put = await app.inject({
+      method: 'PUT',
+      url: '/v1/pools/alpha',
+      headers: { authorization: b.auth },
+      payload: { image: 'other', autoscaling: { min: 0, initial: 0, max: 1 } },
+    });
     expect(put.statusCode).toBe(201);
     expect(put.json().id).not.toBe(aPool.id);
     expect(await db.pool.findFirstOrThrow({ where: { id: aPool.id } })).toEqual(aPool);
@@ -98,22 +151,42 @@ describe('tenant isolation and bad input on every endpoint', () => {
     for (const r of implemented()) {
       if (r.auth === 'none') continue;
       const attempts: { url: string; payload?: unknown; headers?: Record<string, string> }[] = [];
-      if (r.params) attempts.push({ url: r.path.replace(/\{[a-z_]+\}/g, "x'; DROP TABLE claims; --") });
+      if (r.params)
+        attempts.push({ url: r.path.replace(/\{[a-z_]+\}/g, "x'; DROP TABLE claims; --") });
       if (r.params) attempts.push({ url: r.path.replace(/\{[a-z_]+\}/g, 'A'.repeat(300)) });
       if (r.query) attempts.push({ url: `${pathFor(r)}?limit=-5&cursor=` });
       if (r.body) {
         attempts.push({ url: pathFor(r), payload: { surprise: true } });
-        attempts.push({ url: pathFor(r), payload: '[1,2,3]', headers: { 'content-type': 'application/json' } });
-        attempts.push({ url: pathFor(r), payload: '{"truncated":', headers: { 'content-type': 'application/json' } });
-        attempts.push({ url: pathFor(r), payload: { ...bodyFor(r), huge: 'x'.repeat(2 * 1024 * 1024) } });
+        attempts.push({
+          url: pathFor(r),
+          payload: '[1,2,3]',
+          headers: { 'content-type': 'application/json' },
+        });
+        attempts.push({
+          url: pathFor(r),
+          payload: '{"truncated":',
+          headers: { 'content-type': 'application/json' },
+        });
+        attempts.push({
+          url: pathFor(r),
+          payload: { ...bodyFor(r), huge: 'x'.repeat(2 * 1024 * 1024) },
+        });
         attempts.push({ url: pathFor(r), payload: typeWrong(r) });
       }
       for (const attempt of attempts) {
-        const res = await app.inject({ method: r.method, url: attempt.url, payload: attempt.payload as string, headers: { authorization: a.auth, ...attempt.headers } });
+        const res = await app.inject({
+          method: r.method,
+          url: attempt.url,
+          payload: attempt.payload as string,
+          headers: { authorization: a.auth, ...attempt.headers },
+        });
         const where = `${r.method} ${attempt.url.slice(0, 60)} ${JSON.stringify(attempt.payload ?? '').slice(0, 40)}`;
         expect(res.statusCode, where).toBeGreaterThanOrEqual(400);
         expect(res.statusCode, where).toBeLessThan(500);
-        expect(known.has(res.json().error?.code), `${where} → ${res.statusCode} ${res.body.slice(0, 200)}`).toBe(true);
+        expect(
+          known.has(res.json().error?.code),
+          `${where} → ${res.statusCode} ${res.body.slice(0, 200)}`,
+        ).toBe(true);
       }
     }
     expect(await snapshot()).toEqual(before);
@@ -158,5 +231,10 @@ function bodyFor(r: RouteDef): Record<string, unknown> {
 
 /** The same body with its fields' types wrong. */
 function typeWrong(r: RouteDef): Record<string, unknown> {
-  return Object.fromEntries(Object.entries({ ...bodyFor(r), name: 12, ttl_seconds: 'soon' }).map(([k, v]) => [k, typeof v === 'string' ? 42 : 'wrong']));
+  return Object.fromEntries(
+    Object.entries({ ...bodyFor(r), name: 12, ttl_seconds: 'soon' }).map(([k, v]) => [
+      k,
+      typeof v === 'string' ? 42 : 'wrong',
+    ]),
+  );
 }

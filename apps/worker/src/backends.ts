@@ -16,7 +16,9 @@ export async function createBackends(env: WorkerEnv, log: Logger): Promise<Backe
         break;
       case 'kubernetes':
       case 'kubevirt':
-        throw new Error(`backend ${kind} is not available in this build (see the Kubernetes issue)`);
+        throw new Error(
+          `backend ${kind} is not available in this build (see the Kubernetes issue)`,
+        );
       default:
         kind satisfies never;
     }

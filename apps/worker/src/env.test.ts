@@ -2,17 +2,30 @@ import { parseEnv } from '@cubicle/config';
 import { describe, expect, it } from 'vitest';
 import { WorkerEnv } from './env.js';
 
-const base = { DATABASE_URL: 'postgresql://h/db', REDIS_URL: 'unix:///tmp/r.sock', CUBICLE_KEYRING: 'k1:AAAA' };
+const base = {
+  DATABASE_URL: 'postgresql://h/db',
+  REDIS_URL: 'unix:///tmp/r.sock',
+  CUBICLE_KEYRING: 'k1:AAAA',
+};
 
 describe('worker env', () => {
   it('parses defaults and the backend list', () => {
     const env = parseEnv(WorkerEnv, { ...base, CUBICLE_BACKENDS: 'local, kubernetes' });
-    expect(env).toMatchObject({ QUEUE_PREFIX: 'cubicle', WORKER_CONCURRENCY: 8, CUBICLE_BACKENDS: ['local', 'kubernetes'], RECLAIM_INTERVAL_MS: 500 });
+    expect(env).toMatchObject({
+      QUEUE_PREFIX: 'cubicle',
+      WORKER_CONCURRENCY: 8,
+      CUBICLE_BACKENDS: ['local', 'kubernetes'],
+      RECLAIM_INTERVAL_MS: 500,
+    });
   });
 
   it('names bad variables', () => {
     expect(() => parseEnv(WorkerEnv, { ...base, QUEUE_PREFIX: 'A B' })).toThrow(/QUEUE_PREFIX/);
-    expect(() => parseEnv(WorkerEnv, { ...base, CUBICLE_BACKENDS: 'docker' })).toThrow(/CUBICLE_BACKENDS/);
-    expect(() => parseEnv(WorkerEnv, { DATABASE_URL: base.DATABASE_URL, REDIS_URL: base.REDIS_URL })).toThrow(/CUBICLE_KEYRING/);
+    expect(() => parseEnv(WorkerEnv, { ...base, CUBICLE_BACKENDS: 'docker' })).toThrow(
+      /CUBICLE_BACKENDS/,
+    );
+    expect(() =>
+      parseEnv(WorkerEnv, { DATABASE_URL: base.DATABASE_URL, REDIS_URL: base.REDIS_URL }),
+    ).toThrow(/CUBICLE_KEYRING/);
   });
 });

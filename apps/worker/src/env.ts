@@ -8,7 +8,10 @@ export const WorkerEnv = z.object({
   REDIS_URL: envVars.redisUrl(),
   LOG_LEVEL: envVars.logLevel(),
   /** BullMQ key prefix; one Redis can serve several Cubicle installations. */
-  QUEUE_PREFIX: z.string().regex(/^[a-z0-9:_-]{1,80}$/).default('cubicle'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9:_-]{1,80}$/)
+    .default('cubicle'),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /**
    * Sandbox provisions/destroys run at once per worker. Starting desktops is CPU-heavy; on a small
@@ -21,7 +24,12 @@ export const WorkerEnv = z.object({
   CUBICLE_BACKENDS: z
     .string()
     .default('local')
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(['local', 'kubernetes', 'kubevirt'])).min(1)),
   RECLAIM_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(500),
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(1000).max(600_000).default(5000),

@@ -1,4 +1,9 @@
-import { answerGuestCallJob, guestAttachChannel, guestQueueName, type WorkerDeps } from '@cubicle/control-plane';
+import {
+  answerGuestCallJob,
+  guestAttachChannel,
+  guestQueueName,
+  type WorkerDeps,
+} from '@cubicle/control-plane';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -49,7 +54,9 @@ export class GuestQueues {
   /** attach serves a sandbox's queue if the database says it is claimed (the message is only a hint). */
   async attach(sandboxId: string): Promise<void> {
     if (this.closed || this.workers.has(sandboxId) || !/^sbx_[0-9a-z]{26}$/.test(sandboxId)) return;
-    const claimed = await this.deps.db.sandbox.count({ where: { id: sandboxId, state: 'claimed' } });
+    const claimed = await this.deps.db.sandbox.count({
+      where: { id: sandboxId, state: 'claimed' },
+    });
     if (claimed > 0) await this.serve(sandboxId);
   }
 
@@ -57,7 +64,10 @@ export class GuestQueues {
   scan(): Promise<void> {
     this.scanning ??= (async () => {
       try {
-        const rows = await this.deps.db.sandbox.findMany({ where: { state: 'claimed' }, select: { id: true } });
+        const rows = await this.deps.db.sandbox.findMany({
+          where: { state: 'claimed' },
+          select: { id: true },
+        });
         const claimed = new Set(rows.map((r) => r.id));
         for (const id of claimed) await this.serve(id);
         for (const id of [...this.workers.keys()]) if (!claimed.has(id)) await this.retire(id);
@@ -86,7 +96,9 @@ export class GuestQueues {
       stalledInterval: 5_000,
     });
     this.workers.set(sandboxId, worker);
-    worker.on('error', (err) => this.options.log.warn({ queue: name, err: err.message }, 'guest queue error'));
+    worker.on('error', (err) =>
+      this.options.log.warn({ queue: name, err: err.message }, 'guest queue error'),
+    );
     this.options.instrument?.(worker);
     const queue = new Queue(name, { connection, prefix });
     try {
@@ -103,7 +115,10 @@ export class GuestQueues {
    */
   private async retire(sandboxId: string): Promise<void> {
     await this.stop(sandboxId);
-    const queue = new Queue(guestQueueName(sandboxId), { connection: this.options.connection, prefix: this.options.prefix });
+    const queue = new Queue(guestQueueName(sandboxId), {
+      connection: this.options.connection,
+      prefix: this.options.prefix,
+    });
     try {
       await queue.obliterate({ force: true });
     } catch (err) {
@@ -122,11 +137,19 @@ export class GuestQueues {
 
   /** process runs one call and publishes its answer to the API process waiting for it. */
   private process(job: Job): Promise<{ status: number }> {
-    return answerGuestCallJob(this.deps, {
-      publisher: this.options.connection,
-      prefix: this.options.prefix,
-      onError: (err) => this.options.log.error({ jobId: job.id, err: (err as Error).message }, 'guest call failed'),
-    }, job);
+    return answerGuestCallJob(
+      this.deps,
+      {
+        publisher: this.options.connection,
+        prefix: this.options.prefix,
+        onError: (err) =>
+          this.options.log.error(
+            { jobId: job.id, err: (err as Error).message },
+            'guest call failed',
+          ),
+      },
+      job,
+    );
   }
 
   /** The sandboxes whose queues this process serves. */

@@ -26,10 +26,16 @@ export function buildHandlers(deps: WorkerDeps, metrics?: WorkerMetrics): JobHan
       return { released: released.length };
     },
     'pools.sweep': async () => {
-      const pools = await deps.db.pool.findMany({ where: { OR: [{ state: 'active' }, { sandboxes: { some: { state: { notIn: ['deleted'] } } } }] }, select: { id: true, tenantId: true } });
+      const pools = await deps.db.pool.findMany({
+        where: {
+          OR: [{ state: 'active' }, { sandboxes: { some: { state: { notIn: ['deleted'] } } } }],
+        },
+        select: { id: true, tenantId: true },
+      });
       for (const p of pools) await reconcilePool(deps, p.tenantId, p.id);
       const swept = [];
-      for (const backend of Object.values(deps.backends)) if (backend) swept.push(await sweepBackend(deps, backend));
+      for (const backend of Object.values(deps.backends))
+        if (backend) swept.push(await sweepBackend(deps, backend));
       return { pools: pools.length, swept };
     },
   };

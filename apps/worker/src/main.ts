@@ -33,17 +33,31 @@ const workers = startWorkers({
 /** instrument records job durations and logs failures of one BullMQ Worker. */
 function instrument(w: (typeof workers)[number]) {
   w.on('completed', (job) => {
-    if (job.processedOn && job.finishedOn) metrics.jobDuration.observe({ job: job.name, outcome: 'completed' }, (job.finishedOn - job.processedOn) / 1000);
+    if (job.processedOn && job.finishedOn)
+      metrics.jobDuration.observe(
+        { job: job.name, outcome: 'completed' },
+        (job.finishedOn - job.processedOn) / 1000,
+      );
   });
   w.on('failed', (job, err) => {
-    if (job?.processedOn) metrics.jobDuration.observe({ job: job.name, outcome: 'failed' }, (Date.now() - job.processedOn) / 1000);
+    if (job?.processedOn)
+      metrics.jobDuration.observe(
+        { job: job.name, outcome: 'failed' },
+        (Date.now() - job.processedOn) / 1000,
+      );
     log.warn({ queue: w.name, job: job?.name, jobId: job?.id, err: err.message }, 'job failed');
   });
 }
 for (const w of workers) instrument(w);
 // Per-sandbox guest queues come and go with claims; see guest-queues.ts.
 const guestSubscriber = createQueueConnection(env.REDIS_URL);
-const guestQueues = new GuestQueues(deps, { connection, subscriber: guestSubscriber, prefix: env.QUEUE_PREFIX, log, instrument });
+const guestQueues = new GuestQueues(deps, {
+  connection,
+  subscriber: guestSubscriber,
+  prefix: env.QUEUE_PREFIX,
+  log,
+  instrument,
+});
 await guestQueues.start();
 // One schedule in Redis however many workers run; the database decides what is due.
 await queues.schedule('claims.reclaim', {}, env.RECLAIM_INTERVAL_MS);
@@ -54,7 +68,11 @@ const metricsServer =
     ? undefined
     : createServer((req, res) => {
         if (req.url !== '/metrics') return void res.writeHead(404).end();
-        void metrics.registry.metrics().then((body) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body));
+        void metrics.registry
+          .metrics()
+          .then((body) =>
+            res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),
+          );
       }).listen(env.WORKER_METRICS_PORT, '127.0.0.1');
 log.info({ queues: staticQueues, backends: Object.keys(backends) }, 'worker started');
 

@@ -3,7 +3,12 @@ import { Counter, Histogram, Registry } from 'prom-client';
 /** WorkerMetrics are the worker's Prometheus series (served by the metrics listener in main.ts). */
 export class WorkerMetrics {
   readonly registry = new Registry();
-  readonly reclaims = new Counter({ name: 'cubicle_reclaims_total', help: 'Claims released by the worker, by reason', labelNames: ['reason'], registers: [this.registry] });
+  readonly reclaims = new Counter({
+    name: 'cubicle_reclaims_total',
+    help: 'Claims released by the worker, by reason',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
   readonly reclaimDelay = new Histogram({
     name: 'cubicle_reclaim_delay_seconds',
     help: 'Seconds from a claim becoming due to its release',

@@ -1,1 +1,6 @@
-export { createLocalBackend, desktopIdOf, localBackendScope, type LocalBackendOptions } from './local/local-backend.js';
+export {
+  createLocalBackend,
+  desktopIdOf,
+  localBackendScope,
+  type LocalBackendOptions,
+} from './local/local-backend.js';

@@ -3,7 +3,11 @@ import type { JobName, JobPayload } from '@cubicle/contract/jobs';
 
 /** Enqueue is the one side effect services have besides the database (a JobQueues in production). */
 export interface Enqueue {
-  enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options?: { jobId?: string; delayMs?: number; dedupe?: { id: string; ttlMs: number } }): Promise<unknown>;
+  enqueue<N extends JobName>(
+    name: N,
+    payload: JobPayload<N>,
+    options?: { jobId?: string; delayMs?: number; dedupe?: { id: string; ttlMs: number } },
+  ): Promise<unknown>;
 }
 
 /** Deps are what every service function receives; tenant scoping is an explicit argument. */
@@ -23,6 +27,10 @@ export const nowOf = (deps: Deps): Date => (deps.now ? deps.now() : new Date());
  */
 export function nudgeReconcile(deps: Deps, tenantId: string, poolId: string): Promise<unknown> {
   return deps.queues
-    .enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: poolId }, { dedupe: { id: `reconcile-${poolId}`, ttlMs: 50 } })
+    .enqueue(
+      'pool.reconcile',
+      { tenant_id: tenantId, pool_id: poolId },
+      { dedupe: { id: `reconcile-${poolId}`, ttlMs: 50 } },
+    )
     .catch(() => undefined);
 }

@@ -13,8 +13,13 @@ import {
 } from '../src/index.js';
 import { seedWarm, world, type World } from './setup.js';
 
-const req = (input: Record<string, unknown> = {}) => CreateClaimRequest.parse({ wait_seconds: 0, ...input });
-const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof AppError ? e.code : String(e)));
+const req = (input: Record<string, unknown> = {}) =>
+  CreateClaimRequest.parse({ wait_seconds: 0, ...input });
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof AppError ? e.code : String(e)),
+  );
 
 describe('claims on real Postgres', () => {
   let w: World;
@@ -24,14 +29,23 @@ describe('claims on real Postgres', () => {
   afterAll(async () => w?.close());
 
   it('200 concurrent claims on 20 warm sandboxes: exactly 20 active, no sandbox twice, the rest pending', async () => {
-    const { pool } = await applyPool(w.deps, w.tenantId, 'burst', PoolSpec.parse({ image: 'img', autoscaling: { min: 0, initial: 0, max: 20 } }));
+    const { pool } = await applyPool(
+      w.deps,
+      w.tenantId,
+      'burst',
+      PoolSpec.parse({ image: 'img', autoscaling: { min: 0, initial: 0, max: 20 } }),
+    );
     await seedWarm(w.db, w.tenantId, pool.id, 20);
-    const results = await Promise.all(Array.from({ length: 200 }, () => createClaim(w.deps, w.tenantId, 'burst', req())));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => createClaim(w.deps, w.tenantId, 'burst', req())),
+    );
     const active = results.filter((r) => r.status === 201);
     const pending = results.filter((r) => r.status === 202);
     expect(active).toHaveLength(20);
     expect(pending).toHaveLength(180);
-    expect(pending.every((r) => r.claim.status === 'pending' && r.claim.sandbox === null)).toBe(true);
+    expect(pending.every((r) => r.claim.status === 'pending' && r.claim.sandbox === null)).toBe(
+      true,
+    );
     const sandboxIds = active.map((r) => r.claim.sandbox!.id);
     expect(new Set(sandboxIds).size).toBe(20);
     expect(await w.db.sandbox.count({ where: { poolId: pool.id, state: 'claimed' } })).toBe(20);
@@ -42,26 +56,58 @@ describe('claims on real Postgres', () => {
     const { pool } = await applyPool(w.deps, w.tenantId, 'idem', PoolSpec.parse({ image: 'img' }));
     await seedWarm(w.db, w.tenantId, pool.id, 3);
     const scope = 'POST /v1/pools/idem/claims';
-    const first = await createClaim(w.deps, w.tenantId, 'idem', req({ metadata: { job: '1' } }), { key: 'k-1', scope });
-    const again = await createClaim(w.deps, w.tenantId, 'idem', req({ metadata: { job: '1' } }), { key: 'k-1', scope });
+    const first = await createClaim(w.deps, w.tenantId, 'idem', req({ metadata: { job: '1' } }), {
+      key: 'k-1',
+      scope,
+    });
+    const again = await createClaim(w.deps, w.tenantId, 'idem', req({ metadata: { job: '1' } }), {
+      key: 'k-1',
+      scope,
+    });
     expect(again.claim.id).toBe(first.claim.id);
     expect(again.status).toBe(first.status);
-    expect(await codeOf(createClaim(w.deps, w.tenantId, 'idem', req({ metadata: { job: '2' } }), { key: 'k-1', scope }))).toBe('idempotency_key_reused');
+    expect(
+      await codeOf(
+        createClaim(w.deps, w.tenantId, 'idem', req({ metadata: { job: '2' } }), {
+          key: 'k-1',
+          scope,
+        }),
+      ),
+    ).toBe('idempotency_key_reused');
 
-    const racing = await Promise.all(Array.from({ length: 10 }, () => createClaim(w.deps, w.tenantId, 'idem', req(), { key: 'k-race', scope })));
+    const racing = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        createClaim(w.deps, w.tenantId, 'idem', req(), { key: 'k-race', scope }),
+      ),
+    );
     expect(new Set(racing.map((r) => r.claim.id)).size).toBe(1);
     expect(await w.db.claim.count({ where: { poolId: pool.id } })).toBe(2);
     // The same key in another tenant is another request.
-    const { pool: otherPool } = await applyPool(w.deps, w.otherTenantId, 'idem', PoolSpec.parse({ image: 'img' }));
+    const { pool: otherPool } = await applyPool(
+      w.deps,
+      w.otherTenantId,
+      'idem',
+      PoolSpec.parse({ image: 'img' }),
+    );
     await seedWarm(w.db, w.otherTenantId, otherPool.id, 1);
-    const other = await createClaim(w.deps, w.otherTenantId, 'idem', req({ metadata: { job: '1' } }), { key: 'k-1', scope });
+    const other = await createClaim(
+      w.deps,
+      w.otherTenantId,
+      'idem',
+      req({ metadata: { job: '1' } }),
+      { key: 'k-1', scope },
+    );
     expect(other.claim.id).not.toBe(first.claim.id);
   });
 
   it('a live claim name is a reconnect, also when racing', async () => {
     const { pool } = await applyPool(w.deps, w.tenantId, 'named', PoolSpec.parse({ image: 'img' }));
     await seedWarm(w.db, w.tenantId, pool.id, 5);
-    const results = await Promise.all(Array.from({ length: 8 }, () => createClaim(w.deps, w.tenantId, 'named', req({ name: 'agent-7' }))));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        createClaim(w.deps, w.tenantId, 'named', req({ name: 'agent-7' })),
+      ),
+    );
     expect(new Set(results.map((r) => r.claim.id)).size).toBe(1);
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 200)).toHaveLength(7);
@@ -80,10 +126,16 @@ describe('claims on real Postgres', () => {
     const { claim } = await createClaim(w.deps, w.tenantId, 'rel', req());
     const released = await releaseClaim(w.deps, w.tenantId, claim.id);
     expect(released).toMatchObject({ status: 'released', release_reason: 'released_by_client' });
-    expect((await releaseClaim(w.deps, w.tenantId, claim.id)).released_at).toBe(released.released_at);
-    expect((await w.db.sandbox.findUniqueOrThrow({ where: { id: claim.sandbox!.id } })).state).toBe('releasing');
+    expect((await releaseClaim(w.deps, w.tenantId, claim.id)).released_at).toBe(
+      released.released_at,
+    );
+    expect((await w.db.sandbox.findUniqueOrThrow({ where: { id: claim.sandbox!.id } })).state).toBe(
+      'releasing',
+    );
     const jobs = await w.queues.queue('sandboxes').getJobs(['waiting', 'delayed', 'active']);
-    expect(jobs.some((j) => j.name === 'sandbox.destroy' && j.data.sandbox_id === claim.sandbox!.id)).toBe(true);
+    expect(
+      jobs.some((j) => j.name === 'sandbox.destroy' && j.data.sandbox_id === claim.sandbox!.id),
+    ).toBe(true);
     expect((await createClaim(w.deps, w.tenantId, 'rel', req())).status).toBe(202);
     expect(await codeOf(heartbeatClaim(w.deps, w.tenantId, claim.id))).toBe('claim_not_active');
   });
@@ -92,7 +144,17 @@ describe('claims on real Postgres', () => {
     // The sweep is global by design, so this test gets a database of its own.
     const own = await world();
     const w = own;
-    const { pool } = await applyPool(w.deps, w.tenantId, 'ttl', PoolSpec.parse({ image: 'img', idle_timeout_seconds: 60, max_claim_lifetime_seconds: 3600, claim_ttl_seconds: 600 }));
+    const { pool } = await applyPool(
+      w.deps,
+      w.tenantId,
+      'ttl',
+      PoolSpec.parse({
+        image: 'img',
+        idle_timeout_seconds: 60,
+        max_claim_lifetime_seconds: 3600,
+        claim_ttl_seconds: 600,
+      }),
+    );
     await seedWarm(w.db, w.tenantId, pool.id, 3);
     let now = new Date();
     const deps = { ...w.deps, now: () => now };
@@ -102,10 +164,14 @@ describe('claims on real Postgres', () => {
 
     now = new Date(now.getTime() + 30_000);
     await heartbeatClaim(deps, w.tenantId, long.id);
-    expect((await reclaimClaims(deps)).map((r) => [r.id, r.reason])).toEqual([[short.id, 'ttl_expired']]);
+    expect((await reclaimClaims(deps)).map((r) => [r.id, r.reason])).toEqual([
+      [short.id, 'ttl_expired'],
+    ]);
 
     now = new Date(now.getTime() + 45_000); // idle: 75 s without heartbeat; long: 45 s since its heartbeat
-    expect((await reclaimClaims(deps)).map((r) => [r.id, r.reason])).toEqual([[idle.id, 'idle_timeout']]);
+    expect((await reclaimClaims(deps)).map((r) => [r.id, r.reason])).toEqual([
+      [idle.id, 'idle_timeout'],
+    ]);
     expect((await getClaim(deps, w.tenantId, long.id)).status).toBe('active');
 
     // Extending is capped at the hard maximum, which the sweep enforces even with heartbeats.
@@ -113,7 +179,9 @@ describe('claims on real Postgres', () => {
     expect(extended.expires_at).toBe(extended.max_expires_at);
     now = new Date(new Date(extended.max_expires_at).getTime() + 1);
     await w.db.claim.update({ where: { id: long.id }, data: { lastHeartbeatAt: now } });
-    expect((await reclaimClaims(deps)).map((r) => [r.id, r.reason])).toEqual([[long.id, 'max_lifetime']]);
+    expect((await reclaimClaims(deps)).map((r) => [r.id, r.reason])).toEqual([
+      [long.id, 'max_lifetime'],
+    ]);
     expect(await reclaimClaims(deps)).toEqual([]);
     await own.close();
   });
@@ -137,17 +205,26 @@ describe('claims on real Postgres', () => {
   });
 
   it('a tenant over its concurrent-claims quota gets quota_exceeded with the limit, and nothing changes', async () => {
-    const { pool } = await applyPool(w.deps, w.otherTenantId, 'quota', PoolSpec.parse({ image: 'img' }));
+    const { pool } = await applyPool(
+      w.deps,
+      w.otherTenantId,
+      'quota',
+      PoolSpec.parse({ image: 'img' }),
+    );
     await seedWarm(w.db, w.otherTenantId, pool.id, 3);
     await w.db.tenant.update({ where: { id: w.otherTenantId }, data: { maxConcurrentClaims: 2 } });
-    const live = await w.db.claim.count({ where: { tenantId: w.otherTenantId, status: { not: 'released' } } });
+    const live = await w.db.claim.count({
+      where: { tenantId: w.otherTenantId, status: { not: 'released' } },
+    });
     for (let i = live; i < 2; i++) await createClaim(w.deps, w.otherTenantId, 'quota', req());
     const warmBefore = await w.db.sandbox.count({ where: { poolId: pool.id, state: 'warm' } });
     const err = await createClaim(w.deps, w.otherTenantId, 'quota', req()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('quota_exceeded');
     expect((err as AppError).details).toMatchObject({ quota: 'concurrent_claims', limit: 2 });
-    expect(await w.db.sandbox.count({ where: { poolId: pool.id, state: 'warm' } })).toBe(warmBefore);
+    expect(await w.db.sandbox.count({ where: { poolId: pool.id, state: 'warm' } })).toBe(
+      warmBefore,
+    );
   });
 
   it('lists newest first with a cursor', async () => {

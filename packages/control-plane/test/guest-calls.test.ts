@@ -22,7 +22,11 @@ import {
 } from '../src/index.js';
 import { world, type World } from './setup.js';
 
-const codeOf = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof AppError ? e.code : String(e)));
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof AppError ? e.code : String(e)),
+  );
 
 /**
  * The transport of guest calls on real Postgres and Redis: lookups and refusals in the API half,
@@ -45,16 +49,41 @@ describe('guest calls on real Postgres and Redis', () => {
 
   /** claimedSandbox seeds an active claim on a claimed sandbox whose guest is at `endpoint`. */
   async function claimedSandbox(endpoint: string, tenantId = w.tenantId) {
-    const { pool } = await applyPool(deps, tenantId, `p${Math.random().toString(36).slice(2, 10)}`, PoolSpec.parse({ image: 'img', autoscaling: { min: 0, initial: 0, max: 1 } }));
+    const { pool } = await applyPool(
+      deps,
+      tenantId,
+      `p${Math.random().toString(36).slice(2, 10)}`,
+      PoolSpec.parse({ image: 'img', autoscaling: { min: 0, initial: 0, max: 1 } }),
+    );
     const poolId = pool.id;
     const sandboxId = newId('sandbox');
     await w.db.sandbox.create({
-      data: { id: sandboxId, tenantId, poolId, backend: 'local', image: 'img', generation: 1, state: 'claimed', guestEndpoint: endpoint, guestTokenCiphertext: seal(deps.keyring, 'guest-token', sandboxId) },
+      data: {
+        id: sandboxId,
+        tenantId,
+        poolId,
+        backend: 'local',
+        image: 'img',
+        generation: 1,
+        state: 'claimed',
+        guestEndpoint: endpoint,
+        guestTokenCiphertext: seal(deps.keyring, 'guest-token', sandboxId),
+      },
     });
     const claimId = newId('claim');
     const now = Date.now();
     await w.db.claim.create({
-      data: { id: claimId, tenantId, poolId, sandboxId, name: `c${claimId.slice(-8)}`, status: 'active', ttlSeconds: 600, expiresAt: new Date(now + 600_000), maxExpiresAt: new Date(now + 3_600_000) },
+      data: {
+        id: claimId,
+        tenantId,
+        poolId,
+        sandboxId,
+        name: `c${claimId.slice(-8)}`,
+        status: 'active',
+        ttlSeconds: 600,
+        expiresAt: new Date(now + 600_000),
+        maxExpiresAt: new Date(now + 3_600_000),
+      },
     });
     return { sandboxId, claimId };
   }
@@ -95,21 +124,41 @@ describe('guest calls on real Postgres and Redis', () => {
   it('the API half answers not_found for unknown and foreign claims and claim_not_active for released ones', async () => {
     const calls = new GuestCalls(deps, { publisher, subscriber, prefix });
     const { claimId } = await claimedSandbox('http://127.0.0.1:1');
-    expect(await codeOf(calls.call(w.tenantId, newId('claim'), 'windows.list', {}))).toBe('not_found');
-    expect(await codeOf(calls.call(w.otherTenantId, claimId, 'windows.list', {}))).toBe('not_found');
+    expect(await codeOf(calls.call(w.tenantId, newId('claim'), 'windows.list', {}))).toBe(
+      'not_found',
+    );
+    expect(await codeOf(calls.call(w.otherTenantId, claimId, 'windows.list', {}))).toBe(
+      'not_found',
+    );
     await releaseClaim(deps, w.tenantId, claimId);
-    expect(await codeOf(calls.call(w.tenantId, claimId, 'windows.list', {}))).toBe('claim_not_active');
+    expect(await codeOf(calls.call(w.tenantId, claimId, 'windows.list', {}))).toBe(
+      'claim_not_active',
+    );
     expect(calls.pending).toBe(0);
   });
 
   it('the worker half delivers nothing for a released claim or a call whose caller gave up', async () => {
     const { sandboxId, claimId } = await claimedSandbox(`http://127.0.0.1:${silentPort}`);
-    const payload = { tenant_id: w.tenantId, claim_id: claimId, sandbox_id: sandboxId, operation: 'windows.list' as const, request: {} };
+    const payload = {
+      tenant_id: w.tenantId,
+      claim_id: claimId,
+      sandbox_id: sandboxId,
+      operation: 'windows.list' as const,
+      request: {},
+    };
     const late = await runGuestCall(deps, payload, { enqueuedAt: Date.now() - 31_000 });
     expect(late).toMatchObject({ status: 504, body: { error: { code: 'timeout' } } });
-    const foreign = await runGuestCall(deps, { ...payload, tenant_id: w.otherTenantId }, { enqueuedAt: Date.now() });
+    const foreign = await runGuestCall(
+      deps,
+      { ...payload, tenant_id: w.otherTenantId },
+      { enqueuedAt: Date.now() },
+    );
     expect(foreign).toMatchObject({ status: 409, body: { error: { code: 'claim_not_active' } } });
-    const invalid = await runGuestCall(deps, { ...payload, operation: 'shell.run', request: { argv: [] } }, { enqueuedAt: Date.now() });
+    const invalid = await runGuestCall(
+      deps,
+      { ...payload, operation: 'shell.run', request: { argv: [] } },
+      { enqueuedAt: Date.now() },
+    );
     expect(invalid).toMatchObject({ status: 400, body: { error: { code: 'validation_failed' } } });
     expect(connections).toBe(0);
     // A guest that never answers is cut off at the bound and reported as maybe delivered.
@@ -121,15 +170,25 @@ describe('guest calls on real Postgres and Redis', () => {
   it('an answer travels enqueue → worker → pub/sub back to its caller, and guest failures keep their code', async () => {
     const { sandboxId, claimId } = await claimedSandbox('http://127.0.0.1:1'); // nothing listens there
     const connection = createQueueConnection(ns.url);
-    const worker = new Worker(guestQueueName(sandboxId), (job) => answerGuestCallJob(deps, { publisher, prefix }, job), {
-      connection,
-      prefix,
-      concurrency: 1,
-    });
+    const worker = new Worker(
+      guestQueueName(sandboxId),
+      (job) => answerGuestCallJob(deps, { publisher, prefix }, job),
+      {
+        connection,
+        prefix,
+        concurrency: 1,
+      },
+    );
     const calls = new GuestCalls(deps, { publisher, subscriber, prefix });
     try {
-      const results = await Promise.all([1, 2, 3].map(() => codeOf(calls.call(w.tenantId, claimId, 'windows.list', {}))));
-      expect(results).toEqual(['backend_unavailable', 'backend_unavailable', 'backend_unavailable']);
+      const results = await Promise.all(
+        [1, 2, 3].map(() => codeOf(calls.call(w.tenantId, claimId, 'windows.list', {}))),
+      );
+      expect(results).toEqual([
+        'backend_unavailable',
+        'backend_unavailable',
+        'backend_unavailable',
+      ]);
       expect(calls.pending).toBe(0);
       // Nothing is stored for calls that produced no ActionResult.
       expect(await w.db.actionRecord.count({ where: { claimId } })).toBe(0);

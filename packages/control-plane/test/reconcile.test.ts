@@ -1,6 +1,15 @@
 import { CreateClaimRequest, PoolSpec } from '@cubicle/contract/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyPool, createClaim, deletePool, getPool, newKeyringSpec, parseKeyring, reconcilePool, type WorkerDeps } from '../src/index.js';
+import {
+  applyPool,
+  createClaim,
+  deletePool,
+  getPool,
+  newKeyringSpec,
+  parseKeyring,
+  reconcilePool,
+  type WorkerDeps,
+} from '../src/index.js';
 import { seedWarm, world, type World } from './setup.js';
 
 /**
@@ -17,16 +26,33 @@ describe('reconcile', () => {
   afterAll(async () => w?.close());
 
   const jobsFor = async (name: string, ids: string[]) =>
-    (await w.queues.queue('sandboxes').getJobs(['waiting', 'delayed', 'active', 'completed', 'failed']))
-      .filter((j) => j.name === name && ids.includes(j.data.sandbox_id)).length;
+    (
+      await w.queues
+        .queue('sandboxes')
+        .getJobs(['waiting', 'delayed', 'active', 'completed', 'failed'])
+    ).filter((j) => j.name === name && ids.includes(j.data.sandbox_id)).length;
 
   it('creates the warm buffer once, even when run concurrently', async () => {
-    const { pool } = await applyPool(w.deps, w.tenantId, 'fill', PoolSpec.parse({ image: 'a', autoscaling: { min: 1, initial: 3, max: 5 } }));
-    await Promise.all([reconcilePool(deps, w.tenantId, pool.id), reconcilePool(deps, w.tenantId, pool.id), reconcilePool(deps, w.tenantId, pool.id)]);
+    const { pool } = await applyPool(
+      w.deps,
+      w.tenantId,
+      'fill',
+      PoolSpec.parse({ image: 'a', autoscaling: { min: 1, initial: 3, max: 5 } }),
+    );
+    await Promise.all([
+      reconcilePool(deps, w.tenantId, pool.id),
+      reconcilePool(deps, w.tenantId, pool.id),
+      reconcilePool(deps, w.tenantId, pool.id),
+    ]);
     const rows = await w.db.sandbox.findMany({ where: { poolId: pool.id } });
     expect(rows).toHaveLength(3);
     expect(rows.every((r) => r.state === 'provisioning' && r.generation === 1)).toBe(true);
-    expect(await jobsFor('sandbox.provision', rows.map((r) => r.id))).toBe(3);
+    expect(
+      await jobsFor(
+        'sandbox.provision',
+        rows.map((r) => r.id),
+      ),
+    ).toBe(3);
     expect((await getPool(w.deps, w.tenantId, 'fill')).counts.provisioning).toBe(3);
   });
 
@@ -34,7 +60,12 @@ describe('reconcile', () => {
     const spec = PoolSpec.parse({ image: 'v1', autoscaling: { min: 0, initial: 2, max: 4 } });
     const { pool } = await applyPool(w.deps, w.tenantId, 'roll', spec);
     const warm = await seedWarm(w.db, w.tenantId, pool.id, 3);
-    const { claim } = await createClaim(w.deps, w.tenantId, 'roll', CreateClaimRequest.parse({ wait_seconds: 0 }));
+    const { claim } = await createClaim(
+      w.deps,
+      w.tenantId,
+      'roll',
+      CreateClaimRequest.parse({ wait_seconds: 0 }),
+    );
     const again = await applyPool(w.deps, w.tenantId, 'roll', spec);
     expect(again.pool.generation).toBe(1);
     const changed = await applyPool(w.deps, w.tenantId, 'roll', { ...spec, image: 'v2' });
@@ -42,7 +73,9 @@ describe('reconcile', () => {
 
     const result = await reconcilePool(deps, w.tenantId, pool.id);
     expect(result.rolled).toBe(2);
-    const byId = new Map((await w.db.sandbox.findMany({ where: { poolId: pool.id } })).map((s) => [s.id, s]));
+    const byId = new Map(
+      (await w.db.sandbox.findMany({ where: { poolId: pool.id } })).map((s) => [s.id, s]),
+    );
     expect(byId.get(claim.sandbox!.id)!.state).toBe('claimed');
     const rolled = warm.filter((id) => id !== claim.sandbox!.id);
     expect(rolled.every((id) => byId.get(id)!.state === 'releasing')).toBe(true);
@@ -53,20 +86,43 @@ describe('reconcile', () => {
   });
 
   it('deleting a pool drains: unclaimed sandboxes go, pending claims end, live claims run on', async () => {
-    const { pool } = await applyPool(w.deps, w.tenantId, 'drain', PoolSpec.parse({ image: 'a', autoscaling: { min: 0, initial: 0, max: 2 } }));
+    const { pool } = await applyPool(
+      w.deps,
+      w.tenantId,
+      'drain',
+      PoolSpec.parse({ image: 'a', autoscaling: { min: 0, initial: 0, max: 2 } }),
+    );
     await seedWarm(w.db, w.tenantId, pool.id, 2);
-    const live = (await createClaim(w.deps, w.tenantId, 'drain', CreateClaimRequest.parse({ wait_seconds: 0 }))).claim;
+    const live = (
+      await createClaim(w.deps, w.tenantId, 'drain', CreateClaimRequest.parse({ wait_seconds: 0 }))
+    ).claim;
     await w.db.claim.create({
-      data: { id: 'clm_01m00000000000000000000000', tenantId: w.tenantId, poolId: pool.id, name: 'waiting', status: 'pending', ttlSeconds: 60, expiresAt: new Date(Date.now() + 60_000), maxExpiresAt: new Date(Date.now() + 60_000) },
+      data: {
+        id: 'clm_01m00000000000000000000000',
+        tenantId: w.tenantId,
+        poolId: pool.id,
+        name: 'waiting',
+        status: 'pending',
+        ttlSeconds: 60,
+        expiresAt: new Date(Date.now() + 60_000),
+        maxExpiresAt: new Date(Date.now() + 60_000),
+      },
     });
     const deleted = await deletePool(w.deps, w.tenantId, 'drain');
     expect(deleted.state).toBe('draining');
     const result = await reconcilePool(deps, w.tenantId, pool.id);
     expect(result).toMatchObject({ drained: 1, created: 0 });
-    expect((await w.db.claim.findUniqueOrThrow({ where: { id: 'clm_01m00000000000000000000000' } })).releaseReason).toBe('pool_deleted');
+    expect(
+      (await w.db.claim.findUniqueOrThrow({ where: { id: 'clm_01m00000000000000000000000' } }))
+        .releaseReason,
+    ).toBe('pool_deleted');
     expect((await w.db.claim.findUniqueOrThrow({ where: { id: live.id } })).status).toBe('active');
-    expect((await w.db.sandbox.findUniqueOrThrow({ where: { id: live.sandbox!.id } })).state).toBe('claimed');
+    expect((await w.db.sandbox.findUniqueOrThrow({ where: { id: live.sandbox!.id } })).state).toBe(
+      'claimed',
+    );
     // The name is free for a new pool at once.
-    expect((await applyPool(w.deps, w.tenantId, 'drain', PoolSpec.parse({ image: 'b' }))).created).toBe(true);
+    expect(
+      (await applyPool(w.deps, w.tenantId, 'drain', PoolSpec.parse({ image: 'b' }))).created,
+    ).toBe(true);
   });
 });

@@ -22,7 +22,12 @@ export async function world(): Promise<World> {
   const queues = new JobQueues(connection, ns.bullPrefix);
   const tenantId = newId('tenant');
   const otherTenantId = newId('tenant');
-  await db.tenant.createMany({ data: [{ id: tenantId, name: 'acme', maxConcurrentClaims: 1000 }, { id: otherTenantId, name: 'other' }] });
+  await db.tenant.createMany({
+    data: [
+      { id: tenantId, name: 'acme', maxConcurrentClaims: 1000 },
+      { id: otherTenantId, name: 'other' },
+    ],
+  });
   return {
     deps: { db, queues },
     db,
@@ -43,10 +48,25 @@ export async function world(): Promise<World> {
  * seedWarm inserts sandboxes in the warm state, as a finished provisioning leaves them, for
  * tests of the claim transaction itself (the provisioning path has its own suites).
  */
-export async function seedWarm(db: Db, tenantId: string, poolId: string, count: number, generation = 1): Promise<string[]> {
+export async function seedWarm(
+  db: Db,
+  tenantId: string,
+  poolId: string,
+  count: number,
+  generation = 1,
+): Promise<string[]> {
   const ids = Array.from({ length: count }, () => newId('sandbox'));
   await db.sandbox.createMany({
-    data: ids.map((id) => ({ id, tenantId, poolId, backend: 'local' as const, image: 'img', generation, state: 'warm' as const, readyAt: new Date() })),
+    data: ids.map((id) => ({
+      id,
+      tenantId,
+      poolId,
+      backend: 'local' as const,
+      image: 'img',
+      generation,
+      state: 'warm' as const,
+      readyAt: new Date(),
+    })),
   });
   return ids;
 }

@@ -14,7 +14,12 @@ const fastifyCodes: Record<string, ErrorCodeName> = {
 };
 
 /** errorBody builds the envelope's body; streams (e.g. the guest's shell socket) send it in a frame. */
-export function errorBody(requestId: string, code: ErrorCodeName, message: string, details?: Record<string, unknown>): ErrorBody {
+export function errorBody(
+  requestId: string,
+  code: ErrorCodeName,
+  message: string,
+  details?: Record<string, unknown>,
+): ErrorBody {
   return { code, message, request_id: requestId, ...(details ? { details } : {}) };
 }
 

@@ -54,7 +54,15 @@ export class JobQueues {
       ...(options.jobId ? { jobId: options.jobId } : {}),
       ...(options.delayMs ? { delay: options.delayMs } : {}),
       ...(options.dedupe
-        ? { delay: options.dedupe.ttlMs, deduplication: { id: options.dedupe.id, ttl: options.dedupe.ttlMs, extend: true, replace: true } }
+        ? {
+            delay: options.dedupe.ttlMs,
+            deduplication: {
+              id: options.dedupe.id,
+              ttl: options.dedupe.ttlMs,
+              extend: true,
+              replace: true,
+            },
+          }
         : {}),
     };
     return this.queue(queueFor(name, data)).add(name, data, jobOptions);
@@ -64,13 +72,21 @@ export class JobQueues {
    * schedule makes `name` run every `everyMs` (a BullMQ job scheduler: one schedule in Redis
    * however many workers call this, and only one run at a time per queue slot).
    */
-  async schedule<N extends JobName>(name: N, payload: JobPayload<N>, everyMs: number): Promise<void> {
+  async schedule<N extends JobName>(
+    name: N,
+    payload: JobPayload<N>,
+    everyMs: number,
+  ): Promise<void> {
     const data = parseJobPayload(name, payload);
-    await this.queue(queueFor(name, data)).upsertJobScheduler(`every-${name}`, { every: everyMs }, {
-      name,
-      data,
-      opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 1000 } },
-    });
+    await this.queue(queueFor(name, data)).upsertJobScheduler(
+      `every-${name}`,
+      { every: everyMs },
+      {
+        name,
+        data,
+        opts: { removeOnComplete: { count: 100 }, removeOnFail: { count: 1000 } },
+      },
+    );
   }
 
   async close(): Promise<void> {

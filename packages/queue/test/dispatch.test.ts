@@ -75,7 +75,7 @@ describe('job queues on real Redis', () => {
     expect((await queues.queue('sandboxes').getJob(job.id!))?.attemptsMade).toBe(1);
   });
 
-  it('keeps its keys under the namespace prefix, none under BullMQ\'s default', async () => {
+  it("keeps its keys under the namespace prefix, none under BullMQ's default", async () => {
     // The Redis server is shared with other test files, each under its own prefix.
     expect((await conn.keys(`${ns.prefix}*`)).length).toBeGreaterThan(0);
     expect(await conn.keys('bull:*')).toEqual([]);

@@ -12,7 +12,8 @@ import { pathToFileURL } from 'node:url';
 const root = new URL('../../../', import.meta.url).pathname;
 const load = (p) => {
   const file = join(root, p);
-  if (!existsSync(file)) throw new Error(`${p} is missing: run \`npm run bootstrap\` (or npm run build) first`);
+  if (!existsSync(file))
+    throw new Error(`${p} is missing: run \`npm run bootstrap\` (or npm run build) first`);
   return import(pathToFileURL(file).href);
 };
 
@@ -21,8 +22,13 @@ export const log = (line) => process.stderr.write(`bench: ${line}\n`);
 
 function spawnApp(entry, env) {
   // BENCH_CPU_PROF_DIR=dir writes a V8 CPU profile of each app there (open it in Chrome DevTools).
-  const prof = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...prof, join(root, entry)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prof = process.env.BENCH_CPU_PROF_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+    : [];
+  const child = spawn(process.execPath, [...prof, join(root, entry)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let tail = '';
   const keep = (d) => (tail = (tail + d.toString()).slice(-4000));
   child.stdout.on('data', keep);
@@ -87,8 +93,19 @@ export async function startStack({ reclaimIntervalMs = 500 } = {}) {
     await migrate({ databaseUrl });
     const db = createDb({ databaseUrl, maxConnections: 4 });
     stops.push(() => db.$disconnect());
-    const tenant = await tenancy.createTenant(db, { name: 'bench', quotas: { max_sandboxes: 1000, max_concurrent_claims: 10_000, requests_per_minute: 1_000_000 } });
-    const key = await tenancy.createApiKey(db, { tenantId: tenant.id, name: 'bench', role: 'admin' });
+    const tenant = await tenancy.createTenant(db, {
+      name: 'bench',
+      quotas: {
+        max_sandboxes: 1000,
+        max_concurrent_claims: 10_000,
+        requests_per_minute: 1_000_000,
+      },
+    });
+    const key = await tenancy.createApiKey(db, {
+      tenantId: tenant.id,
+      name: 'bench',
+      role: 'admin',
+    });
     const env = {
       DATABASE_URL: databaseUrl,
       REDIS_URL: redis.url,
@@ -99,13 +116,25 @@ export async function startStack({ reclaimIntervalMs = 500 } = {}) {
     const worker = spawnApp('apps/worker/dist/main.js', { ...env, WORKER_CONCURRENCY: '16' });
     stops.push(() => worker.stop());
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const api = spawnApp('apps/api/dist/main.js', { ...env, API_HOST: '127.0.0.1', API_PORT: String(port) });
+    const api = spawnApp('apps/api/dist/main.js', {
+      ...env,
+      API_HOST: '127.0.0.1',
+      API_PORT: String(port),
+    });
     stops.push(() => api.stop());
     const url = `http://127.0.0.1:${port}`;
-    await waitFor(async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok === true, 30_000, 'the API');
+    await waitFor(
+      async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok === true,
+      30_000,
+      'the API',
+    );
     const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
     const call = async (method, path, body) => {
-      const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, body: await res.json() };
     };
     return {
@@ -120,9 +149,14 @@ export async function startStack({ reclaimIntervalMs = 500 } = {}) {
       /** applyPool and wait until `warm` sandboxes are warm. */
       async warmPool(name, spec, warm) {
         const res = await call('PUT', `/v1/pools/${name}`, spec);
-        if (res.status >= 300) throw new Error(`PUT pool: ${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status >= 300)
+          throw new Error(`PUT pool: ${res.status} ${JSON.stringify(res.body)}`);
         const started = Date.now();
-        await waitFor(async () => (await call('GET', `/v1/pools/${name}`)).body.counts.warm >= warm, 600_000, `${warm} warm desktops`);
+        await waitFor(
+          async () => (await call('GET', `/v1/pools/${name}`)).body.counts.warm >= warm,
+          600_000,
+          `${warm} warm desktops`,
+        );
         return (Date.now() - started) / 1000;
       },
       waitFor,

@@ -5,7 +5,11 @@ import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { createTestDatabase, createTestRedisNamespace, redisOptionsFromUrl } from '../../harness/index.js';
+import {
+  createTestDatabase,
+  createTestRedisNamespace,
+  redisOptionsFromUrl,
+} from '../../harness/index.js';
 import { startWorker, type WorkerProcess } from './worker-process.js';
 
 export interface Stack {
@@ -44,7 +48,8 @@ export async function startStack(): Promise<Stack> {
     RECLAIM_INTERVAL_MS: '200',
     SWEEP_INTERVAL_MS: '2000',
   };
-  const build = () => buildApp({ db, redis, queues, queuePrefix: ns.bullPrefix, keyVerifier: { cacheTtlMs: 0 } });
+  const build = () =>
+    buildApp({ db, redis, queues, queuePrefix: ns.bullPrefix, keyVerifier: { cacheTtlMs: 0 } });
   let api = await build();
   let worker = startWorker(workerEnv);
 
@@ -76,12 +81,25 @@ export async function startStack(): Promise<Stack> {
     },
     async close() {
       // Release everything so the worker destroys every desktop before it stops.
-      await db.claim.updateMany({ where: { status: { not: 'released' } }, data: { status: 'released', releasedAt: new Date(), releaseReason: 'pool_deleted' } });
-      await db.pool.updateMany({ where: { deletedAt: null }, data: { state: 'draining', deletedAt: new Date() } });
-      await db.sandbox.updateMany({ where: { state: { in: ['warm', 'claimed', 'provisioning'] } }, data: { state: 'releasing' } });
+      await db.claim.updateMany({
+        where: { status: { not: 'released' } },
+        data: { status: 'released', releasedAt: new Date(), releaseReason: 'pool_deleted' },
+      });
+      await db.pool.updateMany({
+        where: { deletedAt: null },
+        data: { state: 'draining', deletedAt: new Date() },
+      });
+      await db.sandbox.updateMany({
+        where: { state: { in: ['warm', 'claimed', 'provisioning'] } },
+        data: { state: 'releasing' },
+      });
       const pools = await db.pool.findMany({ select: { id: true, tenantId: true } });
-      for (const p of pools) await queues.enqueue('pool.reconcile', { tenant_id: p.tenantId, pool_id: p.id });
-      await waitFor(async () => (await db.sandbox.count({ where: { state: { notIn: ['deleted'] } } })) === 0, 120_000).catch(() => undefined);
+      for (const p of pools)
+        await queues.enqueue('pool.reconcile', { tenant_id: p.tenantId, pool_id: p.id });
+      await waitFor(
+        async () => (await db.sandbox.count({ where: { state: { notIn: ['deleted'] } } })) === 0,
+        120_000,
+      ).catch(() => undefined);
       await worker.stop();
       await api.close();
       await queues.close();
@@ -96,7 +114,11 @@ export async function startStack(): Promise<Stack> {
 }
 
 /** waitFor polls a condition until it holds or the bound passes (then it throws). */
-export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;

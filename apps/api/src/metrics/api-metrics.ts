@@ -31,7 +31,9 @@ export class ApiMetrics {
       labelNames: ['tenant', 'pool', 'state'],
       registers: [this.registry],
       async collect() {
-        const rows = await db.$queryRaw<{ tenant_id: string; name: string; state: string; n: number }[]>`
+        const rows = await db.$queryRaw<
+          { tenant_id: string; name: string; state: string; n: number }[]
+        >`
           SELECT p.tenant_id, p.name, s.state::text AS state, count(*)::int AS n
           FROM sandboxes s JOIN pools p ON p.id = s.pool_id
           WHERE s.state <> 'deleted' GROUP BY 1, 2, 3`;
@@ -47,7 +49,10 @@ export function registerMetrics(app: FastifyInstance, metrics: ApiMetrics) {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;
-    metrics.requestDuration.observe({ route, method: request.method, status: `${Math.floor(reply.statusCode / 100)}xx` }, seconds);
+    metrics.requestDuration.observe(
+      { route, method: request.method, status: `${Math.floor(reply.statusCode / 100)}xx` },
+      seconds,
+    );
     if (request.method === 'POST' && route === '/v1/pools/:name/claims') {
       metrics.claimLatency.observe({ status: String(reply.statusCode) }, seconds);
     }

@@ -13,10 +13,21 @@ import { tenantOf } from '../lib/tenant-of.js';
 export function registerDriveRoutes(app: FastifyInstance, deps: Deps, guest: GuestCalls) {
   // `as never`: the answer's type is the guest route's response, which the worker has checked
   // against that schema and route() checks again against the REST route's (the same schema).
-  const forward = (operation: GuestOperation) => async (input: { request: Parameters<typeof tenantOf>[0]; params: { id: string }; body?: unknown }) => ({
-    status: 200 as const,
-    body: (await guest.call(tenantOf(input.request), input.params.id, operation, (input.body ?? {}) as Record<string, unknown>)) as never,
-  });
+  const forward =
+    (operation: GuestOperation) =>
+    async (input: {
+      request: Parameters<typeof tenantOf>[0];
+      params: { id: string };
+      body?: unknown;
+    }) => ({
+      status: 200 as const,
+      body: (await guest.call(
+        tenantOf(input.request),
+        input.params.id,
+        operation,
+        (input.body ?? {}) as Record<string, unknown>,
+      )) as never,
+    });
 
   route(app, Routes.observeClaim, forward('observe'));
   route(app, Routes.actClaim, forward('act.element'));

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { ProvisionInput, ProvisionedSandbox, SandboxBackend } from '@cubicle/control-plane';
-import { listDesktopIds, startDesktop, stopDesktopById, type DesktopOptions } from '@cubicle/driver-guest';
+import {
+  listDesktopIds,
+  startDesktop,
+  stopDesktopById,
+  type DesktopOptions,
+} from '@cubicle/driver-guest';
 
 export interface LocalBackendOptions {
   /**
@@ -31,7 +36,8 @@ export const desktopIdOf = (scope: string, sandboxId: string) => `${scope}-${san
  * desktop is this machine's); its `env` reaches the session's apps.
  */
 export function createLocalBackend(options: LocalBackendOptions): SandboxBackend {
-  if (!/^[a-z0-9]{1,16}$/.test(options.scope)) throw new Error('local backend scope must be 1-16 lowercase letters or digits');
+  if (!/^[a-z0-9]{1,16}$/.test(options.scope))
+    throw new Error('local backend scope must be 1-16 lowercase letters or digits');
   const prefix = `${options.scope}-`;
   return {
     kind: 'local',
@@ -39,7 +45,12 @@ export function createLocalBackend(options: LocalBackendOptions): SandboxBackend
       const id = desktopIdOf(options.scope, input.sandboxId);
       await stopDesktopById(id);
       if (input.signal.aborted) throw new Error('provisioning aborted');
-      const session = await startDesktop({ ...options.desktop, id, daemon: 'child', appEnv: input.env });
+      const session = await startDesktop({
+        ...options.desktop,
+        id,
+        daemon: 'child',
+        appEnv: input.env,
+      });
       if (!session.guestUrl) {
         await session.stop();
         throw new Error('the desktop started without a guest driver');

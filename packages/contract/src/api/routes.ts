@@ -74,7 +74,15 @@ const drive = <B extends z.ZodType, Res extends z.ZodType>(r: {
   description?: string;
   body: B;
   response: Res;
-  errors: readonly (typeof writeErrors[number] | 'claim_not_active' | 'timeout' | 'backend_unavailable' | 'window_not_found' | 'invalid_element_token' | 'conflict')[];
+  errors: readonly (
+    | (typeof writeErrors)[number]
+    | 'claim_not_active'
+    | 'timeout'
+    | 'backend_unavailable'
+    | 'window_not_found'
+    | 'invalid_element_token'
+    | 'conflict'
+  )[];
 }) =>
   defineRoute({
     operationId: r.operationId,
@@ -276,7 +284,7 @@ export const Routes = {
   observeClaim: drive({
     operationId: 'observeClaim',
     child: 'observe',
-    summary: "Observe a window: its accessibility tree with element tokens and a screenshot",
+    summary: 'Observe a window: its accessibility tree with element tokens and a screenshot',
     body: ObserveRequest,
     response: ObserveResponse,
     errors: windowErrors,

@@ -60,7 +60,8 @@ export const Jobs = {
     attempts: 1,
     backoff: null,
     timeout_ms: 120_000,
-    description: 'Periodic: reconcile every pool and compare each backend with the database (orphans destroyed, lost sandboxes failed).',
+    description:
+      'Periodic: reconcile every pool and compare each backend with the database (orphans destroyed, lost sandboxes failed).',
   }),
   'pool.reconcile': job({
     queue: 'reconcile',

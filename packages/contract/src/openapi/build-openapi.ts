@@ -202,7 +202,11 @@ export function buildOpenApi(version: string): Record<string, unknown> {
                 status,
                 {
                   description: 'OK (raw bytes)',
-                  content: { [schema.mediaType]: { schema: { type: 'string', contentMediaType: schema.mediaType } } },
+                  content: {
+                    [schema.mediaType]: {
+                      schema: { type: 'string', contentMediaType: schema.mediaType },
+                    },
+                  },
                 },
               ];
             const id = outputConv.idOf(schema) ?? `${base}Response${status}`;

@@ -1,7 +1,11 @@
 import type { Claim as ClaimView, CreateClaimRequest } from '@cubicle/contract/api';
 import { newId, ulid, Prisma, type Pool } from '@cubicle/db';
 import { nowOf, nudgeReconcile, type Deps } from '../context.js';
-import { IDEMPOTENCY_TTL_MS, requestHash, type IdempotencyInput } from '../idempotency/idempotency.js';
+import {
+  IDEMPOTENCY_TTL_MS,
+  requestHash,
+  type IdempotencyInput,
+} from '../idempotency/idempotency.js';
 import { AppError } from '@cubicle/contract/errors';
 import { insertClaim, type InsertClaimInput } from './insert-claim.js';
 import { claimFromJson, sandboxFromJson } from './rows-from-json.js';
@@ -27,7 +31,11 @@ export function expiryOf(pool: Pool, ttlSeconds: number, now: Date) {
  * returns its id. SKIP LOCKED lets concurrent claims each take a different sandbox without
  * waiting on one another; the state check in the UPDATE makes a double claim impossible.
  */
-export async function takeWarmSandbox(tx: Prisma.TransactionClient, pool: Pool, now: Date): Promise<string | null> {
+export async function takeWarmSandbox(
+  tx: Prisma.TransactionClient,
+  pool: Pool,
+  now: Date,
+): Promise<string | null> {
   const rows = await tx.$queryRaw<{ id: string }[]>`
     UPDATE sandboxes SET state = 'claimed', claimed_at = ${now}, updated_at = ${now}
     WHERE id = (
@@ -40,7 +48,10 @@ export async function takeWarmSandbox(tx: Prisma.TransactionClient, pool: Pool, 
 }
 
 async function findLiveByName(deps: Deps, tenantId: string, poolId: string, name: string) {
-  return deps.db.claim.findFirst({ where: { tenantId, poolId, name, status: { not: 'released' } }, include: claimInclude });
+  return deps.db.claim.findFirst({
+    where: { tenantId, poolId, name, status: { not: 'released' } },
+    include: claimInclude,
+  });
 }
 
 /**
@@ -69,7 +80,15 @@ export async function createClaim(
     ttlSeconds: request.ttl_seconds ?? null,
     now,
     ...(idempotency
-      ? { idempotency: { rowId: newId('idempotency_key'), key: idempotency.key, scope: idempotency.scope, requestHash: hash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS) } }
+      ? {
+          idempotency: {
+            rowId: newId('idempotency_key'),
+            key: idempotency.key,
+            scope: idempotency.scope,
+            requestHash: hash,
+            expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+          },
+        }
       : {}),
   };
 
@@ -79,29 +98,41 @@ export async function createClaim(
   } catch (err) {
     const constraint = uniqueViolation(err);
     if (constraint === 'idempotency_keys_tenant_id_scope_key_key' && idempotency) {
-      return replayIdempotent(deps, tenantId, idempotency, hash, now, () => createClaim(deps, tenantId, poolName, request, idempotency));
+      return replayIdempotent(deps, tenantId, idempotency, hash, now, () =>
+        createClaim(deps, tenantId, poolName, request, idempotency),
+      );
     }
     if (constraint === 'claims_live_name_key' && request.name) {
       // A live claim has this name: this call is a reconnect to it.
       const pool = await findLivePool(deps, tenantId, poolName);
       const existing = await findLiveByName(deps, tenantId, pool.id, request.name);
       if (existing) {
-        if (idempotency) await recordIdempotentReconnect(deps, tenantId, idempotency, hash, existing.id, now);
+        if (idempotency)
+          await recordIdempotentReconnect(deps, tenantId, idempotency, hash, existing.id, now);
         return { claim: toClaimView(existing), status: 200 };
       }
     }
     throw err;
   }
-  if (!inserted.poolFound || !inserted.poolId) throw new AppError('not_found', `pool ${poolName} not found`);
+  if (!inserted.poolFound || !inserted.poolId)
+    throw new AppError('not_found', `pool ${poolName} not found`);
   if (!inserted.quotaOk || !inserted.claim) {
-    throw new AppError('quota_exceeded', `the tenant's concurrent_claims quota (${inserted.limit}) is reached`, {
-      quota: 'concurrent_claims',
-      limit: inserted.limit,
-      used: inserted.used,
-    });
+    throw new AppError(
+      'quota_exceeded',
+      `the tenant's concurrent_claims quota (${inserted.limit}) is reached`,
+      {
+        quota: 'concurrent_claims',
+        limit: inserted.limit,
+        used: inserted.used,
+      },
+    );
   }
   const claim = claimFromJson(inserted.claim);
-  const row: ClaimRow = { ...claim, pool: { name: poolName }, sandbox: inserted.sandbox ? sandboxFromJson(inserted.sandbox) : null };
+  const row: ClaimRow = {
+    ...claim,
+    pool: { name: poolName },
+    sandbox: inserted.sandbox ? sandboxFromJson(inserted.sandbox) : null,
+  };
   const poolId = inserted.poolId;
 
   // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim. Not awaited:
@@ -120,7 +151,8 @@ function uniqueViolation(err: unknown): string | null {
   if (!(err instanceof Prisma.PrismaClientKnownRequestError)) return null;
   const text = `${err.message} ${JSON.stringify(err.meta ?? {})}`;
   if (!/23505|unique constraint|P2002/i.test(`${err.code} ${text}`)) return null;
-  for (const name of ['idempotency_keys_tenant_id_scope_key_key', 'claims_live_name_key']) if (text.includes(name)) return name;
+  for (const name of ['idempotency_keys_tenant_id_scope_key_key', 'claims_live_name_key'])
+    if (text.includes(name)) return name;
   return 'unknown';
 }
 
@@ -145,12 +177,25 @@ async function replayIdempotent(
     await deps.db.idempotencyKey.deleteMany({ where: { id: key.id, expiresAt: { lte: now } } });
     return runAgain();
   }
-  if (key.requestHash !== hash) throw new AppError('idempotency_key_reused', 'this Idempotency-Key was used with a different request body');
+  if (key.requestHash !== hash)
+    throw new AppError(
+      'idempotency_key_reused',
+      'this Idempotency-Key was used with a different request body',
+    );
   if (key.responseStatus === null || key.resourceId === null) {
-    throw new AppError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed');
+    throw new AppError(
+      'idempotency_in_progress',
+      'a request with this Idempotency-Key is still being processed',
+    );
   }
-  const row = await deps.db.claim.findFirstOrThrow({ where: { id: key.resourceId, tenantId }, include: claimInclude });
-  const status = key.responseStatus === 202 && row.status === 'active' ? 201 : (key.responseStatus as 200 | 201 | 202);
+  const row = await deps.db.claim.findFirstOrThrow({
+    where: { id: key.resourceId, tenantId },
+    include: claimInclude,
+  });
+  const status =
+    key.responseStatus === 202 && row.status === 'active'
+      ? 201
+      : (key.responseStatus as 200 | 201 | 202);
   return { claim: toClaimView(row), status };
 }
 

@@ -35,9 +35,21 @@ export interface InsertedClaim {
  * violation (a live name taken, a key already used) aborts the whole statement, sandbox included.
  * The quota count is not locked, so simultaneous claims at the quota's edge may pass together.
  */
-export async function insertClaim(db: Db | Prisma.TransactionClient, i: InsertClaimInput): Promise<InsertedClaim> {
+export async function insertClaim(
+  db: Db | Prisma.TransactionClient,
+  i: InsertClaimInput,
+): Promise<InsertedClaim> {
   const idem = i.idempotency;
-  const rows = await db.$queryRaw<{ pool_id: string | null; quota_ok: boolean; lim: number; used: number; claim: Record<string, unknown> | null; sandbox: Record<string, unknown> | null }[]>`
+  const rows = await db.$queryRaw<
+    {
+      pool_id: string | null;
+      quota_ok: boolean;
+      lim: number;
+      used: number;
+      claim: Record<string, unknown> | null;
+      sandbox: Record<string, unknown> | null;
+    }[]
+  >`
     WITH pool AS (
       SELECT id, generation, idle_timeout_seconds,
              COALESCE(${i.ttlSeconds}::int, claim_ttl_seconds) AS ttl,
@@ -81,5 +93,13 @@ export async function insertClaim(db: Db | Prisma.TransactionClient, i: InsertCl
            (SELECT row_to_json(taken) FROM taken) AS sandbox,
            (SELECT count(*) FROM idem) AS idem_rows`;
   const row = rows[0]!;
-  return { poolFound: row.pool_id !== null, poolId: row.pool_id, quotaOk: row.quota_ok, limit: row.lim, used: row.used, claim: row.claim, sandbox: row.sandbox };
+  return {
+    poolFound: row.pool_id !== null,
+    poolId: row.pool_id,
+    quotaOk: row.quota_ok,
+    limit: row.lim,
+    used: row.used,
+    claim: row.claim,
+    sandbox: row.sandbox,
+  };
 }

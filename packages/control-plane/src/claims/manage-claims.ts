@@ -22,15 +22,26 @@ export async function listClaims(deps: Deps, tenantId: string, query: ClaimListQ
     ...(query.pool ? { pool: { name: query.pool } } : {}),
     ...(query.cursor ? { id: { lt: query.cursor } } : {}),
   };
-  const rows = await deps.db.claim.findMany({ where, include: claimInclude, orderBy: { id: 'desc' }, take: query.limit + 1 });
+  const rows = await deps.db.claim.findMany({
+    where,
+    include: claimInclude,
+    orderBy: { id: 'desc' },
+    take: query.limit + 1,
+  });
   const page = rows.slice(0, query.limit);
-  return { data: page.map(toClaimView), next_cursor: rows.length > query.limit ? page.at(-1)!.id : null };
+  return {
+    data: page.map(toClaimView),
+    next_cursor: rows.length > query.limit ? page.at(-1)!.id : null,
+  };
 }
 
 /** heartbeatClaim records liveness; it keeps a claim with an idle timeout from being reclaimed. */
 export async function heartbeatClaim(deps: Deps, tenantId: string, id: string): Promise<ClaimView> {
   const now = nowOf(deps);
-  const { count } = await deps.db.claim.updateMany({ where: { id, tenantId, status: { not: 'released' } }, data: { lastHeartbeatAt: now } });
+  const { count } = await deps.db.claim.updateMany({
+    where: { id, tenantId, status: { not: 'released' } },
+    data: { lastHeartbeatAt: now },
+  });
   if (count === 0) {
     await findClaim(deps, tenantId, id); // not_found for unknown ids and other tenants' claims
     throw new AppError('claim_not_active', 'the claim has been released');
@@ -39,11 +50,19 @@ export async function heartbeatClaim(deps: Deps, tenantId: string, id: string): 
 }
 
 /** extendClaim sets the TTL from now, capped at max_expires_at; it also counts as a heartbeat. */
-export async function extendClaim(deps: Deps, tenantId: string, id: string, ttlSeconds: number): Promise<ClaimView> {
+export async function extendClaim(
+  deps: Deps,
+  tenantId: string,
+  id: string,
+  ttlSeconds: number,
+): Promise<ClaimView> {
   const now = nowOf(deps);
   const current = await findClaim(deps, tenantId, id);
-  if (current.status === 'released') throw new AppError('claim_not_active', 'the claim has been released');
-  const expiresAt = new Date(Math.min(now.getTime() + ttlSeconds * 1000, current.maxExpiresAt.getTime()));
+  if (current.status === 'released')
+    throw new AppError('claim_not_active', 'the claim has been released');
+  const expiresAt = new Date(
+    Math.min(now.getTime() + ttlSeconds * 1000, current.maxExpiresAt.getTime()),
+  );
   const { count } = await deps.db.claim.updateMany({
     where: { id, tenantId, status: { not: 'released' } },
     data: { ttlSeconds, expiresAt, lastHeartbeatAt: now },
@@ -81,7 +100,11 @@ export async function releaseClaim(
   });
   if (released) {
     if (released.sandbox_id) {
-      await deps.queues.enqueue('sandbox.destroy', { tenant_id: tenantId, sandbox_id: released.sandbox_id }, { jobId: `destroy-${released.sandbox_id}` });
+      await deps.queues.enqueue(
+        'sandbox.destroy',
+        { tenant_id: tenantId, sandbox_id: released.sandbox_id },
+        { jobId: `destroy-${released.sandbox_id}` },
+      );
     }
     await nudgeReconcile(deps, tenantId, released.pool_id);
   }

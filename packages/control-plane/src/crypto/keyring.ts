@@ -14,9 +14,13 @@ export interface Keyring {
 export function parseKeyring(spec: string): Keyring {
   const keys = new Map<string, Buffer>();
   let currentKeyId: string | undefined;
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [id, b64] = part.split(':');
-    if (!id || !b64 || !/^[a-z0-9-]{1,32}$/i.test(id)) throw new Error('keyring entries must be <id>:<base64 key>');
+    if (!id || !b64 || !/^[a-z0-9-]{1,32}$/i.test(id))
+      throw new Error('keyring entries must be <id>:<base64 key>');
     const key = Buffer.from(b64, 'base64');
     if (key.length !== 32) throw new Error(`key ${id} must be 32 bytes (base64)`);
     keys.set(id, key);
@@ -40,7 +44,9 @@ export function seal(keyring: Keyring, plaintext: string, aad = ''): Uint8Array<
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   const id = Buffer.from(keyring.currentKeyId);
   // A fresh Uint8Array (not a pooled Buffer view) is what Prisma's Bytes columns take.
-  return new Uint8Array(Buffer.concat([Buffer.from([id.length]), id, nonce, body, cipher.getAuthTag()]));
+  return new Uint8Array(
+    Buffer.concat([Buffer.from([id.length]), id, nonce, body, cipher.getAuthTag()]),
+  );
 }
 
 /** open decrypts what seal produced; a wrong key, aad or a tampered value throws. */
@@ -55,5 +61,8 @@ export function open(keyring: Keyring, sealed: Uint8Array, aad = ''): string {
   const decipher = createDecipheriv('aes-256-gcm', key, nonce);
   decipher.setAAD(Buffer.from(aad));
   decipher.setAuthTag(tag);
-  return Buffer.concat([decipher.update(buf.subarray(13 + idLen, buf.length - 16)), decipher.final()]).toString('utf8');
+  return Buffer.concat([
+    decipher.update(buf.subarray(13 + idLen, buf.length - 16)),
+    decipher.final(),
+  ]).toString('utf8');
 }

@@ -1,6 +1,11 @@
 import { dispatchJob } from '@cubicle/queue';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
-import { guestResultChannel, replyToOf, type GuestCallOutcome, type Publisher } from './guest-call-messages.js';
+import {
+  guestResultChannel,
+  replyToOf,
+  type GuestCallOutcome,
+  type Publisher,
+} from './guest-call-messages.js';
 import { runGuestCall, type GuestCallAnswer } from './run-guest-call.js';
 
 type Job = Parameters<typeof dispatchJob>[1];
@@ -24,7 +29,10 @@ export async function answerGuestCallJob(
   let answer: GuestCallAnswer;
   try {
     answer = (await dispatchJob(
-      { 'guest.call': (p, ctx) => runGuestCall(deps, p, { enqueuedAt: job.timestamp, signal: ctx.signal }) },
+      {
+        'guest.call': (p, ctx) =>
+          runGuestCall(deps, p, { enqueuedAt: job.timestamp, signal: ctx.signal }),
+      },
       job,
     )) as GuestCallAnswer;
   } catch (err) {
@@ -34,7 +42,10 @@ export async function answerGuestCallJob(
   const replyTo = job.id ? replyToOf(job.id) : undefined;
   if (replyTo) {
     const outcome: GuestCallOutcome = { job_id: job.id!, ...answer };
-    await options.publisher.publish(guestResultChannel(options.prefix, replyTo), JSON.stringify(outcome));
+    await options.publisher.publish(
+      guestResultChannel(options.prefix, replyTo),
+      JSON.stringify(outcome),
+    );
   }
   return { status: answer.status };
 }

@@ -41,7 +41,8 @@ export function callGuest(input: {
 }): Promise<GuestHttpAnswer> {
   const url = new URL(input.path, input.endpoint);
   const isHttps = url.protocol === 'https:';
-  const payload = input.method === 'POST' ? Buffer.from(JSON.stringify(input.body ?? {})) : undefined;
+  const payload =
+    input.method === 'POST' ? Buffer.from(JSON.stringify(input.body ?? {})) : undefined;
   return new Promise((resolve, reject) => {
     const req = (isHttps ? https : http).request(
       url,
@@ -51,7 +52,9 @@ export function callGuest(input: {
         headers: {
           authorization: `Bearer ${input.token}`,
           accept: 'application/json',
-          ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+          ...(payload
+            ? { 'content-type': 'application/json', 'content-length': payload.length }
+            : {}),
         },
       },
       (res) => {

@@ -14,14 +14,21 @@ export const GUEST_CALL_MIN_START_MS = 250;
  * timeout. The API waits this long and the worker refuses to start a job past it, so a call the
  * caller already gave up on (504) is never delivered later.
  */
-export function guestCallBoundMs(operation: GuestOperation, request: Record<string, unknown>): number {
+export function guestCallBoundMs(
+  operation: GuestOperation,
+  request: Record<string, unknown>,
+): number {
   const own = ownWaitMs(operation, request);
   const bound = own === undefined ? GUEST_CALL_DEFAULT_MS : own + GUEST_CALL_MARGIN_MS;
   return Math.min(Math.max(bound, GUEST_CALL_DEFAULT_MS), Jobs['guest.call'].timeout_ms);
 }
 
-function ownWaitMs(operation: GuestOperation, request: Record<string, unknown>): number | undefined {
-  const pick = (key: string) => (typeof request[key] === 'number' ? (request[key] as number) : undefined);
+function ownWaitMs(
+  operation: GuestOperation,
+  request: Record<string, unknown>,
+): number | undefined {
+  const pick = (key: string) =>
+    typeof request[key] === 'number' ? (request[key] as number) : undefined;
   switch (operation) {
     case 'shell.run':
       return pick('timeout_ms');

@@ -34,7 +34,8 @@ export function replyToOf(jobId: string): string | undefined {
 }
 
 /** Pub/sub channels are scoped by the BullMQ prefix, so installations sharing a Redis stay apart. */
-export const guestResultChannel = (prefix: string, replyTo: string) => `${prefix}:guest-results:${replyTo}`;
+export const guestResultChannel = (prefix: string, replyTo: string) =>
+  `${prefix}:guest-results:${replyTo}`;
 /** The API asks workers to serve a sandbox's queue on this channel (message: the sandbox id). */
 export const guestAttachChannel = (prefix: string) => `${prefix}:guest-attach`;
 

@@ -82,7 +82,10 @@ export class GuestCalls {
     });
     if (!claim) throw new AppError('not_found', 'no such claim');
     if (claim.status !== 'active' || !claim.sandboxId || claim.expiresAt.getTime() <= Date.now())
-      throw new AppError('claim_not_active', `the claim is ${claim.status === 'active' ? 'expired' : claim.status}`);
+      throw new AppError(
+        'claim_not_active',
+        `the claim is ${claim.status === 'active' ? 'expired' : claim.status}`,
+      );
     return claim.sandboxId;
   }
 
@@ -90,14 +93,22 @@ export class GuestCalls {
    * call runs one guest operation for the holder of `claimId` and answers the guest's 200 body;
    * guest errors are thrown as the same AppError the guest answered with.
    */
-  async call(tenantId: string, claimId: string, operation: GuestOperation, request: Record<string, unknown>): Promise<unknown> {
+  async call(
+    tenantId: string,
+    claimId: string,
+    operation: GuestOperation,
+    request: Record<string, unknown>,
+  ): Promise<unknown> {
     const boundMs = guestCallBoundMs(operation, request) + GUEST_CALL_MARGIN_MS / 5;
     let jobId: string | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
       // Wrapped in an object: a returned promise would be flattened, and the chain would wait for the answer.
       const { waiting } = await this.inOrder(claimId, async () => {
-        const [sandboxId] = await Promise.all([this.activeSandboxOf(tenantId, claimId), this.start()]);
+        const [sandboxId] = await Promise.all([
+          this.activeSandboxOf(tenantId, claimId),
+          this.start(),
+        ]);
         if (!this.attached.has(sandboxId)) {
           // Tell workers to serve this sandbox's queue now rather than at their next database scan.
           await this.options.publisher.publish(guestAttachChannel(this.options.prefix), sandboxId);
@@ -118,7 +129,10 @@ export class GuestCalls {
       });
       const outcome = await waiting;
       if (!outcome)
-        throw new AppError('timeout', `the call did not finish within ${boundMs} ms; it may have been delivered: observe before retrying`);
+        throw new AppError(
+          'timeout',
+          `the call did not finish within ${boundMs} ms; it may have been delivered: observe before retrying`,
+        );
       return unwrap(outcome);
     } finally {
       clearTimeout(timer);
@@ -160,7 +174,8 @@ export class GuestCalls {
 function unwrap(outcome: GuestCallOutcome): unknown {
   if (outcome.status === 200) return outcome.body;
   const envelope = ErrorEnvelope.safeParse(outcome.body);
-  if (!envelope.success) throw new AppError('backend_unavailable', 'the worker answered without an error envelope');
+  if (!envelope.success)
+    throw new AppError('backend_unavailable', 'the worker answered without an error envelope');
   const { code, message, details } = envelope.data.error;
   throw new AppError(code, message, details);
 }

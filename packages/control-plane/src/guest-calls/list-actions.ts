@@ -8,7 +8,10 @@ import type { Deps } from '../context.js';
  * claim is 404.
  */
 export async function listActions(deps: Deps, tenantId: string, claimId: string, query: ListQuery) {
-  const claim = await deps.db.claim.findFirst({ where: { id: claimId, tenantId }, select: { id: true } });
+  const claim = await deps.db.claim.findFirst({
+    where: { id: claimId, tenantId },
+    select: { id: true },
+  });
   if (!claim) throw new AppError('not_found', 'no such claim');
   const rows = await deps.db.actionRecord.findMany({
     where: { claimId, tenantId, ...(query.cursor ? { id: { lt: query.cursor } } : {}) },

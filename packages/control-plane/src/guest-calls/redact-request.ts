@@ -1,5 +1,15 @@
 /** Keys whose values may be secrets (typed text, set values, file contents); never stored. */
-const SECRET_KEYS = new Set(['text', 'value', 'content', 'data', 'password', 'secret', 'token', 'env', 'stdin']);
+const SECRET_KEYS = new Set([
+  'text',
+  'value',
+  'content',
+  'data',
+  'password',
+  'secret',
+  'token',
+  'env',
+  'stdin',
+]);
 
 export const REDACTED = '[redacted]';
 
@@ -12,6 +22,7 @@ export function redactRequest(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactRequest);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEYS.has(k) && v !== undefined ? REDACTED : redactRequest(v);
+  for (const [k, v] of Object.entries(value))
+    out[k] = SECRET_KEYS.has(k) && v !== undefined ? REDACTED : redactRequest(v);
   return out;
 }

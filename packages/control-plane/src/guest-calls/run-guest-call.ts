@@ -1,5 +1,10 @@
 import { ErrorCodes, type ErrorCodeName } from '@cubicle/contract/errors';
-import { ActionResult, GuestErrorResponse, GuestRoutes, type GuestOperation } from '@cubicle/contract/guest';
+import {
+  ActionResult,
+  GuestErrorResponse,
+  GuestRoutes,
+  type GuestOperation,
+} from '@cubicle/contract/guest';
 import type { JobPayload } from '@cubicle/contract/jobs';
 import { newId, type Prisma } from '@cubicle/db';
 import { open } from '../crypto/keyring.js';
@@ -17,8 +22,15 @@ export interface GuestCallAnswer {
 }
 
 /** An error envelope made on the way (the API replaces request_id with its own). */
-function failure(code: ErrorCodeName, message: string, details?: Record<string, unknown>): GuestCallAnswer {
-  return { status: ErrorCodes[code].status, body: { error: { code, message, request_id: 'worker', ...(details ? { details } : {}) } } };
+function failure(
+  code: ErrorCodeName,
+  message: string,
+  details?: Record<string, unknown>,
+): GuestCallAnswer {
+  return {
+    status: ErrorCodes[code].status,
+    body: { error: { code, message, request_id: 'worker', ...(details ? { details } : {}) } },
+  };
 }
 
 /**
@@ -37,15 +49,28 @@ export async function runGuestCall(
   const now = opts.now ?? Date.now;
   const deadline = opts.enqueuedAt + guestCallBoundMs(p.operation, p.request);
   if (deadline - now() < GUEST_CALL_MIN_START_MS)
-    return failure('timeout', 'the call waited too long in the sandbox queue and was not delivered');
+    return failure(
+      'timeout',
+      'the call waited too long in the sandbox queue and was not delivered',
+    );
 
   const route = GuestRoutes[p.operation as GuestOperation];
   if (route.transport !== 'http' || route.response === null || !route.auth)
-    return failure('validation_failed', `operation ${p.operation} cannot be called through the API`);
-  const parsed = route.request ? route.request.safeParse(p.request) : { success: true as const, data: undefined };
+    return failure(
+      'validation_failed',
+      `operation ${p.operation} cannot be called through the API`,
+    );
+  const parsed = route.request
+    ? route.request.safeParse(p.request)
+    : { success: true as const, data: undefined };
   if (!parsed.success)
     return failure('validation_failed', 'invalid body', {
-      issues: parsed.error.issues.map((i) => ({ location: 'body', path: i.path.map(String).join('.'), code: i.code, message: i.message })),
+      issues: parsed.error.issues.map((i) => ({
+        location: 'body',
+        path: i.path.map(String).join('.'),
+        code: i.code,
+        message: i.message,
+      })),
     });
 
   // One query: the sandbox, only while the caller's claim on it is active and unexpired.
@@ -77,19 +102,27 @@ export async function runGuestCall(
     });
   } catch (err) {
     if (err instanceof GuestTimeoutError)
-      return failure('timeout', 'the guest did not answer in time; the call may have been delivered: observe before retrying');
+      return failure(
+        'timeout',
+        'the guest did not answer in time; the call may have been delivered: observe before retrying',
+      );
     return failure('backend_unavailable', 'the guest driver could not be reached');
   }
   const durationMs = now() - started;
 
   if (answer.status !== 200) {
     const envelope = GuestErrorResponse.safeParse(answer.body);
-    if (!envelope.success) return failure('backend_unavailable', `the guest driver answered ${answer.status} without an error envelope`);
+    if (!envelope.success)
+      return failure(
+        'backend_unavailable',
+        `the guest driver answered ${answer.status} without an error envelope`,
+      );
     return { status: ErrorCodes[envelope.data.error.code].status, body: envelope.data };
   }
   const checked = route.response.safeParse(answer.body);
   // A guest answer outside the contract is never passed on: the caller could act on a lie.
-  if (!checked.success) return failure('backend_unavailable', 'the guest driver answered outside the contract');
+  if (!checked.success)
+    return failure('backend_unavailable', 'the guest driver answered outside the contract');
 
   if (route.response === ActionResult) {
     const result = checked.data as ActionResult;

@@ -1,6 +1,6 @@
 import type { Pool as PoolView, PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import type { Prisma} from '@cubicle/db';
+import type { Prisma } from '@cubicle/db';
 import { newId, type Pool } from '@cubicle/db';
 import type { Deps } from '../context.js';
 import { countSandboxes } from './count-sandboxes.js';
@@ -49,7 +49,8 @@ export async function applyPool(
       const row = await tx.pool.create({ data: { id: newId('pool'), tenantId, name, ...columns } });
       return { row, created: true, changed: true };
     }
-    const isTemplateChange = templateOf(existing) !== templateOf({ ...columns, env: columns.env as Prisma.JsonValue });
+    const isTemplateChange =
+      templateOf(existing) !== templateOf({ ...columns, env: columns.env as Prisma.JsonValue });
     const isAnyChange =
       isTemplateChange ||
       (Object.keys(columns) as (keyof typeof columns)[]).some(
@@ -62,7 +63,8 @@ export async function applyPool(
     });
     return { row, created: false, changed: true };
   });
-  if (result.changed) await deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: result.row.id });
+  if (result.changed)
+    await deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: result.row.id });
   const counts = await countSandboxes(deps.db, [result.row.id]);
   return { pool: toPoolView(result.row, counts.get(result.row.id)!), created: result.created };
 }

@@ -18,7 +18,10 @@ export async function listPools(deps: Deps, tenantId: string, query: ListQuery) 
     take: query.limit + 1,
   });
   const page = rows.slice(0, query.limit);
-  const counts = await countSandboxes(deps.db, page.map((p) => p.id));
+  const counts = await countSandboxes(
+    deps.db,
+    page.map((p) => p.id),
+  );
   return {
     data: page.map((p) => toPoolView(p, counts.get(p.id)!)),
     next_cursor: rows.length > query.limit ? page.at(-1)!.id : null,
@@ -31,7 +34,10 @@ export async function listPools(deps: Deps, tenantId: string, query: ListQuery) 
  */
 export async function deletePool(deps: Deps, tenantId: string, name: string): Promise<PoolView> {
   const pool = await findLivePool(deps, tenantId, name);
-  const row = await deps.db.pool.update({ where: { id: pool.id }, data: { state: 'draining', deletedAt: new Date() } });
+  const row = await deps.db.pool.update({
+    where: { id: pool.id },
+    data: { state: 'draining', deletedAt: new Date() },
+  });
   await deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: pool.id });
   const counts = await countSandboxes(deps.db, [pool.id]);
   return toPoolView(row, counts.get(pool.id)!);

@@ -1,7 +1,13 @@
 import type { Pool as PoolView, PoolCounts } from '@cubicle/contract/api';
 import type { Pool } from '@cubicle/db';
 
-export const emptyCounts = (): PoolCounts => ({ provisioning: 0, warm: 0, claimed: 0, releasing: 0, failed: 0 });
+export const emptyCounts = (): PoolCounts => ({
+  provisioning: 0,
+  warm: 0,
+  claimed: 0,
+  releasing: 0,
+  failed: 0,
+});
 
 /** toPoolView renders a pool row with its live sandbox counts. */
 export function toPoolView(row: Pool, counts: PoolCounts): PoolView {

@@ -20,7 +20,9 @@ export interface ReclaimedClaim {
  */
 export async function reclaimClaims(deps: Deps, limit = 500): Promise<ReclaimedClaim[]> {
   const now = nowOf(deps);
-  const due = await deps.db.$queryRaw<{ id: string; tenant_id: string; reason: ReleaseReason; due_at: Date }[]>`
+  const due = await deps.db.$queryRaw<
+    { id: string; tenant_id: string; reason: ReleaseReason; due_at: Date }[]
+  >`
     SELECT id, tenant_id,
       CASE
         WHEN max_expires_at <= ${now} THEN 'max_lifetime'
@@ -43,7 +45,12 @@ export async function reclaimClaims(deps: Deps, limit = 500): Promise<ReclaimedC
     await Promise.all(
       due.slice(i, i + RELEASE_PARALLELISM).map(async (claim) => {
         await releaseClaim(deps, claim.tenant_id, claim.id, claim.reason);
-        released.push({ id: claim.id, tenantId: claim.tenant_id, reason: claim.reason, dueAt: claim.due_at });
+        released.push({
+          id: claim.id,
+          tenantId: claim.tenant_id,
+          reason: claim.reason,
+          dueAt: claim.due_at,
+        });
       }),
     );
   }

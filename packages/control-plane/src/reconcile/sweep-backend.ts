@@ -14,13 +14,21 @@ export interface SweepResult {
  * no longer runs are lost: marked failed (their claims released with `sandbox_failed`) so
  * reconcile replaces them. Provisioning ones are left to the provisioning timeout.
  */
-export async function sweepBackend(deps: WorkerDeps, backend: SandboxBackend): Promise<SweepResult> {
+export async function sweepBackend(
+  deps: WorkerDeps,
+  backend: SandboxBackend,
+): Promise<SweepResult> {
   // Only sandboxes that were ready before the listing started can be missing from it; one that
   // turned warm while we listed is simply newer than the snapshot.
   const listedAt = nowOf(deps);
   const running = new Set(await backend.list());
   const known = await deps.db.sandbox.findMany({
-    where: { OR: [{ id: { in: [...running] } }, { backend: backend.kind, state: { in: ['warm', 'claimed'] }, readyAt: { lt: listedAt } }] },
+    where: {
+      OR: [
+        { id: { in: [...running] } },
+        { backend: backend.kind, state: { in: ['warm', 'claimed'] }, readyAt: { lt: listedAt } },
+      ],
+    },
     select: { id: true, state: true, tenantId: true, poolId: true, readyAt: true },
   });
   const byId = new Map(known.map((s) => [s.id, s]));
@@ -42,7 +50,10 @@ export async function sweepBackend(deps: WorkerDeps, backend: SandboxBackend): P
     });
     if (count === 0) continue;
     lostMarkedFailed++;
-    const claims = await deps.db.claim.findMany({ where: { sandboxId: row.id, status: 'active' }, select: { id: true } });
+    const claims = await deps.db.claim.findMany({
+      where: { sandboxId: row.id, status: 'active' },
+      select: { id: true },
+    });
     for (const c of claims) await releaseClaim(deps, row.tenantId, c.id, 'sandbox_failed');
     await deps.queues.enqueue('pool.reconcile', { tenant_id: row.tenantId, pool_id: row.poolId });
   }

@@ -14,8 +14,15 @@ export interface WorkerDeps extends Deps {
  * that is no longer provisioning is left alone, and if it was released while starting, what was
  * started is destroyed again. A failure marks it failed; reconcile replaces it.
  */
-export async function provisionSandbox(deps: WorkerDeps, sandboxId: string, signal: AbortSignal): Promise<'warm' | 'skipped' | 'failed'> {
-  const sandbox = await deps.db.sandbox.findUnique({ where: { id: sandboxId }, include: { pool: true } });
+export async function provisionSandbox(
+  deps: WorkerDeps,
+  sandboxId: string,
+  signal: AbortSignal,
+): Promise<'warm' | 'skipped' | 'failed'> {
+  const sandbox = await deps.db.sandbox.findUnique({
+    where: { id: sandboxId },
+    include: { pool: true },
+  });
   if (!sandbox || sandbox.state !== 'provisioning') return 'skipped';
   const backend = deps.backends[sandbox.backend];
   try {
@@ -47,9 +54,19 @@ export async function provisionSandbox(deps: WorkerDeps, sandboxId: string, sign
     }
   } catch (err) {
     const reason = err instanceof Error ? err.message.slice(0, 500) : 'provisioning failed';
-    await deps.db.sandbox.updateMany({ where: { id: sandboxId, state: 'provisioning' }, data: { state: 'failed', failureReason: reason, endedAt: nowOf(deps) } });
-    await deps.queues.enqueue('sandbox.destroy', { tenant_id: sandbox.tenantId, sandbox_id: sandboxId }, { jobId: `destroy-${sandboxId}` });
-    await deps.queues.enqueue('pool.reconcile', { tenant_id: sandbox.tenantId, pool_id: sandbox.poolId });
+    await deps.db.sandbox.updateMany({
+      where: { id: sandboxId, state: 'provisioning' },
+      data: { state: 'failed', failureReason: reason, endedAt: nowOf(deps) },
+    });
+    await deps.queues.enqueue(
+      'sandbox.destroy',
+      { tenant_id: sandbox.tenantId, sandbox_id: sandboxId },
+      { jobId: `destroy-${sandboxId}` },
+    );
+    await deps.queues.enqueue('pool.reconcile', {
+      tenant_id: sandbox.tenantId,
+      pool_id: sandbox.poolId,
+    });
     return 'failed';
   }
   await fulfilPendingClaims(deps, sandbox.pool);
@@ -60,7 +77,10 @@ export async function provisionSandbox(deps: WorkerDeps, sandboxId: string, sign
  * destroySandbox tears a releasing or failed sandbox down and marks it deleted. Idempotent: the
  * backend treats "already gone" as success, and a deleted sandbox is left alone.
  */
-export async function destroySandbox(deps: WorkerDeps, sandboxId: string): Promise<'deleted' | 'skipped'> {
+export async function destroySandbox(
+  deps: WorkerDeps,
+  sandboxId: string,
+): Promise<'deleted' | 'skipped'> {
   const sandbox = await deps.db.sandbox.findUnique({ where: { id: sandboxId } });
   if (!sandbox || sandbox.state === 'deleted') return 'skipped';
   if (sandbox.state !== 'releasing' && sandbox.state !== 'failed') return 'skipped';

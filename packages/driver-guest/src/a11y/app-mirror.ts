@@ -194,7 +194,8 @@ export class AppMirror {
     for (const [p, at] of this.freshlyRead) {
       // Once mapped (`showing`), GTK reports further changes: the object is no longer suspect.
       const node = this.nodes.get(p);
-      if (!node || now - at > FRESH_MS || node.states.includes('showing')) this.freshlyRead.delete(p);
+      if (!node || now - at > FRESH_MS || node.states.includes('showing'))
+        this.freshlyRead.delete(p);
       else this.dirtyStates.add(p);
     }
     for (let round = 0; round < 8 && this.dirtyChildren.size > 0; round++) {

@@ -94,7 +94,8 @@ const mainScript = () => fileURLToPath(new URL('../../dist/main.js', import.meta
  */
 export async function startDesktop(options: DesktopOptions = {}): Promise<DesktopSession> {
   const started = performance.now();
-  if (options.id !== undefined && !SESSION_ID.test(options.id)) throw new Error('invalid desktop session id');
+  if (options.id !== undefined && !SESSION_ID.test(options.id))
+    throw new Error('invalid desktop session id');
   const id = options.id ?? `desk_${randomBytes(8).toString('hex')}`;
   const dir = sessionDir(id);
   await rm(dir, { recursive: true, force: true });
