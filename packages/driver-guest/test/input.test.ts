@@ -116,7 +116,7 @@ describe('pixel input', () => {
       delivery: { mode: 'foreground', pointer_moved: true, delivered_count: 1 },
     });
     expect(result!.effect === 'confirmed' && result!.evidence.length).toBeGreaterThan(0);
-    expect(f.readLog()).toEqual(['ready', 'click 1']);
+    expect(await f.logOf(2)).toEqual(['ready', 'click 1']);
     expect(await titleOf(f.window.window_id)).toBe('clicker clicked:1');
   });
 
@@ -155,7 +155,7 @@ describe('pixel input', () => {
       effect: 'confirmed',
       delivery: { requested_count: 2, delivered_count: 2 },
     });
-    expect(f.readLog()).toEqual(['ready', 'click 1', 'click 2']);
+    expect(await f.logOf(3)).toEqual(['ready', 'click 1', 'click 2']);
   });
 
   it('drags a slider and scrolls a list, each confirmed by what changed', async () => {

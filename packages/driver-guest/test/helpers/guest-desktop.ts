@@ -36,6 +36,11 @@ export interface GuestDesktop {
     widgets: Record<string, { x: number; y: number; w: number; h: number }>;
     /** readLog is what the app received: "ready", then one line per event. */
     readLog(): string[];
+    /**
+     * logOf waits (up to 5 s) until the app has logged at least `lines` lines and returns the log:
+     * the app handles input from its event queue, after the driver has answered.
+     */
+    logOf(lines: number): Promise<string[]>;
   }>;
   stop(): Promise<void>;
 }
@@ -94,7 +99,13 @@ export async function startGuestDesktop(): Promise<GuestDesktop> {
         const m = /^alloc (\w+) (-?\d+) (-?\d+) (\d+) (\d+)$/.exec(line);
         if (m) widgets[m[1]!] = { x: +m[2]!, y: +m[3]!, w: +m[4]!, h: +m[5]! };
       }
-      return { window: res.json.window, pid: res.json.pid, log, widgets, readLog };
+      const logOf = async (count: number) => {
+        const until = Date.now() + 5_000;
+        while (readLog().length < count && Date.now() < until)
+          await new Promise((r) => setTimeout(r, 25));
+        return readLog();
+      };
+      return { window: res.json.window, pid: res.json.pid, log, widgets, readLog, logOf };
     },
     async stop() {
       await app.close();
