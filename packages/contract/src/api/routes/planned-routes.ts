@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { ClaimPathParams } from '../claim.js';
+import { ListQuery, listOf, RunId, SecretId, ViewerTicketId } from '../common.js';
+import { defineRoute, type RouteDef } from '../route-def.js';
+import { CreateRunRequest, Run, RunEvent } from '../run.js';
+import { CreateSecretRequest, SecretRef } from '../secret.js';
+import { CreateViewerTicketRequest, ViewerTicket, ViewerTicketCreated } from '../viewer-ticket.js';
+import { claimChild, IdempotencyHeaders, readErrors, writeErrors } from './shared.js';
+
+/** Viewer tickets, per-claim secrets and runs: in the contract, not yet served (see README status). */
+export const ticketSecretRunRoutes = {
+  createViewerTicket: defineRoute({
+    operationId: 'createViewerTicket',
+    method: 'POST',
+    path: claimChild('viewer-tickets'),
+    tag: 'viewer',
+    auth: 'api_key',
+    summary: 'Mint an expiring viewer ticket (view-only enforced by the server)',
+    params: ClaimPathParams,
+    body: CreateViewerTicketRequest,
+    responses: { 201: ViewerTicketCreated },
+    errors: [...writeErrors, 'claim_not_active'],
+  }),
+  listViewerTickets: defineRoute({
+    operationId: 'listViewerTickets',
+    method: 'GET',
+    path: claimChild('viewer-tickets'),
+    tag: 'viewer',
+    auth: 'api_key',
+    summary: "List a claim's viewer tickets",
+    params: ClaimPathParams,
+    query: ListQuery,
+    responses: { 200: listOf(ViewerTicket) },
+    errors: [...readErrors],
+  }),
+  revokeViewerTicket: defineRoute({
+    operationId: 'revokeViewerTicket',
+    method: 'DELETE',
+    path: claimChild('viewer-tickets/{ticket_id}'),
+    tag: 'viewer',
+    auth: 'api_key',
+    summary: 'Revoke a viewer ticket; open streams close within a second',
+    params: z.strictObject({ id: ClaimPathParams.shape.id, ticket_id: ViewerTicketId }),
+    responses: { 204: null },
+    errors: [...writeErrors],
+  }),
+
+  createSecret: defineRoute({
+    operationId: 'createSecret',
+    method: 'POST',
+    path: claimChild('secrets'),
+    tag: 'secrets',
+    auth: 'api_key',
+    summary: 'Attach a secret to a claim (write-only: its value is never returned)',
+    params: ClaimPathParams,
+    body: CreateSecretRequest,
+    responses: { 201: SecretRef },
+    errors: [...writeErrors, 'already_exists', 'claim_not_active'],
+  }),
+  listSecrets: defineRoute({
+    operationId: 'listSecrets',
+    method: 'GET',
+    path: claimChild('secrets'),
+    tag: 'secrets',
+    auth: 'api_key',
+    summary: "List a claim's secrets by name",
+    params: ClaimPathParams,
+    responses: { 200: listOf(SecretRef) },
+    errors: [...readErrors],
+  }),
+  deleteSecret: defineRoute({
+    operationId: 'deleteSecret',
+    method: 'DELETE',
+    path: claimChild('secrets/{secret_id}'),
+    tag: 'secrets',
+    auth: 'api_key',
+    summary: 'Delete a secret',
+    params: z.strictObject({ id: ClaimPathParams.shape.id, secret_id: SecretId }),
+    responses: { 204: null },
+    errors: [...writeErrors],
+  }),
+
+  createRun: defineRoute({
+    operationId: 'createRun',
+    method: 'POST',
+    path: claimChild('runs'),
+    tag: 'runs',
+    auth: 'api_key',
+    summary: 'Start an agent run in the claimed sandbox with chosen secrets',
+    params: ClaimPathParams,
+    headers: IdempotencyHeaders,
+    body: CreateRunRequest,
+    responses: { 202: Run },
+    errors: [...writeErrors, 'claim_not_active', 'idempotency_key_reused'],
+  }),
+  getRun: defineRoute({
+    operationId: 'getRun',
+    method: 'GET',
+    path: '/v1/runs/{run_id}',
+    tag: 'runs',
+    auth: 'api_key',
+    summary: 'Get a run',
+    params: z.strictObject({ run_id: RunId }),
+    responses: { 200: Run },
+    errors: [...readErrors],
+  }),
+  listRunEvents: defineRoute({
+    operationId: 'listRunEvents',
+    method: 'GET',
+    path: '/v1/runs/{run_id}/events',
+    tag: 'runs',
+    auth: 'api_key',
+    summary: "A run's events in order (secret values redacted)",
+    params: z.strictObject({ run_id: RunId }),
+    query: z.strictObject({
+      after_seq: z.coerce.number().int().min(0).default(0),
+      limit: z.coerce.number().int().min(1).max(1000).default(200),
+    }),
+    responses: { 200: listOf(RunEvent) },
+    errors: [...readErrors],
+  }),
+} satisfies Record<string, RouteDef>;
