@@ -215,7 +215,7 @@ export async function startCubicle(root) {
 function printRunning(ctx, ms) {
   say();
   say(bold(`Cubicle is up (services started in ${formatMs(ms)})`));
-  say(`  API    ${ctx.apiUrl}   (OpenAPI: ${ctx.apiUrl}/docs/openapi.json)`);
+  say(`  API    ${ctx.apiUrl}   (OpenAPI: ${ctx.apiUrl}/docs)`);
   say(`  Key    ${ctx.adminKey}   (admin of tenant "default"; also in .cubicle/admin-key)`);
   say(`  Pool   default (2 warm desktops; watch them come up: GET /v1/pools/default)`);
   say();

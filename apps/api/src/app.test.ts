@@ -54,6 +54,7 @@ describe('API envelope and validation', () => {
     app = await buildApp();
     const res = await app.inject({ method: 'GET', url: '/docs/openapi.json' });
     expect(res.json()).toMatchObject({ openapi: '3.1.0' });
+    expect((await app.inject({ method: 'GET', url: '/docs' })).json()).toEqual(res.json());
   });
 
   it('healthz reports each check and answers 503 service_unavailable when one fails', async () => {

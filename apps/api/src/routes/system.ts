@@ -41,5 +41,7 @@ export function registerSystemRoutes(
     },
   }));
 
+  // The OpenAPI document at /docs (what people type) and /docs/openapi.json (what tools expect).
   app.get('/docs/openapi.json', async () => openApi());
+  app.get('/docs', async () => openApi());
 }
