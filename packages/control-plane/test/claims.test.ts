@@ -5,6 +5,7 @@ import {
   applyPool,
   createClaim,
   extendClaim,
+  fulfilPendingClaims,
   getClaim,
   heartbeatClaim,
   listClaims,
@@ -225,6 +226,30 @@ describe('claims on real Postgres', () => {
     expect(await w.db.sandbox.count({ where: { poolId: pool.id, state: 'warm' } })).toBe(
       warmBefore,
     );
+  });
+
+  it('pending claims get warm sandboxes oldest first', async () => {
+    const { pool } = await applyPool(
+      w.deps,
+      w.tenantId,
+      'fifo',
+      PoolSpec.parse({ image: 'img', autoscaling: { min: 0, initial: 0, max: 9 } }),
+    );
+    let now = new Date();
+    const deps = { ...w.deps, now: () => now };
+    const pending = [];
+    for (let i = 0; i < 5; i++) {
+      now = new Date(now.getTime() + 10);
+      pending.push((await createClaim(deps, w.tenantId, 'fifo', req())).claim);
+    }
+    expect(pending.every((c) => c.status === 'pending')).toBe(true);
+    await seedWarm(w.db, w.tenantId, pool.id, 2);
+    const row = await w.db.pool.findUniqueOrThrow({ where: { id: pool.id } });
+    expect(await fulfilPendingClaims(w.deps, row)).toBe(2);
+    const statuses = await Promise.all(
+      pending.map(async (c) => (await getClaim(w.deps, w.tenantId, c.id)).status),
+    );
+    expect(statuses).toEqual(['active', 'active', 'pending', 'pending', 'pending']);
   });
 
   it('lists newest first with a cursor', async () => {
