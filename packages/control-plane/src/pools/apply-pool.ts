@@ -2,7 +2,7 @@ import type { Pool as PoolView, PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import type { Prisma } from '@cubicle/db';
 import { newId, type Pool } from '@cubicle/db';
-import type { Deps } from '../context.js';
+import { nudgeReconcile, type Deps } from '../context.js';
 import { countSandboxes } from './count-sandboxes.js';
 import { toPoolView } from './pool-view.js';
 import { checkQuota } from '@cubicle/tenancy';
@@ -63,8 +63,7 @@ export async function applyPool(
     });
     return { row, created: false, changed: true };
   });
-  if (result.changed)
-    await deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: result.row.id });
+  if (result.changed) await nudgeReconcile(deps, tenantId, result.row.id);
   const counts = await countSandboxes(deps.db, [result.row.id]);
   return { pool: toPoolView(result.row, counts.get(result.row.id)!), created: result.created };
 }

@@ -1,5 +1,5 @@
 import type { ListQuery, Pool as PoolView } from '@cubicle/contract/api';
-import type { Deps } from '../context.js';
+import { nudgeReconcile, type Deps } from '../context.js';
 import { findLivePool } from './apply-pool.js';
 import { countSandboxes } from './count-sandboxes.js';
 import { toPoolView } from './pool-view.js';
@@ -38,7 +38,7 @@ export async function deletePool(deps: Deps, tenantId: string, name: string): Pr
     where: { id: pool.id },
     data: { state: 'draining', deletedAt: new Date() },
   });
-  await deps.queues.enqueue('pool.reconcile', { tenant_id: tenantId, pool_id: pool.id });
+  await nudgeReconcile(deps, tenantId, pool.id);
   const counts = await countSandboxes(deps.db, [pool.id]);
   return toPoolView(row, counts.get(pool.id)!);
 }

@@ -1,4 +1,4 @@
-import { nowOf } from '../context.js';
+import { nowOf, nudgeReconcile } from '../context.js';
 import type { SandboxBackend } from '../backend/types.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { releaseClaim } from '../claims/manage-claims.js';
@@ -55,7 +55,7 @@ export async function sweepBackend(
       select: { id: true },
     });
     for (const c of claims) await releaseClaim(deps, row.tenantId, c.id, 'sandbox_failed');
-    await deps.queues.enqueue('pool.reconcile', { tenant_id: row.tenantId, pool_id: row.poolId });
+    await nudgeReconcile(deps, row.tenantId, row.poolId);
   }
   return { orphansDestroyed, lostMarkedFailed };
 }

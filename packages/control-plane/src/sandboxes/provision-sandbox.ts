@@ -1,5 +1,5 @@
 import type { Backends } from '../backend/types.js';
-import { nowOf, type Deps } from '../context.js';
+import { nowOf, nudgeReconcile, type Deps } from '../context.js';
 import { seal, type Keyring } from '../crypto/keyring.js';
 import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
 
@@ -63,10 +63,7 @@ export async function provisionSandbox(
       { tenant_id: sandbox.tenantId, sandbox_id: sandboxId },
       { jobId: `destroy-${sandboxId}` },
     );
-    await deps.queues.enqueue('pool.reconcile', {
-      tenant_id: sandbox.tenantId,
-      pool_id: sandbox.poolId,
-    });
+    await nudgeReconcile(deps, sandbox.tenantId, sandbox.poolId);
     return 'failed';
   }
   await fulfilPendingClaims(deps, sandbox.pool);
