@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.js';
 
 export interface DbOptions {
@@ -7,15 +8,42 @@ export interface DbOptions {
   maxConnections?: number;
 }
 
-/** createDb builds a Prisma client on node-postgres (driver adapter: no native engine needed). */
-export function createDb(options: DbOptions): PrismaClient {
-  const adapter = new PrismaPg({
+export type Db = PrismaClient;
+
+// The node-postgres pool under each client, for the few hot statements that skip the ORM.
+const pools = new WeakMap<object, pg.Pool>();
+
+/**
+ * createDb builds a Prisma client on node-postgres (driver adapter: no native engine needed).
+ * The client and sqlPoolOf(db) share one connection pool, so the process's connection budget
+ * is the same whichever way a query goes.
+ */
+export function createDb(options: DbOptions): Db {
+  const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: options.maxConnections ?? 10,
   });
+  // An idle client that loses its connection emits 'error' on the pool; unhandled, that would
+  // kill the process. The next query opens a new connection.
+  pool.on('error', () => undefined);
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   // Interactive transactions wait for a pooled connection under bursts (e.g. 200 simultaneous
   // claims on a pool of 10-20 connections); Prisma's 2 s default fails them instead of queueing.
-  return new PrismaClient({ adapter, transactionOptions: { maxWait: 15_000, timeout: 30_000 } });
+  const db = new PrismaClient({
+    adapter,
+    transactionOptions: { maxWait: 15_000, timeout: 30_000 },
+  });
+  pools.set(db, pool);
+  return db;
 }
 
-export type Db = PrismaClient;
+/**
+ * sqlPoolOf is the node-postgres pool of a client made by createDb. Use it only on hot paths
+ * where the ORM's per-query CPU matters (the claim statement, audit writes): Prisma's raw
+ * queries still pass through its query runtime, which costs more than the round trip.
+ */
+export function sqlPoolOf(db: Db): pg.Pool {
+  const pool = pools.get(db);
+  if (!pool) throw new Error('sqlPoolOf: this client was not made by createDb');
+  return pool;
+}

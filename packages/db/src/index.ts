@@ -1,3 +1,3 @@
-export { createDb, type Db, type DbOptions } from './client.js';
+export { createDb, sqlPoolOf, type Db, type DbOptions } from './client.js';
 export { BASE32_ALPHABET, encodeBase32, newId, ulid } from './ids.js';
 export * from './generated/prisma/client.js';

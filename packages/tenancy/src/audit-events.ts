@@ -28,11 +28,8 @@ export interface AuditEventInput {
   details?: Record<string, string | number | boolean | null>;
 }
 
-/** writeAuditEvent appends one event; `db` may be a transaction so the event commits with its change. */
-export async function writeAuditEvent(
-  db: Db | Prisma.TransactionClient,
-  input: AuditEventInput,
-): Promise<string> {
+/** The columns of one audit row, in INSERT order (shared by the single and batched writers). */
+export function auditRow(input: AuditEventInput): { id: string; values: unknown[] } {
   if (!ACTION.test(input.action))
     throw new Error(`audit action must be resource.verb: ${input.action}`);
   const { actor } = input;
@@ -41,15 +38,37 @@ export async function writeAuditEvent(
     ...input.details,
     ...(actor.type === 'system' ? { component: actor.component } : {}),
   };
-  // Raw SQL: this runs after every mutating request, and a plain INSERT skips the ORM's query
-  // planning, which costs more CPU than the write itself.
+  return {
+    id,
+    values: [
+      id,
+      input.tenantId,
+      actor.type,
+      actor.type === 'api_key' ? actor.apiKeyId : null,
+      actor.type === 'api_key' ? actor.keyPrefix : null,
+      input.action,
+      input.targetType,
+      input.targetId ?? null,
+      input.result,
+      input.statusCode ?? null,
+      input.requestId ?? null,
+      JSON.stringify(details),
+    ],
+  };
+}
+
+/** writeAuditEvent appends one event; `db` may be a transaction so the event commits with its change. */
+export async function writeAuditEvent(
+  db: Db | Prisma.TransactionClient,
+  input: AuditEventInput,
+): Promise<string> {
+  const { id, values: v } = auditRow(input);
+  // Raw SQL: a plain INSERT skips the ORM's query planning, which costs more than the write.
   await db.$executeRaw`
     INSERT INTO audit_events (id, tenant_id, actor_type, api_key_id, key_prefix, action, target_type,
                               target_id, result, status_code, request_id, details, created_at)
-    VALUES (${id}, ${input.tenantId}, ${actor.type}, ${actor.type === 'api_key' ? actor.apiKeyId : null},
-            ${actor.type === 'api_key' ? actor.keyPrefix : null}, ${input.action}, ${input.targetType},
-            ${input.targetId ?? null}, ${input.result}, ${input.statusCode ?? null}::int, ${input.requestId ?? null},
-            ${JSON.stringify(details)}::jsonb, now())`;
+    VALUES (${v[0]}, ${v[1]}, ${v[2]}, ${v[3]}, ${v[4]}, ${v[5]}, ${v[6]}, ${v[7]}, ${v[8]},
+            ${v[9]}::int, ${v[10]}, ${v[11]}::jsonb, now())`;
   return id;
 }
 

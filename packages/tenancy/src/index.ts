@@ -21,6 +21,7 @@ export {
   type AuditActorInput,
   type AuditEventInput,
 } from './audit-events.js';
+export { createAuditWriter, type AuditWriter } from './audit-writer.js';
 export {
   createKeyVerifier,
   type AuthContext,

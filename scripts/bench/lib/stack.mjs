@@ -55,7 +55,11 @@ async function waitFor(check, timeoutMs, what) {
   }
 }
 
-export async function startStack({ reclaimIntervalMs = 500 } = {}) {
+/**
+ * startStack starts the whole Cubicle. `withWorker: false` leaves the worker out, for benchmarks
+ * of the API's own path on rows they seed themselves (no desktops).
+ */
+export async function startStack({ reclaimIntervalMs = 500, withWorker = true } = {}) {
   const [embedded, { migrate }, { createDb }, tenancy] = await Promise.all([
     load('packages/embedded/dist/index.js'),
     load('packages/db/dist/migrate/index.js'),
@@ -113,8 +117,10 @@ export async function startStack({ reclaimIntervalMs = 500 } = {}) {
       LOG_LEVEL: 'warn',
       RECLAIM_INTERVAL_MS: String(reclaimIntervalMs),
     };
-    const worker = spawnApp('apps/worker/dist/main.js', { ...env, WORKER_CONCURRENCY: '16' });
-    stops.push(() => worker.stop());
+    if (withWorker) {
+      const worker = spawnApp('apps/worker/dist/main.js', { ...env, WORKER_CONCURRENCY: '16' });
+      stops.push(() => worker.stop());
+    }
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const api = spawnApp('apps/api/dist/main.js', {
       ...env,
@@ -140,6 +146,8 @@ export async function startStack({ reclaimIntervalMs = 500 } = {}) {
     return {
       url,
       db,
+      databaseUrl,
+      tenantId: tenant.id,
       call,
       /** The keyring the worker seals guest tokens with (benchmarks that call a guest directly open them). */
       keyring: env.CUBICLE_KEYRING,

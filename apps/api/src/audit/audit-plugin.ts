@@ -1,7 +1,7 @@
 import type { RouteDef } from '@cubicle/contract/api';
 import { isAppError } from '@cubicle/contract/errors';
 import type { Db } from '@cubicle/db';
-import { writeAuditEvent } from '@cubicle/tenancy';
+import { createAuditWriter } from '@cubicle/tenancy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { auditActionFor, isMutating } from './audit-action.js';
 
@@ -47,10 +47,11 @@ function pathTarget(def: RouteDef, params: unknown): string | null {
  * request id. Never bodies, headers or keys. Calls without a verified key (401) and calls the
  * rate limiter refused are not written: there is no tenant to attribute them to, or they would
  * let one flooding key fill the log; the request log keeps them. A failed write is logged and
- * never changes the response (it is already sent).
+ * never changes the response (it is already sent). Writes are group-committed (createAuditWriter):
+ * a burst of calls costs a few INSERTs, not one each.
  */
 export function registerAudit(app: FastifyInstance, options: { db: Db }) {
-  const pending = new Set<Promise<unknown>>();
+  const writer = createAuditWriter(options.db);
 
   app.addHook('onError', async (request, _reply, err) => {
     if (isAppError(err)) errorCodes.set(request, err.code);
@@ -64,7 +65,7 @@ export function registerAudit(app: FastifyInstance, options: { db: Db }) {
     if (errorCode === 'rate_limited') return;
     const { action, targetType } = auditActionFor(def);
     const isSuccess = reply.statusCode < 400;
-    const write = writeAuditEvent(options.db, {
+    void writer.write({
       tenantId: auth.tenantId,
       actor: { type: 'api_key', apiKeyId: auth.apiKeyId, keyPrefix: auth.keyPrefix },
       action,
@@ -77,15 +78,10 @@ export function registerAudit(app: FastifyInstance, options: { db: Db }) {
       statusCode: reply.statusCode,
       requestId: request.id,
       details: errorCode ? { error_code: errorCode } : {},
-    })
-      .catch((err: unknown) => request.log.error({ err, action }, 'audit event not written'))
-      .finally(() => pending.delete(write));
-    pending.add(write);
+    }).catch((err: unknown) => request.log.error({ err, action }, 'audit event not written'));
   });
 
-  const settled = async () => {
-    while (pending.size > 0) await Promise.all([...pending]);
-  };
+  const settled = () => writer.settle();
   app.decorate('auditSettled', settled);
   app.addHook('onClose', settled);
 }

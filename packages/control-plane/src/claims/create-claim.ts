@@ -148,9 +148,14 @@ export async function createClaim(
 
 /** uniqueViolation names the unique constraint a failed statement hit, if that is why it failed. */
 function uniqueViolation(err: unknown): string | null {
-  if (!(err instanceof Prisma.PrismaClientKnownRequestError)) return null;
-  const text = `${err.message} ${JSON.stringify(err.meta ?? {})}`;
-  if (!/23505|unique constraint|P2002/i.test(`${err.code} ${text}`)) return null;
+  // node-postgres (the claim statement) reports SQLSTATE and constraint; Prisma wraps them.
+  const pgError = err as { code?: unknown; constraint?: unknown } | null;
+  let text: string;
+  if (pgError && pgError.code === '23505') text = String(pgError.constraint ?? '');
+  else if (err instanceof Prisma.PrismaClientKnownRequestError) {
+    text = `${err.message} ${JSON.stringify(err.meta ?? {})}`;
+    if (!/23505|unique constraint|P2002/i.test(`${err.code} ${text}`)) return null;
+  } else return null;
   for (const name of ['idempotency_keys_tenant_id_scope_key_key', 'claims_live_name_key'])
     if (text.includes(name)) return name;
   return 'unknown';
