@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
 import type { GuestOperation } from '@cubicle/contract/guest';
+import { sqlPoolOf } from '@cubicle/db';
 import type { Deps } from '../context.js';
 import { GUEST_CALL_MARGIN_MS, guestCallBoundMs } from './guest-call-bounds.js';
 import {
@@ -74,19 +75,29 @@ export class GuestCalls {
     waiter.resolve(outcome);
   }
 
-  /** activeSandboxOf answers the sandbox of the tenant's claim, or not_found / claim_not_active. */
+  /**
+   * activeSandboxOf answers the sandbox of the tenant's claim, or not_found / claim_not_active.
+   * Plain node-postgres (named statement): it runs before every guest call. The worker checks
+   * the claim again when it runs the call, so a claim ending in between is still refused.
+   */
   async activeSandboxOf(tenantId: string, claimId: string): Promise<string> {
-    const claim = await this.deps.db.claim.findFirst({
-      where: { id: claimId, tenantId },
-      select: { status: true, sandboxId: true, expiresAt: true },
+    const { rows } = await sqlPoolOf(this.deps.db).query<{
+      status: string;
+      sandbox_id: string | null;
+      expires_at: Date;
+    }>({
+      name: 'cubicle_claim_sandbox_v1',
+      text: 'SELECT status, sandbox_id, expires_at FROM claims WHERE id = $1 AND tenant_id = $2',
+      values: [claimId, tenantId],
     });
+    const claim = rows[0];
     if (!claim) throw new AppError('not_found', 'no such claim');
-    if (claim.status !== 'active' || !claim.sandboxId || claim.expiresAt.getTime() <= Date.now())
+    if (claim.status !== 'active' || !claim.sandbox_id || claim.expires_at.getTime() <= Date.now())
       throw new AppError(
         'claim_not_active',
         `the claim is ${claim.status === 'active' ? 'expired' : claim.status}`,
       );
-    return claim.sandboxId;
+    return claim.sandbox_id;
   }
 
   /**

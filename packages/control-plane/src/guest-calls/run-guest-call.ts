@@ -6,7 +6,7 @@ import {
   type GuestOperation,
 } from '@cubicle/contract/guest';
 import type { JobPayload } from '@cubicle/contract/jobs';
-import { newId, type Prisma } from '@cubicle/db';
+import { newId, sqlPoolOf } from '@cubicle/db';
 import { open } from '../crypto/keyring.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { callGuest, GuestTimeoutError } from './call-guest.js';
@@ -73,16 +73,25 @@ export async function runGuestCall(
       })),
     });
 
-  // One query: the sandbox, only while the caller's claim on it is active and unexpired.
-  const sandbox = await deps.db.sandbox.findFirst({
-    where: {
-      id: p.sandbox_id,
-      tenantId: p.tenant_id,
-      state: 'claimed',
-      claims: { some: { id: p.claim_id, status: 'active', expiresAt: { gt: new Date(now()) } } },
-    },
-    select: { guestEndpoint: true, guestTokenCiphertext: true },
+  // One query: the sandbox, only while the caller's claim on it is active and unexpired. Plain
+  // node-postgres with a named statement: this runs before every guest call, and the ORM's
+  // query planning would cost more than the round trip.
+  const { rows } = await sqlPoolOf(deps.db).query<{
+    guest_endpoint: string | null;
+    guest_token_ciphertext: Buffer | null;
+  }>({
+    name: 'cubicle_guest_call_sandbox_v1',
+    text: `SELECT s.guest_endpoint, s.guest_token_ciphertext
+           FROM sandboxes s JOIN claims c ON c.sandbox_id = s.id
+           WHERE s.id = $1 AND s.tenant_id = $2 AND s.state = 'claimed'
+             AND c.id = $3 AND c.status = 'active' AND c.expires_at > $4`,
+    values: [p.sandbox_id, p.tenant_id, p.claim_id, new Date(now())],
   });
+  const found = rows[0];
+  const sandbox = found && {
+    guestEndpoint: found.guest_endpoint,
+    guestTokenCiphertext: found.guest_token_ciphertext,
+  };
   if (!sandbox) return failure('claim_not_active', 'the claim is no longer active');
   if (!sandbox.guestEndpoint || !sandbox.guestTokenCiphertext)
     return failure('backend_unavailable', 'the sandbox has no guest driver endpoint');
@@ -126,18 +135,22 @@ export async function runGuestCall(
 
   if (route.response === ActionResult) {
     const result = checked.data as ActionResult;
-    await deps.db.actionRecord.create({
-      data: {
-        id: newId('action_record'),
-        tenantId: p.tenant_id,
-        claimId: p.claim_id,
-        sandboxId: p.sandbox_id,
-        operation: p.operation,
-        request: redactRequest(parsed.data ?? {}) as Prisma.InputJsonValue,
-        result: result as Prisma.InputJsonValue,
-        effect: result.effect,
-        durationMs,
-      },
+    await sqlPoolOf(deps.db).query({
+      name: 'cubicle_insert_action_record_v1',
+      text: `INSERT INTO action_records (id, tenant_id, claim_id, sandbox_id, operation, request,
+               result, effect, duration_ms, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, now())`,
+      values: [
+        newId('action_record'),
+        p.tenant_id,
+        p.claim_id,
+        p.sandbox_id,
+        p.operation,
+        JSON.stringify(redactRequest(parsed.data ?? {})),
+        JSON.stringify(result),
+        result.effect,
+        Math.round(durationMs),
+      ],
     });
   }
   return { status: 200, body: checked.data };
