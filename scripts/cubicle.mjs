@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // The one script behind the README's commands. It runs before `npm ci`, so it uses Node only.
 //   start      bootstrap, then Postgres + Redis (embedded, under .cubicle/), migrations, the API
-//   test       bootstrap, then `vitest run` (extra args pass through) and a one-line summary
+//   test       bootstrap, etcd + kube-apiserver for the Kubernetes suites (built from the Go
+//              module proxy into ~/.cache/cubicle-tools the first time), then `vitest run`
+//              (extra args pass through) and a one-line summary
 //   migrate    bootstrap, then migrate DATABASE_URL or the embedded database
 //   bootstrap  apt packages when missing, `npm ci` when needed, `turbo run build`
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureAptPackages, APT_PACKAGES } from './lib/apt.mjs';
+import { ensureKubeTools } from './lib/kube-tools.mjs';
 import { migrateCommand } from './lib/migrate-cmd.mjs';
 import { ensureNodeModules } from './lib/npm-install.mjs';
 import { run } from './lib/run.mjs';
@@ -50,6 +53,8 @@ const COMMANDS = {
   },
   test: async (args) => {
     await bootstrap();
+    // Only the tests need a Kubernetes API server; the first build takes minutes, later runs none.
+    await step('kube tools (etcd, kube-apiserver)', () => ensureKubeTools());
     say(bold('▶ vitest run'));
     return runVitest(root, args);
   },

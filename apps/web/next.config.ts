@@ -5,6 +5,23 @@ const config: NextConfig = {
   poweredByHeader: false,
   // The workspace root is two levels up; this keeps Next from guessing from lockfiles.
   outputFileTracingRoot: new URL('../..', import.meta.url).pathname,
+  // Node-side Redis client: loaded from node_modules at run time, not bundled.
+  serverExternalPackages: ['ioredis'],
+  async headers() {
+    return [
+      {
+        // The dashboard acts with an API key: no other site may frame it (clickjacking). The
+        // embed page sets its own frame-ancestors from the tenant's origins (proxy.ts).
+        source: '/((?!embed/).*)',
+        headers: [
+          { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
+          { key: 'X-Frame-Options', value: 'DENY' },
+          { key: 'Referrer-Policy', value: 'same-origin' },
+          { key: 'X-Content-Type-Options', value: 'nosniff' },
+        ],
+      },
+    ];
+  },
 };
 
 export default config;

@@ -8,15 +8,15 @@ import { dim } from './ui.mjs';
 const TAIL_LINES = 40;
 
 /**
- * spawnApp starts `node <entry>` in `root` with `env`, as a process-group leader so a terminal's
+ * spawnApp starts `node <entry> [args]` in `root` with `env`, as a process-group leader so a terminal's
  * Ctrl-C reaches only the supervisor, which then stops everything in order.
  */
-export function spawnApp({ root, name, entry, env, logDir, embedded }) {
+export function spawnApp({ root, name, entry, args = [], env, logDir, embedded }) {
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${name}.log`);
   const file = createWriteStream(logFile, { flags: 'a' });
   const tail = [];
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [entry, ...args], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,15 @@
 // Debian packages Cubicle needs on the host, installed only when missing.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { capture, run } from './run.mjs';
 import { say, UserError } from './ui.mjs';
+
+/** DESKTOP_PACKAGES: what a desktop needs, from the one list the desktop image also installs. */
+export const DESKTOP_PACKAGES = JSON.parse(
+  readFileSync(
+    new URL('../../packages/driver-guest/desktop-packages.json', import.meta.url),
+    'utf8',
+  ),
+).packages;
 
 /**
  * APT_PACKAGES lists the Debian packages `npm start` and `npm test` need, grouped by purpose.
@@ -13,27 +21,11 @@ export const APT_PACKAGES = {
   // (@cubicle/embedded runs Debian's binaries itself; a system service is neither needed nor used).
   dataServices: ['postgresql', 'redis-server'],
   // Local desktop sessions (packages/driver-guest startDesktop, the local backend and every
-  // desktop test): Xvfb, a session D-Bus, openbox, the AT-SPI bus and its GTK bridge, x11vnc,
-  // xprop/xdpyinfo; python3-gi + GTK3 for the test apps, galculator for the demo, xdotool and
-  // imagemagick for foreground input and image checks, one font so text renders.
-  desktop: [
-    'xvfb',
-    'xauth',
-    'dbus',
-    'dbus-x11',
-    'openbox',
-    'at-spi2-core',
-    'libatk-adaptor',
-    'gir1.2-atspi-2.0',
-    'x11vnc',
-    'x11-utils',
-    'xdotool',
-    'imagemagick',
-    'python3-gi',
-    'gir1.2-gtk-3.0',
-    'fonts-dejavu-core',
-    'galculator',
-  ],
+  // desktop test). One list, shared with the default sandbox image (images/desktop/Dockerfile).
+  desktop: DESKTOP_PACKAGES,
+  // Headless Chromium for the web e2e suites and `npm run bench:viewer` (driven by playwright-core
+  // with executablePath /usr/bin/chromium; never a browser download).
+  browser: ['chromium'],
 };
 
 // Quicker and more telling than dpkg for packages whose binary we look for anyway. The

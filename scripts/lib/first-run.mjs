@@ -1,4 +1,5 @@
-// What `npm start` sets up once per checkout: the keyring that seals secrets at rest, and the
+// What `npm start` sets up once per checkout: the keyring that seals secrets at rest, the keys
+// that sign viewer tickets, and the
 // default tenant with an admin key and a pool `default` of 2 warm desktops. The key is kept in
 // .cubicle/admin-key (mode 600) so every start can print it; the database stores only its hash.
 import { randomBytes } from 'node:crypto';
@@ -15,6 +16,23 @@ export function ensureKeyring(ctx) {
     ctx.log(`created ${file}`);
   }
   ctx.env.CUBICLE_KEYRING = readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * ensureViewerKeys returns CUBICLE_VIEWER_KEYS from the environment or .cubicle/viewer-keys.json
+ * (an Ed25519 JWK set made on first run), so viewer tickets survive restarts of `npm start`.
+ */
+export async function ensureViewerKeys(ctx) {
+  if (ctx.env.CUBICLE_VIEWER_KEYS) return;
+  const file = join(ctx.dataRoot, 'viewer-keys.json');
+  if (!existsSync(file)) {
+    const { generateViewerKeySet } = await import(
+      pathToFileURL(join(ctx.root, 'packages/viewer/dist/index.js')).href
+    );
+    writeFileSync(file, `${generateViewerKeySet('v1')}\n`, { mode: 0o600 });
+    ctx.log(`created ${file}`);
+  }
+  ctx.env.CUBICLE_VIEWER_KEYS = readFileSync(file, 'utf8').trim();
 }
 
 const DEFAULT_POOL = {

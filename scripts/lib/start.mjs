@@ -1,16 +1,18 @@
 // `npm start`: the embedded services and the apps, supervised. Ctrl-C or SIGTERM stops them in
 // reverse order; if one dies, the rest are stopped and we exit non-zero with its last log lines.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnApp, waitHealthy } from './api-process.mjs';
 import { ensureDatabase, loadEmbedded, migrateDatabase } from './data.mjs';
-import { ensureDefaultTenant, ensureKeyring } from './first-run.mjs';
+import { ensureDefaultTenant, ensureKeyring, ensureViewerKeys } from './first-run.mjs';
 import { acquireLock, currentHolder } from './lock.mjs';
 import { bold, dim, formatMs, red, say, step, UserError } from './ui.mjs';
 
 /**
  * START_PLAN is what `npm start` runs, in order; processes stop in reverse. A `process` entry
  * returns a handle (pid, exited, stop, logTail) and may publish env for the entries after it; a
- * `task` runs once. Later issues add the web app here.
+ * `task` runs once.
  */
 export const START_PLAN = [
   {
@@ -58,7 +60,10 @@ export const START_PLAN = [
   {
     kind: 'task',
     name: 'keyring',
-    run: async (ctx) => ensureKeyring(ctx),
+    run: async (ctx) => {
+      ensureKeyring(ctx);
+      await ensureViewerKeys(ctx);
+    },
   },
   {
     kind: 'process',
@@ -96,6 +101,9 @@ export const START_PLAN = [
           ...ctx.env,
           API_HOST: '127.0.0.1',
           API_PORT: port,
+          // Where browsers open viewer streams (introspection's stream_url), whichever URL the
+          // web app used to ask.
+          CUBICLE_PUBLIC_API_URL: ctx.env.CUBICLE_PUBLIC_API_URL ?? `http://127.0.0.1:${port}`,
           LOG_LEVEL: ctx.env.LOG_LEVEL ?? 'info',
         },
       });
@@ -112,11 +120,54 @@ export const START_PLAN = [
     },
   },
   {
+    kind: 'process',
+    name: 'web',
+    start: async (ctx) => {
+      const port = ctx.env.WEB_PORT ?? '3000';
+      const web = spawnApp({
+        root: ctx.root,
+        name: 'web',
+        entry: 'node_modules/next/dist/bin/next',
+        args: ['start', 'apps/web', '-H', '127.0.0.1', '-p', port],
+        logDir: join(ctx.dataRoot, 'logs'),
+        embedded: ctx.embedded,
+        env: {
+          ...ctx.env,
+          NODE_ENV: 'production',
+          NEXT_TELEMETRY_DISABLED: '1',
+          CUBICLE_API_URL: ctx.apiUrl,
+          CUBICLE_WEB_SESSION_SECRET: webSessionSecret(ctx),
+        },
+      });
+      ctx.reaper.watch(web);
+      try {
+        await waitHealthy(`http://127.0.0.1:${port}/login`, web.exited, 60_000);
+      } catch (error) {
+        await web.stop();
+        throw new UserError(`the web app did not come up: ${error.message}`);
+      }
+      ctx.where.push(`web      ${web.logFile}`);
+      return web;
+    },
+  },
+  {
     kind: 'task',
     name: 'default tenant, key and pool',
     run: async (ctx) => ensureDefaultTenant(ctx),
   },
 ];
+
+/**
+ * webSessionSecret is the key that seals dashboard sessions in Redis: from the environment, or
+ * .cubicle/web-session-secret (made on first run), so sessions survive a restart.
+ */
+function webSessionSecret(ctx) {
+  if (ctx.env.CUBICLE_WEB_SESSION_SECRET) return ctx.env.CUBICLE_WEB_SESSION_SECRET;
+  const file = join(ctx.dataRoot, 'web-session-secret');
+  if (!existsSync(file))
+    writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
 
 /** startCubicle runs START_PLAN and supervises it until a signal or a crash; it resolves with the exit code. */
 export async function startCubicle(root) {
@@ -139,6 +190,9 @@ export async function startCubicle(root) {
     where: [],
     log: (line) => say(dim(line)),
   };
+  // The API writes viewer links to the web app (viewer_url), the web app calls the API: one place
+  // decides both addresses.
+  ctx.env.CUBICLE_WEB_URL ??= `http://127.0.0.1:${ctx.env.WEB_PORT ?? '3000'}`;
   const running = [];
   let phase = 'starting';
   let resolveDone;
@@ -215,6 +269,7 @@ export async function startCubicle(root) {
 function printRunning(ctx, ms) {
   say();
   say(bold(`Cubicle is up (services started in ${formatMs(ms)})`));
+  say(`  Web    ${ctx.env.CUBICLE_WEB_URL}   (dashboard: sign in with the key below)`);
   say(`  API    ${ctx.apiUrl}   (OpenAPI: ${ctx.apiUrl}/docs)`);
   say(`  Key    ${ctx.adminKey}   (admin of tenant "default"; also in .cubicle/admin-key)`);
   say(`  Pool   default (2 warm desktops; watch them come up: GET /v1/pools/default)`);

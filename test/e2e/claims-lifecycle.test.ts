@@ -1,13 +1,14 @@
-import { desktopIdOf, localBackendScope } from '@cubicle/backends';
-import { listDesktopIds } from '@cubicle/driver-guest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eBackends } from './support/sandbox-backend.js';
 import { startStack, waitFor, type Stack } from './support/stack.js';
 
 /**
  * The control plane end to end on the embedded default's parts: REST (inject) → Postgres →
- * BullMQ → the worker process → the local backend → real desktop sessions.
+ * BullMQ → the worker process → a backend → real desktop sessions. One suite, run against each
+ * backend (CUBICLE_E2E_BACKENDS): local sessions, and Pods / VMIs of a real kube-apiserver whose
+ * test node agent runs each as a local desktop.
  */
-describe('claims on real desktops', () => {
+describe.each(e2eBackends())('claims on real desktops (%s backend)', (backend) => {
   let s: Stack;
   const call = (
     method: string,
@@ -23,18 +24,16 @@ describe('claims on real desktops', () => {
     });
   const counts = async (pool: string) => (await call('GET', `/v1/pools/${pool}`)).json().counts;
   const desktopsOf = async (sandboxId: string) =>
-    (await listDesktopIds()).filter(
-      (id) => id === desktopIdOf(localBackendScope(s.workerEnv.DATABASE_URL), sandboxId),
-    ).length;
+    (await s.backend.liveSandboxIds()).has(sandboxId) ? 1 : 0;
 
   beforeAll(async () => {
-    s = await startStack();
+    s = await startStack({ backend });
   });
   afterAll(async () => s?.close());
 
   it('a pool fills with warm desktops; a claim gets one at once; release destroys it and the pool refills', async () => {
     const put = await call('PUT', '/v1/pools/desk', {
-      image: 'local',
+      ...s.backend.pool,
       autoscaling: { min: 1, initial: 2, max: 4 },
     });
     expect(put.statusCode).toBe(201);
@@ -46,7 +45,7 @@ describe('claims on real desktops', () => {
     expect(
       (
         await call('PUT', '/v1/pools/desk', {
-          image: 'local',
+          ...s.backend.pool,
           autoscaling: { min: 1, initial: 2, max: 4 },
         })
       ).statusCode,
@@ -58,6 +57,10 @@ describe('claims on real desktops', () => {
     const claim = claimed.json();
     expect(claim).toMatchObject({ status: 'active', pool: 'desk', sandbox: { state: 'claimed' } });
     expect(await desktopsOf(claim.sandbox.id)).toBe(1);
+    // Kubernetes backends mirror the claim onto the Pod/VMI label (the database stays the truth).
+    const stateLabel = s.backend.stateLabel;
+    if (stateLabel)
+      await waitFor(async () => (await stateLabel(claim.sandbox.id)) === 'claimed', 30_000);
 
     const released = await call('DELETE', `/v1/claims/${claim.id}`);
     expect(released.json()).toMatchObject({
@@ -123,7 +126,7 @@ describe('claims on real desktops', () => {
 
   it('heartbeats keep an idle-timeout claim; silence reclaims it', async () => {
     await call('PUT', '/v1/pools/idle', {
-      image: 'local',
+      ...s.backend.pool,
       autoscaling: { min: 0, initial: 1, max: 2 },
       idle_timeout_seconds: 2,
     });
@@ -145,9 +148,44 @@ describe('claims on real desktops', () => {
     expect((await call('DELETE', '/v1/pools/idle')).statusCode).toBe(202);
   });
 
+  it('a desktop lost behind the control plane is marked failed and replaced', async () => {
+    await call('PUT', '/v1/pools/lost', {
+      ...s.backend.pool,
+      autoscaling: { min: 1, initial: 1, max: 2 },
+    });
+    await waitFor(async () => (await counts('lost')).warm === 1, 120_000, 250);
+    const pool = (await call('GET', '/v1/pools/lost')).json();
+    const lost = await s.db.sandbox.findFirstOrThrow({ where: { poolId: pool.id, state: 'warm' } });
+    await s.backend.loseSandbox(lost.id);
+    await waitFor(
+      async () =>
+        (await s.db.sandbox.findUniqueOrThrow({ where: { id: lost.id } })).failureReason ===
+        'lost by the backend',
+      60_000,
+      250,
+    );
+    await waitFor(
+      async () =>
+        (await s.db.sandbox.count({
+          where: { poolId: pool.id, state: 'warm', id: { not: lost.id } },
+        })) === 1,
+      120_000,
+      250,
+    );
+    expect((await call('DELETE', '/v1/pools/lost')).statusCode).toBe(202);
+  });
+
+  it('a desktop the database does not know (left by a crash) is removed by the sweep', async () => {
+    const orphan = await s.backend.plantOrphan();
+    expect(await s.backend.holds(orphan)).toBe(true);
+    await waitFor(async () => !(await s.backend.holds(orphan)), 60_000, 250);
+    await waitFor(async () => (await desktopsOf(orphan)) === 0, 60_000, 250);
+    expect(await s.db.sandbox.count({ where: { id: orphan } })).toBe(0);
+  });
+
   it('kill -9 of the worker during provisioning and during release leaks no desktop and converges', async () => {
     await call('PUT', '/v1/pools/crash', {
-      image: 'local',
+      ...s.backend.pool,
       autoscaling: { min: 2, initial: 2, max: 3 },
     });
     // Kill while the pool's first sandboxes are provisioning.
@@ -163,12 +201,7 @@ describe('claims on real desktops', () => {
     // The database and the machine agree: every live desktop is a warm or claimed sandbox.
     await waitFor(
       async () => {
-        const prefix = `${localBackendScope(s.workerEnv.DATABASE_URL)}-`;
-        const live = new Set(
-          (await listDesktopIds())
-            .filter((id) => id.startsWith(prefix))
-            .map((id) => id.slice(prefix.length)),
-        );
+        const live = await s.backend.liveSandboxIds();
         const rows = await s.db.sandbox.findMany({
           where: { state: { in: ['warm', 'claimed'] } },
           select: { id: true },

@@ -12,6 +12,12 @@ import { registerClaimRoutes } from './routes/claims.js';
 import { registerDriveRoutes } from './routes/drive.js';
 import { registerPoolRoutes } from './routes/pools.js';
 import { registerSystemRoutes } from './routes/system.js';
+import { registerTenantRoutes } from './routes/tenant.js';
+import { redactUrl } from './viewer/redact-url.js';
+import { registerViewer } from './viewer/register-viewer.js';
+import type { ViewerOptions } from './viewer/viewer-options.js';
+
+export type { ViewerOptions };
 
 /** A dependency probe for /healthz; it throws when the dependency is unusable. */
 export type HealthCheck = () => Promise<unknown>;
@@ -30,6 +36,8 @@ export interface BuildOptions {
   queuePrefix?: string;
   /** Key cache and last_used_at tuning (tests shorten the cache to see revocations at once). */
   keyVerifier?: KeyVerifierOptions;
+  /** Viewer tickets and the stream proxy (needs `db`; with `redis`, revocations reach every replica). */
+  viewer?: ViewerOptions;
 }
 
 /** Request ids from callers are kept when they look like ids, so logs join across services. */
@@ -48,12 +56,41 @@ export const redactPaths = [
 ];
 
 /**
+ * withRequestSerializer logs requests like Fastify does, but with credentials in query strings
+ * (the viewer stream's `?ticket=`) replaced: a ticket is a bearer credential until it expires.
+ */
+function withRequestSerializer(
+  logger: FastifyServerOptions['logger'],
+): FastifyServerOptions['logger'] {
+  if (!logger) return false;
+  const base = typeof logger === 'object' ? logger : {};
+  return {
+    ...base,
+    serializers: {
+      req: (req: {
+        method: string;
+        url: string;
+        host?: string;
+        socket?: { remoteAddress?: string; remotePort?: number };
+      }) => ({
+        method: req.method,
+        url: redactUrl(req.url),
+        host: req.host,
+        remoteAddress: req.socket?.remoteAddress,
+        remotePort: req.socket?.remotePort,
+      }),
+      ...base.serializers,
+    },
+  };
+}
+
+/**
  * buildApp assembles the API without listening, so tests drive it with `inject` and the
  * process entry point adds only the listener and signal handling.
  */
 export async function buildApp(options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: withRequestSerializer(options.logger),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // Explicit bounds: a slow client cannot hold a connection forever.
     connectionTimeout: 30_000,
@@ -83,8 +120,20 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
       ...(options.redis ? { redis: options.redis } : {}),
       ...(options.keyVerifier ? { keyVerifier: options.keyVerifier } : {}),
     });
+    registerTenantRoutes(app, options.db);
+    // Ends of claims and revoked tickets are announced here so every replica closes its streams.
+    const events = options.redis
+      ? { publisher: options.redis, prefix: options.queuePrefix ?? 'cubicle' }
+      : undefined;
+    if (options.viewer)
+      await registerViewer(app, {
+        db: options.db,
+        options: options.viewer,
+        ...(options.redis ? { redis: options.redis } : {}),
+        ...(events ? { events } : {}),
+      });
     if (options.queues) {
-      const deps = { db: options.db, queues: options.queues };
+      const deps = { db: options.db, queues: options.queues, ...(events ? { events } : {}) };
       registerPoolRoutes(app, deps);
       registerClaimRoutes(app, deps);
       // Driving a sandbox needs Redis pub/sub for answers: one subscriber connection per process.

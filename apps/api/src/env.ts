@@ -1,5 +1,15 @@
 import { envVars, loadEnv } from '@cubicle/config';
+import { parseViewerKeys } from '@cubicle/viewer';
 import { z } from 'zod';
+
+const isViewerKeySet = (value: string) => {
+  try {
+    parseViewerKeys(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** ApiEnv is everything the API process reads from its environment, parsed once at start. */
 export const ApiEnv = z.object({
@@ -21,6 +31,22 @@ export const ApiEnv = z.object({
     .min(1024)
     .max(64 * 1024 * 1024)
     .default(1024 * 1024),
+  /**
+   * Ed25519 keys that sign viewer tickets, as a JWK set `{"keys":[{kty:"OKP",crv:"Ed25519",x,d,kid}]}`.
+   * The first key signs, every key verifies (rotate by prepending a new key). Unset: a key is
+   * made at start-up, so tickets die with the process and other replicas reject them.
+   */
+  CUBICLE_VIEWER_KEYS: z
+    .string()
+    .refine(isViewerKeySet, 'must be a JWK set of Ed25519 keys; the first with its private part d')
+    .optional(),
+  /** Public URL of the web app; viewer_url is `<this>/embed/<ticket>`. */
+  CUBICLE_WEB_URL: z.url().default('http://127.0.0.1:3000'),
+  /** Public URL of this API as browsers reach it (for the viewer's stream_url); default: the request's host. */
+  CUBICLE_PUBLIC_API_URL: z.url().optional(),
+  /** Concurrent viewer streams per ticket and per tenant (per API process). */
+  VIEWER_MAX_STREAMS_PER_TICKET: z.coerce.number().int().min(1).max(1000).default(5),
+  VIEWER_MAX_STREAMS_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(100),
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 

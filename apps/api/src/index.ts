@@ -1,3 +1,3 @@
-export { buildApp, type BuildOptions, type HealthCheck } from './app.js';
+export { buildApp, type BuildOptions, type HealthCheck, type ViewerOptions } from './app.js';
 export { ApiEnv, loadApiEnv } from './env.js';
 export { createRedis } from './lib/redis.js';

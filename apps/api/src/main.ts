@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createDb } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
+import { generateViewerKeySet, parseViewerKeys } from '@cubicle/viewer';
 import { loadApiEnv } from './env.js';
 import { buildApp, redactPaths } from './app.js';
 import { createRedis } from './lib/redis.js';
@@ -14,6 +15,8 @@ await redis.connect();
 const queueConnection = createQueueConnection(env.REDIS_URL);
 const queues = new JobQueues(queueConnection, env.QUEUE_PREFIX);
 
+const viewerKeys = parseViewerKeys(env.CUBICLE_VIEWER_KEYS ?? generateViewerKeySet('ephemeral'));
+
 const app = await buildApp({
   logger: { level: env.LOG_LEVEL, redact: { paths: redactPaths, censor: '[redacted]' } },
   bodyLimit: env.API_BODY_LIMIT_BYTES,
@@ -21,11 +24,25 @@ const app = await buildApp({
   redis,
   queues,
   queuePrefix: env.QUEUE_PREFIX,
+  viewer: {
+    keys: viewerKeys,
+    webUrl: env.CUBICLE_WEB_URL,
+    ...(env.CUBICLE_PUBLIC_API_URL ? { publicApiUrl: env.CUBICLE_PUBLIC_API_URL } : {}),
+    limits: {
+      perTicket: env.VIEWER_MAX_STREAMS_PER_TICKET,
+      perTenant: env.VIEWER_MAX_STREAMS_PER_TENANT,
+    },
+  },
   checks: {
     database: () => db.$queryRaw`SELECT 1`,
     redis: () => redis.ping(),
   },
 });
+
+if (!env.CUBICLE_VIEWER_KEYS)
+  app.log.warn(
+    'CUBICLE_VIEWER_KEYS is not set: viewer tickets are signed with a key made at start-up and stop working when this process restarts',
+  );
 
 let closing = false;
 /** shutdown stops accepting, drains in-flight requests, then closes Redis and Prisma (reverse of start-up). */

@@ -3,6 +3,7 @@ import { ErrorCodeList } from '@cubicle/contract/errors';
 import { createDb, newId, type Db } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
+import { generateViewerKeySet, parseViewerKeys } from '@cubicle/viewer';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ describe('tenant isolation and bad input on every endpoint', () => {
   let queues: JobQueues;
   let connection: Redis;
   let cleanup: () => Promise<void>;
-  const a = { tenantId: '', auth: '', keyId: '', claimId: '', poolName: 'alpha' };
+  const a = { tenantId: '', auth: '', keyId: '', claimId: '', poolName: 'alpha', ticketId: '' };
   const b = { auth: '' };
 
   beforeAll(async () => {
@@ -28,7 +29,13 @@ describe('tenant isolation and bad input on every endpoint', () => {
     db = createDb({ databaseUrl: database.url, maxConnections: 5 });
     connection = createQueueConnection(ns.url);
     queues = new JobQueues(connection, ns.bullPrefix);
-    app = await buildApp({ db, redis: connection, queues, keyVerifier: { cacheTtlMs: 0 } });
+    app = await buildApp({
+      db,
+      redis: connection,
+      queues,
+      keyVerifier: { cacheTtlMs: 0 },
+      viewer: { keys: parseViewerKeys(generateViewerKeySet()), webUrl: 'https://web.test' },
+    });
     const ta = await createTenant(db, { name: 'A' });
     const tb = await createTenant(db, { name: 'B' });
     const ka = await createApiKey(db, { tenantId: ta.id, name: 'a', role: 'admin' });
@@ -54,6 +61,29 @@ describe('tenant isolation and bad input on every endpoint', () => {
     });
     expect(claim.statusCode).toBe(202);
     a.claimId = claim.json().id;
+    // A viewer ticket of A's (stored as minting leaves it), for the ticket routes.
+    const pool = await db.pool.findFirstOrThrow({ where: { tenantId: ta.id, name: 'alpha' } });
+    const sandbox = await db.sandbox.create({
+      data: {
+        id: newId('sandbox'),
+        tenantId: ta.id,
+        poolId: pool.id,
+        backend: 'local',
+        image: 'x',
+        generation: 1,
+      },
+    });
+    a.ticketId = newId('viewer_ticket');
+    await db.viewerTicket.create({
+      data: {
+        id: a.ticketId,
+        tenantId: ta.id,
+        claimId: a.claimId,
+        sandboxId: sandbox.id,
+        mode: 'view',
+        expiresAt: new Date(Date.now() + 3600_000),
+      },
+    });
     cleanup = async () => {
       await app.close();
       await queues.close();
@@ -75,6 +105,7 @@ describe('tenant isolation and bad input on every endpoint', () => {
     return r.path
       .replace('{name}', a.poolName)
       .replace('{id}', r.path.startsWith('/v1/api-keys') ? a.keyId : a.claimId)
+      .replace('{ticket_id}', a.ticketId)
       .replace(/\{[a-z_]+\}/g, newId('secret'));
   }
 
@@ -85,6 +116,8 @@ describe('tenant isolation and bad input on every endpoint', () => {
       db.sandbox.count(),
       db.apiKey.count({ where: { revokedAt: null } }),
       db.claim.count({ where: { status: 'released' } }),
+      db.viewerTicket.count({ where: { revokedAt: null } }),
+      db.tenant.findMany({ orderBy: { id: 'asc' } }),
     ]);
 
   it('covers the control-plane routes', () => {
@@ -103,6 +136,11 @@ describe('tenant isolation and bad input on every endpoint', () => {
       'createApiKey',
       'listApiKeys',
       'revokeApiKey',
+      'createViewerTicket',
+      'listViewerTickets',
+      'revokeViewerTicket',
+      'getTenant',
+      'updateTenant',
     ]) {
       expect(ops).toContain(op);
     }
@@ -200,6 +238,10 @@ function bodyFor(r: RouteDef): Record<string, unknown> {
       return { image: 'x', autoscaling: { min: 0, initial: 0, max: 1 } };
     case 'createApiKey':
       return { name: 'n', role: 'member' };
+    case 'createViewerTicket':
+      return { mode: 'view' };
+    case 'updateTenant':
+      return { embed_origins: ['https://app.example.test'] };
     case 'updateClaim':
       return { ttl_seconds: 60 };
     case 'createClaim':

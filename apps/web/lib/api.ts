@@ -1,6 +1,6 @@
 import 'server-only';
 import { Version } from '@cubicle/contract/api';
-import { env } from './env';
+import { getEnv } from './env';
 
 export type ApiStatus =
   { ok: true; version: Version; healthy: boolean } | { ok: false; reason: string };
@@ -9,11 +9,11 @@ export type ApiStatus =
 export async function apiStatus(): Promise<ApiStatus> {
   try {
     const [version, health] = await Promise.all([
-      fetch(`${env.CUBICLE_API_URL}/v1/version`, {
+      fetch(`${getEnv().CUBICLE_API_URL}/v1/version`, {
         cache: 'no-store',
         signal: AbortSignal.timeout(3000),
       }),
-      fetch(`${env.CUBICLE_API_URL}/healthz`, {
+      fetch(`${getEnv().CUBICLE_API_URL}/healthz`, {
         cache: 'no-store',
         signal: AbortSignal.timeout(3000),
       }),

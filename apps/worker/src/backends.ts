@@ -1,4 +1,14 @@
-import { createLocalBackend, localBackendScope } from '@cubicle/backends';
+import {
+  createKubeClient,
+  createKubernetesBackend,
+  createKubevirtBackend,
+  createLocalBackend,
+  loadKubeConfig,
+  localBackendScope,
+  parseLabelSelector,
+  type KubeBackendOptions,
+  type KubeClient,
+} from '@cubicle/backends';
 import type { Backends } from '@cubicle/control-plane';
 import type { Logger } from 'pino';
 import type { WorkerEnv } from './env.js';
@@ -9,20 +19,50 @@ import type { WorkerEnv } from './env.js';
  */
 export async function createBackends(env: WorkerEnv, log: Logger): Promise<Backends> {
   const backends: Backends = {};
+  let kube: KubeBackendOptions | null = null;
+  const kubeOptions = () => (kube ??= kubeBackendOptions(env, log));
   for (const kind of env.CUBICLE_BACKENDS) {
     switch (kind) {
       case 'local':
         backends.local = createLocalBackend({ scope: localBackendScope(env.DATABASE_URL) });
         break;
       case 'kubernetes':
+        backends.kubernetes = createKubernetesBackend({
+          ...kubeOptions(),
+          imagePullPolicy: env.KUBE_IMAGE_PULL_POLICY,
+        });
+        break;
       case 'kubevirt':
-        throw new Error(
-          `backend ${kind} is not available in this build (see the Kubernetes issue)`,
-        );
+        backends.kubevirt = createKubevirtBackend(kubeOptions());
+        break;
       default:
         kind satisfies never;
     }
   }
   log.info({ backends: Object.keys(backends) }, 'backends ready');
   return backends;
+}
+
+/** One client (one keep-alive connection pool) serves both Kubernetes backends. */
+function kubeBackendOptions(env: WorkerEnv, log: Logger): KubeBackendOptions {
+  const client: KubeClient = createKubeClient(
+    loadKubeConfig({ kubeconfigPath: env.KUBECONFIG, serviceHost: env.KUBERNETES_SERVICE_HOST }),
+  );
+  return {
+    client,
+    namespace: env.KUBE_NAMESPACE,
+    placement: {
+      ...(env.KUBE_RUNTIME_CLASS && { runtimeClassName: env.KUBE_RUNTIME_CLASS }),
+      ...(env.KUBE_NODE_SELECTOR && { nodeSelector: parseLabelSelector(env.KUBE_NODE_SELECTOR) }),
+      ...(env.KUBE_TOLERATIONS && { tolerations: env.KUBE_TOLERATIONS }),
+    },
+    ...(env.KUBE_NETWORK_POLICY && {
+      networkPolicy: {
+        controlPlanePodLabels: parseLabelSelector(env.KUBE_CONTROL_PLANE_SELECTOR),
+        controlPlaneNamespace: env.KUBE_CONTROL_PLANE_NAMESPACE,
+      },
+    }),
+    onWarning: (msg, err) =>
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, msg),
+  };
 }

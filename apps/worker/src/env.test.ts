@@ -28,4 +28,28 @@ describe('worker env', () => {
       parseEnv(WorkerEnv, { DATABASE_URL: base.DATABASE_URL, REDIS_URL: base.REDIS_URL }),
     ).toThrow(/CUBICLE_KEYRING/);
   });
+
+  it('reads the Kubernetes settings', () => {
+    const env = parseEnv(WorkerEnv, {
+      ...base,
+      CUBICLE_BACKENDS: 'kubernetes,kubevirt',
+      KUBE_NAMESPACE: 'desktops',
+      KUBE_TOLERATIONS: '[{"key":"desktops","operator":"Exists","effect":"NoSchedule"}]',
+    });
+    expect(env.KUBE_NAMESPACE).toBe('desktops');
+    expect(env.KUBE_TOLERATIONS).toEqual([
+      { key: 'desktops', operator: 'Exists', effect: 'NoSchedule' },
+    ]);
+    expect(parseEnv(WorkerEnv, base)).toMatchObject({
+      KUBE_NAMESPACE: 'cubicle-sandboxes',
+      KUBE_NETWORK_POLICY: true,
+      KUBE_CONTROL_PLANE_SELECTOR: 'app.kubernetes.io/name=cubicle',
+    });
+    expect(() => parseEnv(WorkerEnv, { ...base, KUBE_NAMESPACE: 'Not_A_Namespace' })).toThrow(
+      /KUBE_NAMESPACE/,
+    );
+    expect(() => parseEnv(WorkerEnv, { ...base, KUBE_TOLERATIONS: '{"key":1}' })).toThrow(
+      /KUBE_TOLERATIONS/,
+    );
+  });
 });

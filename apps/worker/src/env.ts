@@ -1,6 +1,16 @@
 import { envVars, loadEnv } from '@cubicle/config';
 import { z } from 'zod';
 
+const KubeTolerations = z.array(
+  z.strictObject({
+    key: z.string().optional(),
+    operator: z.enum(['Exists', 'Equal']).optional(),
+    value: z.string().optional(),
+    effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
+    tolerationSeconds: z.number().int().optional(),
+  }),
+);
+
 /** WorkerEnv is everything the worker process reads from its environment, parsed once at start. */
 export const WorkerEnv = z.object({
   NODE_ENV: envVars.nodeEnv(),
@@ -31,6 +41,43 @@ export const WorkerEnv = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.enum(['local', 'kubernetes', 'kubevirt'])).min(1)),
+  /**
+   * Namespace of the sandbox Pods/VMIs (kubernetes and kubevirt backends). One per installation:
+   * the orphan sweep deletes every Cubicle-labelled object there that its database does not know.
+   */
+  KUBE_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a Kubernetes namespace name')
+    .default('cubicle-sandboxes'),
+  /** A kubeconfig file; without it the in-cluster service account is used inside a Pod, else ~/.kube/config. */
+  KUBECONFIG: z.string().min(1).optional(),
+  /** Set by the kubelet in every Pod; tells the worker it runs in a cluster. */
+  KUBERNETES_SERVICE_HOST: z.string().min(1).optional(),
+  /**
+   * The worker applies a NetworkPolicy to KUBE_NAMESPACE that admits only control-plane Pods
+   * (KUBE_CONTROL_PLANE_SELECTOR, an equality selector `a=b,c=d`) to the guest and VNC ports and
+   * so denies sandbox-to-sandbox traffic. Off only where another policy does the same.
+   */
+  KUBE_NETWORK_POLICY: envVars.boolean(true),
+  KUBE_CONTROL_PLANE_SELECTOR: z.string().min(1).default('app.kubernetes.io/name=cubicle'),
+  /** The control plane's namespace when it differs from KUBE_NAMESPACE. */
+  KUBE_CONTROL_PLANE_NAMESPACE: z.string().min(1).optional(),
+  /** Defaults for every sandbox Pod: RuntimeClass (e.g. gvisor), node selector (`a=b,c=d`), tolerations (JSON array). */
+  KUBE_RUNTIME_CLASS: z.string().min(1).optional(),
+  KUBE_NODE_SELECTOR: z.string().min(1).optional(),
+  KUBE_TOLERATIONS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (!v) return undefined;
+      try {
+        return KubeTolerations.parse(JSON.parse(v));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON array of tolerations' });
+        return z.NEVER;
+      }
+    }),
+  KUBE_IMAGE_PULL_POLICY: z.enum(['Always', 'IfNotPresent', 'Never']).optional(),
   RECLAIM_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(500),
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(1000).max(600_000).default(5000),
   /** Prometheus metrics on loopback; 0 picks a free port, unset disables. */

@@ -107,6 +107,23 @@ export class GuestQueues {
       await queue.close();
     }
     void worker.run();
+    void this.mirrorClaim(sandboxId);
+  }
+
+  /**
+   * mirrorClaim tells the sandbox's backend it is claimed (Kubernetes flips its state label).
+   * Advisory only: the database decides who holds a sandbox, so a failure is just logged.
+   */
+  private async mirrorClaim(sandboxId: string): Promise<void> {
+    try {
+      const row = await this.deps.db.sandbox.findUnique({
+        where: { id: sandboxId },
+        select: { backend: true },
+      });
+      await (row && this.deps.backends[row.backend])?.markClaimed?.(sandboxId);
+    } catch (err) {
+      this.options.log.warn({ sandboxId, err: (err as Error).message }, 'claim not mirrored');
+    }
   }
 
   /**

@@ -19,7 +19,14 @@ await db.$queryRaw`SELECT 1`;
 const connection = createQueueConnection(env.REDIS_URL);
 const queues = new JobQueues(connection, env.QUEUE_PREFIX);
 const backends = await createBackends(env, log);
-const deps: WorkerDeps = { db, queues, backends, keyring: parseKeyring(env.CUBICLE_KEYRING) };
+const deps: WorkerDeps = {
+  db,
+  queues,
+  backends,
+  keyring: parseKeyring(env.CUBICLE_KEYRING),
+  // Claims the worker ends (TTL, idle, max lifetime, lost sandbox) close their viewer streams.
+  events: { publisher: connection, prefix: env.QUEUE_PREFIX },
+};
 const metrics = new WorkerMetrics();
 
 const workers = startWorkers({
@@ -86,6 +93,8 @@ async function shutdown(signal: string) {
   force.unref();
   metricsServer?.close();
   await Promise.all([guestQueues.close(), ...workers.map((w) => w.close())]);
+  // Backends with background work (Kubernetes watches) stop it once no job needs them.
+  await Promise.all(Object.values(backends).map((b) => b?.close?.()));
   guestSubscriber.disconnect();
   await queues.close();
   connection.disconnect();

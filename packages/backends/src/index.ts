@@ -4,3 +4,22 @@ export {
   localBackendScope,
   type LocalBackendOptions,
 } from './local/local-backend.js';
+export { createKubeClient, KubeApiError, type KubeClient } from './kube/client.js';
+export { loadKubeConfig, type KubeConfigSource } from './kube/kube-config.js';
+export {
+  guestSecretName,
+  GUEST_PORT,
+  LABELS,
+  MANAGED_SELECTOR,
+  sandboxIdOfObjectName,
+  sandboxObjectName,
+  VNC_PORT,
+} from './kube/names.js';
+export { parseLabelSelector, type Placement, type Toleration } from './kube/placement.js';
+export type { KubeBackendOptions, KubeSandboxBackend } from './kube/kube-sandbox-backend.js';
+export { startInformer, type Informer } from './kube/informer.js';
+export { buildGuestSecret, newGuestToken } from './kube/guest-secret.js';
+export { createKubernetesBackend, podsPath } from './kubernetes/kubernetes-backend.js';
+export { buildSandboxPod } from './kubernetes/pod-spec.js';
+export { createKubevirtBackend, vmisPath } from './kubevirt/kubevirt-backend.js';
+export { buildSandboxVmi } from './kubevirt/vmi-spec.js';

@@ -13,3 +13,4 @@ export * from './reclaim/reclaim-claims.js';
 export * from './idempotency/idempotency.js';
 export * from './reconcile/sweep-backend.js';
 export * from './guest-calls/index.js';
+export * from './viewer/viewer-events.js';

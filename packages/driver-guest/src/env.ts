@@ -21,6 +21,8 @@ export const GuestEnv = z.object({
    * it answers. Without it, GUEST_SUPERVISE_VNC makes the daemon run its own x11vnc.
    */
   GUEST_VNC_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** The address that x11vnc listens on (a pod's own IP in the test cluster); 127.0.0.1 by default. */
+  GUEST_VNC_HOST: envVars.host('127.0.0.1'),
   GUEST_SUPERVISE_VNC: envVars.boolean(false),
   LOG_LEVEL: envVars.logLevel(),
   /** Largest file a files call may read or write. */

@@ -11,7 +11,11 @@ const childEnv = inheritedEnv();
 let vnc: VncSupervisor | null = null;
 let externalVncUp = false;
 if (env.GUEST_VNC_PORT === undefined && env.GUEST_SUPERVISE_VNC) {
-  vnc = await superviseVnc({ display: env.DISPLAY, env: childEnv });
+  vnc = await superviseVnc({
+    display: env.DISPLAY,
+    env: childEnv,
+    ...(env.GUEST_VNC_HOST === '127.0.0.1' ? {} : { host: env.GUEST_VNC_HOST }),
+  });
 }
 // An x11vnc supervised by the launcher is reported only while it answers; probed in the background.
 const externalPort = env.GUEST_VNC_PORT;
@@ -19,10 +23,13 @@ const probe =
   externalPort === undefined
     ? null
     : setInterval(() => {
-        void canConnect({ port: externalPort }, 500).then((ok) => (externalVncUp = ok));
+        void canConnect({ host: env.GUEST_VNC_HOST, port: externalPort }, 500).then(
+          (ok) => (externalVncUp = ok),
+        );
       }, 2000);
 probe?.unref();
-if (externalPort !== undefined) externalVncUp = await canConnect({ port: externalPort }, 500);
+if (externalPort !== undefined)
+  externalVncUp = await canConnect({ host: env.GUEST_VNC_HOST, port: externalPort }, 500);
 
 const app = await buildGuestApp({
   token: env.GUEST_TOKEN,

@@ -33,6 +33,7 @@ export {
   createTenant,
   getTenant,
   listTenants,
+  setEmbedOrigins,
   tenantView,
   type CreateTenantInput,
   type TenantQuotas,

@@ -15,7 +15,7 @@ export function tenantView(row: Tenant): TenantView {
       max_concurrent_claims: row.maxConcurrentClaims,
       requests_per_minute: row.requestsPerMinute,
     },
-    allowed_embed_origins: row.allowedEmbedOrigins,
+    embed_origins: row.allowedEmbedOrigins,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -56,4 +56,22 @@ export async function getTenant(db: Db, tenantId: string): Promise<TenantView> {
   const row = await db.tenant.findUnique({ where: { id: tenantId } });
   if (!row) throw new AppError('not_found', 'tenant not found');
   return tenantView(row);
+}
+
+/**
+ * setEmbedOrigins replaces the origins allowed to frame the tenant's viewer pages (validated by
+ * the contract's EmbedOrigin before this is called). Open streams are unaffected; new page
+ * loads get the new CSP.
+ */
+export async function setEmbedOrigins(
+  db: Db,
+  tenantId: string,
+  origins: string[],
+): Promise<TenantView> {
+  const { count } = await db.tenant.updateMany({
+    where: { id: tenantId },
+    data: { allowedEmbedOrigins: origins },
+  });
+  if (count === 0) throw new AppError('not_found', 'tenant not found');
+  return getTenant(db, tenantId);
 }

@@ -147,6 +147,8 @@ export async function startStack({ reclaimIntervalMs = 500, withWorker = true } 
       url,
       db,
       databaseUrl,
+      /** The private Redis (unix socket URL), for benchmarks that start another process on it. */
+      redisUrl: redis.url,
       tenantId: tenant.id,
       call,
       /** The keyring the worker seals guest tokens with (benchmarks that call a guest directly open them). */

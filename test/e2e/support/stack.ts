@@ -3,6 +3,7 @@ import { newKeyringSpec } from '@cubicle/control-plane';
 import { createDb, type Db } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
+import { generateViewerKeySet, parseViewerKeys } from '@cubicle/viewer';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import {
@@ -10,6 +11,7 @@ import {
   createTestRedisNamespace,
   redisOptionsFromUrl,
 } from '../../harness/index.js';
+import { startE2eBackend, type E2eBackend, type E2eBackendKind } from './sandbox-backend.js';
 import { startWorker, type WorkerProcess } from './worker-process.js';
 
 export interface Stack {
@@ -17,6 +19,8 @@ export interface Stack {
   api: FastifyInstance;
   worker: WorkerProcess;
   workerEnv: Record<string, string> & { DATABASE_URL: string };
+  /** The backend the worker drives (local unless startStack was asked for another). */
+  backend: E2eBackend;
   /** Bearer header of the first tenant's admin key. */
   auth: { authorization: string };
   tenantId: string;
@@ -32,8 +36,9 @@ export interface Stack {
  * API in this process (Fastify inject), the built worker as a child process with the local
  * backend (real desktops), and two tenants with admin keys.
  */
-export async function startStack(): Promise<Stack> {
+export async function startStack(options: { backend?: E2eBackendKind } = {}): Promise<Stack> {
   const database = await createTestDatabase();
+  const backend = await startE2eBackend(options.backend ?? 'local', database.url);
   const ns = createTestRedisNamespace();
   const db = createDb({ databaseUrl: database.url, maxConnections: 20 });
   const redis = new Redis({ ...redisOptionsFromUrl(ns.url), maxRetriesPerRequest: null });
@@ -47,9 +52,19 @@ export async function startStack(): Promise<Stack> {
     CUBICLE_BACKENDS: 'local',
     RECLAIM_INTERVAL_MS: '200',
     SWEEP_INTERVAL_MS: '2000',
+    ...backend.workerEnv,
   };
+  // One signing key for the stack's life: tickets survive restartApi(), as with a configured key.
+  const viewerKeys = parseViewerKeys(generateViewerKeySet('e2e'));
   const build = () =>
-    buildApp({ db, redis, queues, queuePrefix: ns.bullPrefix, keyVerifier: { cacheTtlMs: 0 } });
+    buildApp({
+      db,
+      redis,
+      queues,
+      queuePrefix: ns.bullPrefix,
+      keyVerifier: { cacheTtlMs: 0 },
+      viewer: { keys: viewerKeys, webUrl: 'http://127.0.0.1:3000' },
+    });
   let api = await build();
   let worker = startWorker(workerEnv);
 
@@ -67,6 +82,7 @@ export async function startStack(): Promise<Stack> {
       return worker;
     },
     workerEnv,
+    backend,
     auth: { authorization: `Bearer ${key.key}` },
     tenantId: tenant.id,
     other: { tenantId: other.id, auth: { authorization: `Bearer ${otherKey.key}` } },
@@ -101,6 +117,7 @@ export async function startStack(): Promise<Stack> {
         120_000,
       ).catch(() => undefined);
       await worker.stop();
+      await backend.close();
       await api.close();
       await queues.close();
       queueConnection.disconnect();

@@ -65,20 +65,22 @@ export function registerAudit(app: FastifyInstance, options: { db: Db }) {
     if (errorCode === 'rate_limited') return;
     const { action, targetType } = auditActionFor(def);
     const isSuccess = reply.statusCode < 400;
-    void writer.write({
-      tenantId: auth.tenantId,
-      actor: { type: 'api_key', apiKeyId: auth.apiKeyId, keyPrefix: auth.keyPrefix },
-      action,
-      targetType,
-      targetId:
-        explicitTargets.get(request) ??
-        (isSuccess ? responseIds.get(request) : undefined) ??
-        pathTarget(def, request.params),
-      result: isSuccess ? 'success' : 'failure',
-      statusCode: reply.statusCode,
-      requestId: request.id,
-      details: errorCode ? { error_code: errorCode } : {},
-    }).catch((err: unknown) => request.log.error({ err, action }, 'audit event not written'));
+    void writer
+      .write({
+        tenantId: auth.tenantId,
+        actor: { type: 'api_key', apiKeyId: auth.apiKeyId, keyPrefix: auth.keyPrefix },
+        action,
+        targetType,
+        targetId:
+          explicitTargets.get(request) ??
+          (isSuccess ? responseIds.get(request) : undefined) ??
+          pathTarget(def, request.params),
+        result: isSuccess ? 'success' : 'failure',
+        statusCode: reply.statusCode,
+        requestId: request.id,
+        details: errorCode ? { error_code: errorCode } : {},
+      })
+      .catch((err: unknown) => request.log.error({ err, action }, 'audit event not written'));
   });
 
   const settled = () => writer.settle();

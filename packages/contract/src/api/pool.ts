@@ -32,6 +32,57 @@ export const PoolEnv = named(
     .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables'),
 );
 
+// Kubernetes label keys (optional DNS prefix + name) and values, as the API server checks them.
+const LabelKey = z
+  .string()
+  .max(316)
+  .regex(
+    /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/,
+    'a Kubernetes label key',
+  );
+const LabelValue = z
+  .string()
+  .regex(/^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/, 'a Kubernetes label value');
+
+/** A Pod toleration (Kubernetes' fields in snake_case). */
+export const PoolToleration = named(
+  'PoolToleration',
+  z
+    .strictObject({
+      key: LabelKey.optional(),
+      operator: z.enum(['Exists', 'Equal']).default('Equal'),
+      value: LabelValue.optional(),
+      effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
+      /** Only with effect NoExecute: how long the sandbox stays on a tainted node. */
+      toleration_seconds: z.number().int().min(0).optional(),
+    })
+    .refine((t) => !(t.operator === 'Exists' && t.value !== undefined), {
+      message: 'operator Exists takes no value',
+      path: ['value'],
+    }),
+);
+
+/**
+ * Where a pool's sandboxes run on the `kubernetes` and `kubevirt` backends (the local backend
+ * ignores it). A runtime class isolates Pods further, e.g. `gvisor`; VMs do not use one.
+ */
+export const PoolKubernetes = named(
+  'PoolKubernetes',
+  z.strictObject({
+    runtime_class_name: z
+      .string()
+      .max(253)
+      .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'a RuntimeClass name')
+      .optional(),
+    node_selector: z
+      .record(LabelKey, LabelValue)
+      .refine((m) => Object.keys(m).length <= 32, 'at most 32 labels')
+      .optional(),
+    tolerations: z.array(PoolToleration).max(32).optional(),
+  }),
+);
+export type PoolKubernetes = z.infer<typeof PoolKubernetes>;
+
 const DAY = 86_400;
 
 const PoolSpecShape = {
@@ -62,6 +113,7 @@ const PoolSpecShape = {
     .nullable()
     .default(null),
   env: PoolEnv.default({}),
+  kubernetes: PoolKubernetes.nullable().default(null),
 };
 
 /**
@@ -110,8 +162,9 @@ export const Pool = named(
     max_claim_lifetime_seconds: z.number().int(),
     idle_timeout_seconds: z.number().int().nullable(),
     env: z.record(z.string(), z.string()),
+    kubernetes: PoolKubernetes.nullable(),
     state: PoolState,
-    /** Bumped when the sandbox template (image, resources, env) changes; warm sandboxes of older generations are rolled. */
+    /** Bumped when the sandbox template (image, resources, env, kubernetes placement) changes; warm sandboxes of older generations are rolled. */
     generation: z.number().int().min(1),
     counts: PoolCounts,
     created_at: Timestamp,

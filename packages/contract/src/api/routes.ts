@@ -6,16 +6,20 @@ import { driveRoutes } from './routes/drive-routes.js';
 import { ticketSecretRunRoutes } from './routes/planned-routes.js';
 import { poolRoutes } from './routes/pool-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
+import { tenantRoutes } from './routes/tenant-routes.js';
+import { viewerRoutes } from './routes/viewer-routes.js';
 
 export { IdempotencyHeaders } from './routes/shared.js';
 
 /** Routes is every v1 endpoint; the OpenAPI document lists them in this order. */
 export const Routes = {
   ...systemRoutes,
+  ...tenantRoutes,
   ...apiKeyRoutes,
   ...poolRoutes,
   ...claimRoutes,
   ...driveRoutes,
+  ...viewerRoutes,
   ...ticketSecretRunRoutes,
   ...auditRoutes,
 } satisfies Record<string, RouteDef>;

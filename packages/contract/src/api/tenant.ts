@@ -20,12 +20,45 @@ export const Tenant = named(
     name: z.string().min(1).max(200),
     quotas: TenantQuotas,
     /** Origins allowed to embed viewer iframes (CSP frame-ancestors). */
-    allowed_embed_origins: z.array(z.url()).max(50),
+    embed_origins: z.array(z.string()).max(50),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
 );
 export type Tenant = z.infer<typeof Tenant>;
+
+/**
+ * EmbedOrigin is one origin allowed to frame the viewer (a CSP `frame-ancestors` source):
+ * `https://host[:port]` (a leading `*.` allows subdomains), or plain http only for loopback
+ * development (`http://localhost[:port]`, `http://127.0.0.1[:port]`). Lowercase, no path.
+ */
+export const EmbedOrigin = named(
+  'EmbedOrigin',
+  z
+    .string()
+    .max(253)
+    .regex(
+      /^(https:\/\/(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|http:\/\/(localhost|127\.0\.0\.1))(:[0-9]{1,5})?$/,
+      'an origin like https://app.example.com[:port] or http://localhost[:port], lowercase, no path',
+    )
+    .refine((origin) => {
+      const port = /:([0-9]{1,5})$/.exec(origin)?.[1];
+      return port === undefined || (Number(port) >= 1 && Number(port) <= 65_535);
+    }, 'port must be 1–65535'),
+);
+export type EmbedOrigin = z.infer<typeof EmbedOrigin>;
+
+/** UpdateTenantRequest is what a tenant's admin may change about it. */
+export const UpdateTenantRequest = named(
+  'UpdateTenantRequest',
+  z.strictObject({
+    embed_origins: z
+      .array(EmbedOrigin)
+      .max(50)
+      .refine((list) => new Set(list).size === list.length, 'origins must be unique'),
+  }),
+);
+export type UpdateTenantRequest = z.infer<typeof UpdateTenantRequest>;
 
 export const ApiKeyRole = named('ApiKeyRole', z.enum(['admin', 'member']));
 export type ApiKeyRole = z.infer<typeof ApiKeyRole>;

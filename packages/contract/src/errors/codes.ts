@@ -18,9 +18,10 @@ export const ErrorCodes = {
     status: 401,
     description: 'No credentials, or credentials that are unknown, revoked or expired.',
   },
-  ticket_invalid: {
+  invalid_ticket: {
     status: 401,
-    description: 'A viewer ticket is malformed, badly signed, expired or revoked.',
+    description:
+      'A viewer ticket is malformed or badly signed; for the stream, also expired, revoked or of an ended claim (`details.state`).',
   },
   forbidden: {
     status: 403,

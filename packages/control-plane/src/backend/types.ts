@@ -1,4 +1,4 @@
-import type { Backend } from '@cubicle/contract/api';
+import type { Backend, PoolKubernetes } from '@cubicle/contract/api';
 
 export interface ProvisionInput {
   sandboxId: string;
@@ -8,6 +8,8 @@ export interface ProvisionInput {
   cpuMillis: number;
   memoryMb: number;
   env: Record<string, string>;
+  /** The pool's placement on Kubernetes (runtime class, node selector, tolerations); others ignore it. */
+  kubernetes?: PoolKubernetes | null;
   signal: AbortSignal;
 }
 
@@ -37,6 +39,13 @@ export interface SandboxBackend {
   destroy(sandboxId: string): Promise<void>;
   /** The sandbox ids the backend currently runs. */
   list(): Promise<string[]>;
+  /**
+   * Optional: mirror a claim onto the backend's objects (Kubernetes flips the sandbox's
+   * `cubicle.dev/state` label). Advisory only — the database decides who holds a sandbox.
+   */
+  markClaimed?(sandboxId: string): Promise<void>;
+  /** Optional: stop background work (watches) at shutdown. */
+  close?(): Promise<void>;
 }
 
 export type Backends = Partial<Record<Backend, SandboxBackend>>;

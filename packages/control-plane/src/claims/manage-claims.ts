@@ -2,6 +2,7 @@ import type { Claim as ClaimView, ClaimListQuery, ReleaseReason } from '@cubicle
 import { AppError } from '@cubicle/contract/errors';
 import type { Prisma } from '@cubicle/db';
 import { nowOf, nudgeReconcile, type Deps } from '../context.js';
+import { publishViewerRevocation } from '../viewer/viewer-events.js';
 import { claimInclude, toClaimView } from './claim-view.js';
 
 async function findClaim(deps: Deps, tenantId: string, id: string) {
@@ -74,7 +75,9 @@ export async function extendClaim(
 /**
  * releaseClaim ends a claim (idempotent: releasing a released claim returns it unchanged). Its
  * sandbox goes to releasing and is destroyed by the worker, never handed to another claim; the
- * pool is asked to refill. The reclaim sweep calls it with its own reason.
+ * pool is asked to refill. Its viewer tickets are revoked in the same transaction and open
+ * streams are told to close. Every way a claim ends (API release, TTL, idle, max lifetime, pool
+ * deletion, a lost sandbox) goes through here, with its own reason.
  */
 export async function releaseClaim(
   deps: Deps,
@@ -96,9 +99,14 @@ export async function releaseClaim(
         data: { state: 'releasing' },
       });
     }
+    await tx.viewerTicket.updateMany({
+      where: { claimId: id, revokedAt: null },
+      data: { revokedAt: now },
+    });
     return row;
   });
   if (released) {
+    await publishViewerRevocation(deps.events, { kind: 'claim', claim_id: id });
     if (released.sandbox_id) {
       await deps.queues.enqueue(
         'sandbox.destroy',

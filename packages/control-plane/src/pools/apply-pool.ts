@@ -7,9 +7,30 @@ import { countSandboxes } from './count-sandboxes.js';
 import { toPoolView } from './pool-view.js';
 import { checkQuota } from '@cubicle/tenancy';
 
+/**
+ * canonicalJson stringifies with object keys sorted: Postgres JSONB returns keys in its own
+ * order (shorter first), so a plain JSON.stringify would see a change on every identical PUT.
+ */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
 /** Fields whose change means warm sandboxes no longer match the template and must be rolled. */
-function templateOf(row: Pick<Pool, 'image' | 'backend' | 'cpuMillis' | 'memoryMb' | 'env'>) {
-  return JSON.stringify([row.image, row.backend, row.cpuMillis, row.memoryMb, row.env]);
+function templateOf(
+  row: Pick<Pool, 'image' | 'backend' | 'cpuMillis' | 'memoryMb' | 'env' | 'kubernetes'>,
+) {
+  return canonicalJson([
+    row.image,
+    row.backend,
+    row.cpuMillis,
+    row.memoryMb,
+    row.env,
+    row.kubernetes,
+  ]);
 }
 
 function columnsOf(spec: PoolSpec) {
@@ -25,6 +46,8 @@ function columnsOf(spec: PoolSpec) {
     maxClaimLifetimeSeconds: spec.max_claim_lifetime_seconds,
     idleTimeoutSeconds: spec.idle_timeout_seconds,
     env: spec.env,
+    // Stored as {} when absent (see toPoolView).
+    kubernetes: spec.kubernetes ?? {},
   };
 }
 
@@ -50,11 +73,16 @@ export async function applyPool(
       return { row, created: true, changed: true };
     }
     const isTemplateChange =
-      templateOf(existing) !== templateOf({ ...columns, env: columns.env as Prisma.JsonValue });
+      templateOf(existing) !==
+      templateOf({
+        ...columns,
+        env: columns.env as Prisma.JsonValue,
+        kubernetes: columns.kubernetes as Prisma.JsonValue,
+      });
     const isAnyChange =
       isTemplateChange ||
       (Object.keys(columns) as (keyof typeof columns)[]).some(
-        (k) => JSON.stringify(existing[k]) !== JSON.stringify(columns[k]),
+        (k) => canonicalJson(existing[k]) !== canonicalJson(columns[k]),
       );
     if (!isAnyChange) return { row: existing, created: false, changed: false };
     const row = await tx.pool.update({

@@ -1,4 +1,4 @@
-import type { Pool as PoolView, PoolCounts } from '@cubicle/contract/api';
+import type { Pool as PoolView, PoolCounts, PoolKubernetes } from '@cubicle/contract/api';
 import type { Pool } from '@cubicle/db';
 
 export const emptyCounts = (): PoolCounts => ({
@@ -23,6 +23,10 @@ export function toPoolView(row: Pool, counts: PoolCounts): PoolView {
     max_claim_lifetime_seconds: row.maxClaimLifetimeSeconds,
     idle_timeout_seconds: row.idleTimeoutSeconds,
     env: row.env as Record<string, string>,
+    kubernetes:
+      Object.keys(row.kubernetes as object).length === 0
+        ? null
+        : (row.kubernetes as PoolKubernetes),
     state: row.state,
     generation: row.generation,
     counts,

@@ -1,3 +1,4 @@
+import type { PoolKubernetes } from '@cubicle/contract/api';
 import type { Backends } from '../backend/types.js';
 import { nowOf, nudgeReconcile, type Deps } from '../context.js';
 import { seal, type Keyring } from '../crypto/keyring.js';
@@ -35,6 +36,7 @@ export async function provisionSandbox(
       cpuMillis: sandbox.pool.cpuMillis,
       memoryMb: sandbox.pool.memoryMb,
       env: sandbox.pool.env as Record<string, string>,
+      kubernetes: sandbox.pool.kubernetes as PoolKubernetes,
       signal,
     });
     const { count } = await deps.db.sandbox.updateMany({

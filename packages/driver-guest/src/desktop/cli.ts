@@ -4,14 +4,18 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { inheritedEnv } from '../env.js';
+import { loadLauncherEnv } from './env.js';
 import { isAlive, killSession } from './session-processes.js';
 import { startDesktop } from './start-desktop.js';
 
 const USAGE = `usage:
   cubicle-desktop start [--width 1280] [--height 800] [--glx] [--daemon in-process|child|none]
-                        [--port N] [--state-file PATH]
+                        [--port N] [--host ADDR] [--vnc-port N] [--state-file PATH]
       Prints one JSON line (display, buses, VNC port, driver URL and token, app env) and runs
-      until SIGINT/SIGTERM, then stops every process of the session.
+      until SIGINT/SIGTERM, then stops every process of the session. In a sandbox image the
+      token comes from CUBICLE_GUEST_TOKEN (then it is not printed) and the port from
+      CUBICLE_GUEST_PORT; --host 0.0.0.0 makes the driver and VNC reachable from outside.
   cubicle-desktop stop --state-file PATH
       Stops the session a \`start --state-file PATH\` is running.`;
 
@@ -25,12 +29,20 @@ async function start(values: Record<string, string | boolean | undefined>) {
   if (!['in-process', 'child', 'none'].includes(daemon))
     throw new Error(`--daemon ${daemon}?\n${USAGE}`);
   const num = (name: string) => (values[name] === undefined ? undefined : Number(values[name]));
+  const env = loadLauncherEnv();
   const session = await startDesktop({
     width: num('width'),
     height: num('height'),
     withGlx: values.glx === true,
     daemon: daemon as 'in-process' | 'child' | 'none',
-    guestPort: num('port'),
+    guestPort: num('port') ?? env.CUBICLE_GUEST_PORT,
+    guestToken: env.CUBICLE_GUEST_TOKEN,
+    // The desktop's apps (and shell runs) do not get the driver's token.
+    baseEnv: Object.fromEntries(
+      Object.entries(inheritedEnv()).filter(([name]) => name !== 'CUBICLE_GUEST_TOKEN'),
+    ),
+    listenHost: values.host as string | undefined,
+    vncPort: num('vnc-port'),
   });
   const stateFile = values['state-file'] as string | undefined;
   if (stateFile) {
@@ -57,7 +69,8 @@ async function start(values: Record<string, string | boolean | undefined>) {
       a11yBusAddress: session.a11yBusAddress,
       vncPort: session.vncPort,
       guestUrl: session.guestUrl,
-      guestToken: session.guestToken,
+      // A token handed in through the environment belongs to someone else: keep it out of logs.
+      guestToken: env.CUBICLE_GUEST_TOKEN ? '[from CUBICLE_GUEST_TOKEN]' : session.guestToken,
       pids: session.pids,
       startMs: Math.round(session.startMs),
       env: session.env,
@@ -87,6 +100,8 @@ const { positionals, values } = parseArgs({
     glx: { type: 'boolean' },
     daemon: { type: 'string' },
     port: { type: 'string' },
+    host: { type: 'string' },
+    'vnc-port': { type: 'string' },
     'state-file': { type: 'string' },
   },
 });

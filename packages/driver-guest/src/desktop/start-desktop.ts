@@ -27,8 +27,15 @@ export interface DesktopOptions {
    * `node dist/main.js`, as in a sandbox image; needs the package built) or `none`.
    */
   daemon?: 'in-process' | 'child' | 'none';
-  /** Driver port on 127.0.0.1; a free one by default. */
+  /** Driver port on `listenHost`; a free one by default. */
   guestPort?: number;
+  /**
+   * The local address the guest driver and x11vnc listen on, such as a simulated pod's own
+   * loopback IP (127.x.y.z); 127.0.0.1 by default.
+   */
+  listenHost?: string;
+  /** x11vnc's port on `listenHost`; a free one by default. */
+  vncPort?: number;
   /** Driver token; a random 64-character one by default. */
   guestToken?: string;
   /** Environment the session starts from; the caller's own by default. */
@@ -68,8 +75,10 @@ export interface DesktopSession {
   display: string;
   dbusAddress: string;
   a11yBusAddress: string;
-  /** x11vnc's localhost port (it is restarted on the same port if it dies). */
+  /** x11vnc's port on `vncHost` (it is restarted on the same port if it dies). */
   vncPort: number;
+  /** The address x11vnc and the guest driver listen on (127.0.0.1 unless `listenHost` was given). */
+  vncHost: string;
   guestUrl: string | null;
   guestToken: string;
   readonly pids: DesktopPids;
@@ -103,6 +112,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   const runtimeDir = join(dir, 'runtime');
   await mkdir(runtimeDir, { mode: 0o700 });
   const base = { ...(options.baseEnv ?? inheritedEnv()), ...options.appEnv };
+  const host = options.listenHost ?? '127.0.0.1';
   const groups = new Set<number>();
   const track = (child: ChildProcess) => {
     if (child.pid) groups.add(child.pid);
@@ -163,7 +173,13 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     const [openbox, a11yAddress, supervisor] = await Promise.all([
       startWindowManager(display, env).then(track),
       startA11yBus(bus.address),
-      superviseVnc({ display, env, logFile: join(dir, 'x11vnc.log') }),
+      superviseVnc({
+        display,
+        env,
+        logFile: join(dir, 'x11vnc.log'),
+        ...(options.listenHost === undefined ? {} : { host: options.listenHost }),
+        ...(options.vncPort === undefined ? {} : { port: options.vncPort }),
+      }),
     ]);
     vnc = supervisor;
     const appEnv = sessionEnv(base, {
@@ -187,30 +203,31 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
         maxFileBytes: 64 * 1024 * 1024,
         vncPort: () => vncRef.port(),
       });
-      const url = await app.listen({ host: '127.0.0.1', port: options.guestPort ?? 0 });
+      const url = await app.listen({ host, port: options.guestPort ?? 0 });
       guestUrl = url.replace('localhost', '127.0.0.1');
     } else if (daemonMode === 'child') {
       const script = mainScript();
       if (!existsSync(script))
         throw new Error(`${script} is missing: build @cubicle/driver-guest first`);
-      const port = options.guestPort ?? (await freeLocalPort());
+      const port = options.guestPort ?? (await freeLocalPort(host));
       daemonChild = track(
         // A small young generation: the idle daemon's RSS drops by ~12 MB for a little more
         // frequent minor GC, which the driver's request sizes do not notice.
         spawnDetached(process.execPath, ['--max-semi-space-size=1', script], {
           ...appEnv,
-          GUEST_HOST: '127.0.0.1',
+          GUEST_HOST: host,
           GUEST_PORT: String(port),
           GUEST_TOKEN: guestToken,
           GUEST_VNC_PORT: String(supervisor.port()),
+          GUEST_VNC_HOST: host,
           LOG_LEVEL: 'warn',
         }),
       );
-      await waitFor('the guest driver to listen', () => canConnect({ port }, 200), {
+      await waitFor('the guest driver to listen', () => canConnect({ host, port }, 200), {
         child: daemonChild,
         intervalMs: 25,
       });
-      guestUrl = `http://127.0.0.1:${port}`;
+      guestUrl = `http://${host}:${port}`;
     }
 
     const vncPort = supervisor.port();
@@ -221,6 +238,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
       dbusAddress: bus.address,
       a11yBusAddress: a11yAddress,
       vncPort,
+      vncHost: host,
       guestUrl,
       guestToken,
       get pids(): DesktopPids {

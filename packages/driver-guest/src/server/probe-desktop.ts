@@ -10,14 +10,19 @@ export function displayNumber(display: string): number {
   return Number(match[1]);
 }
 
-/** canConnect resolves whether a unix socket or localhost TCP port accepts a connection in time. */
+/**
+ * canConnect resolves whether a unix socket or a TCP port (on 127.0.0.1 unless `host` names
+ * another local address) accepts a connection in time.
+ */
 export function canConnect(
-  target: { path: string } | { port: number },
+  target: { path: string } | { port: number; host?: string },
   timeoutMs = 500,
 ): Promise<boolean> {
   return new Promise((resolve) => {
     const socket =
-      'path' in target ? connect(target.path) : connect({ host: '127.0.0.1', port: target.port });
+      'path' in target
+        ? connect(target.path)
+        : connect({ host: target.host ?? '127.0.0.1', port: target.port });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);

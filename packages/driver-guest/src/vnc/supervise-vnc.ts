@@ -3,12 +3,12 @@ import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canConnect } from '../server/probe-desktop.js';
 
-/** freeLocalPort asks the kernel for an unused localhost port (free now, not reserved). */
-export function freeLocalPort(): Promise<number> {
+/** freeLocalPort asks the kernel for an unused port on `host` (free now, not reserved). */
+export function freeLocalPort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
       server.close(() => resolve(port));
@@ -22,6 +22,11 @@ export interface VncOptions {
   env: Record<string, string | undefined>;
   /** A fixed port; by default a free one is picked (and re-picked if someone takes it). */
   port?: number;
+  /**
+   * The one local address x11vnc listens on (`-listen`), such as a simulated pod's own loopback
+   * IP; by default `-localhost` (127.0.0.1).
+   */
+  host?: string;
   /** Where x11vnc logs; nothing is logged without it. */
   logFile?: string;
   startTimeoutMs?: number;
@@ -46,14 +51,16 @@ const RESTART_BACKOFF_MS = [100, 250, 500, 1000, 2000];
  */
 export async function superviseVnc(options: VncOptions): Promise<VncSupervisor> {
   let child: ChildProcess | null = null;
-  let port = options.port ?? (await freeLocalPort());
+  const host = options.host ?? '127.0.0.1';
+  let port = options.port ?? (await freeLocalPort(host));
   let isUp = false;
   let isStopping = false;
   let restarts = 0;
   let hasStarted = false;
 
   const launch = async (): Promise<boolean> => {
-    const args = ['-display', options.display, '-localhost', '-rfbport', String(port)];
+    const listen = options.host === undefined ? ['-localhost'] : ['-listen', options.host];
+    const args = ['-display', options.display, ...listen, '-rfbport', String(port)];
     // -noshm: x11vnc's MIT-SHM segments outlive it when it is killed (SysV shm is not freed with
     // the process), and a machine that starts and kills many desktops runs out of segments
     // (kernel.shmmni) until nothing, Postgres included, can allocate one. Reading the
@@ -73,7 +80,7 @@ export async function superviseVnc(options: VncOptions): Promise<VncSupervisor> 
     });
     const deadline = Date.now() + (options.startTimeoutMs ?? 10_000);
     while (Date.now() < deadline && !exited && !isStopping) {
-      if (await canConnect({ port }, 200)) {
+      if (await canConnect({ host, port }, 200)) {
         isUp = true;
         return true;
       }
@@ -88,7 +95,7 @@ export async function superviseVnc(options: VncOptions): Promise<VncSupervisor> 
     await sleep(delay);
     if (isStopping) return;
     // Someone else may have bound our port while x11vnc was down.
-    if (!options.port && (await canConnect({ port }, 200))) port = await freeLocalPort();
+    if (!options.port && (await canConnect({ host, port }, 200))) port = await freeLocalPort(host);
     await launch();
   };
 
@@ -120,7 +127,7 @@ export async function superviseVnc(options: VncOptions): Promise<VncSupervisor> 
       throw new Error(`x11vnc did not start on port ${port} for display ${options.display}`);
     }
     isStopping = false;
-    port = await freeLocalPort();
+    port = await freeLocalPort(host);
   }
   hasStarted = true;
   return {

@@ -1,50 +1,13 @@
 import { z } from 'zod';
 import { ClaimPathParams } from '../claim.js';
-import { ListQuery, listOf, RunId, SecretId, ViewerTicketId } from '../common.js';
+import { listOf, RunId, SecretId } from '../common.js';
 import { defineRoute, type RouteDef } from '../route-def.js';
 import { CreateRunRequest, Run, RunEvent } from '../run.js';
 import { CreateSecretRequest, SecretRef } from '../secret.js';
-import { CreateViewerTicketRequest, ViewerTicket, ViewerTicketCreated } from '../viewer-ticket.js';
 import { claimChild, IdempotencyHeaders, readErrors, writeErrors } from './shared.js';
 
-/** Viewer tickets, per-claim secrets and runs: in the contract, not yet served (see README status). */
+/** Per-claim secrets and runs: in the contract, not yet served (see README status). */
 export const ticketSecretRunRoutes = {
-  createViewerTicket: defineRoute({
-    operationId: 'createViewerTicket',
-    method: 'POST',
-    path: claimChild('viewer-tickets'),
-    tag: 'viewer',
-    auth: 'api_key',
-    summary: 'Mint an expiring viewer ticket (view-only enforced by the server)',
-    params: ClaimPathParams,
-    body: CreateViewerTicketRequest,
-    responses: { 201: ViewerTicketCreated },
-    errors: [...writeErrors, 'claim_not_active'],
-  }),
-  listViewerTickets: defineRoute({
-    operationId: 'listViewerTickets',
-    method: 'GET',
-    path: claimChild('viewer-tickets'),
-    tag: 'viewer',
-    auth: 'api_key',
-    summary: "List a claim's viewer tickets",
-    params: ClaimPathParams,
-    query: ListQuery,
-    responses: { 200: listOf(ViewerTicket) },
-    errors: [...readErrors],
-  }),
-  revokeViewerTicket: defineRoute({
-    operationId: 'revokeViewerTicket',
-    method: 'DELETE',
-    path: claimChild('viewer-tickets/{ticket_id}'),
-    tag: 'viewer',
-    auth: 'api_key',
-    summary: 'Revoke a viewer ticket; open streams close within a second',
-    params: z.strictObject({ id: ClaimPathParams.shape.id, ticket_id: ViewerTicketId }),
-    responses: { 204: null },
-    errors: [...writeErrors],
-  }),
-
   createSecret: defineRoute({
     operationId: 'createSecret',
     method: 'POST',

@@ -1,0 +1,69 @@
+import websocket from '@fastify/websocket';
+import type { ViewerEvents } from '@cubicle/control-plane';
+import type { Db } from '@cubicle/db';
+import {
+  DEFAULT_STREAM_LIMITS,
+  listenForRevocations,
+  LiveStreams,
+  recheckStreams,
+  type TicketDeps,
+} from '@cubicle/viewer';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { registerViewerTicketRoutes } from '../routes/viewer-tickets.js';
+import type { ViewerOptions } from './viewer-options.js';
+import { registerViewerStream } from './viewer-stream.js';
+
+/** Client frames are small RFB messages; control-mode clipboard pastes are the largest. */
+const MAX_CLIENT_FRAME_BYTES = 1024 * 1024;
+const DEFAULT_RECHECK_MS = 5_000;
+
+export interface ViewerWiring {
+  db: Db;
+  redis?: Redis;
+  events?: ViewerEvents;
+  options: ViewerOptions;
+}
+
+/**
+ * registerViewer wires viewer tickets and the stream proxy: the ticket routes, the WebSocket
+ * stream, this process's registry of open streams, its Redis subscription to revocations (so a
+ * DELETE on any replica, or the worker ending a claim, closes streams here within a second),
+ * and a periodic database re-check in case a pub/sub message was lost.
+ */
+export async function registerViewer(app: FastifyInstance, wiring: ViewerWiring) {
+  const { db, redis, options } = wiring;
+  const deps: TicketDeps = {
+    db,
+    keys: options.keys,
+    ...(wiring.events ? { events: wiring.events } : {}),
+  };
+  const streams = new LiveStreams({ ...DEFAULT_STREAM_LIMITS, ...options.limits });
+  await app.register(websocket, {
+    options: {
+      maxPayload: MAX_CLIENT_FRAME_BYTES,
+      // noVNC asks for `binary`; a client that offers no subprotocol is served without one.
+      handleProtocols: (protocols) => (protocols.has('binary') ? 'binary' : false),
+    },
+  });
+  registerViewerTicketRoutes(app, deps, options);
+  registerViewerStream(app, deps, streams, options);
+
+  if (redis && wiring.events) {
+    const subscriber = redis.duplicate();
+    await listenForRevocations(subscriber, wiring.events.prefix, streams);
+    app.addHook('onClose', async () => subscriber.disconnect());
+  }
+  const recheck = setInterval(() => {
+    recheckStreams(db, streams).catch((err: unknown) =>
+      app.log.warn({ err }, 'viewer stream re-check failed'),
+    );
+  }, options.recheckIntervalMs ?? DEFAULT_RECHECK_MS);
+  recheck.unref();
+  // Before the websocket plugin closes every socket with 1001: viewers learn to reconnect.
+  app.addHook('preClose', async () => {
+    clearInterval(recheck);
+    streams.closeAll('shutting_down');
+  });
+  return streams;
+}

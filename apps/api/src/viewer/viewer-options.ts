@@ -1,0 +1,15 @@
+import type { StreamLimits, ViewerKeys } from '@cubicle/viewer';
+
+/** ViewerOptions turn on viewer tickets and the stream proxy in buildApp. */
+export interface ViewerOptions {
+  keys: ViewerKeys;
+  /** Public URL of the web app (viewer_url is `<webUrl>/embed/<ticket>`). */
+  webUrl: string;
+  /** Public URL of this API for stream_url; default: the scheme and Host of the request. */
+  publicApiUrl?: string;
+  limits?: Partial<StreamLimits>;
+  /** Bytes queued for one slow viewer before the proxy stops reading its desktop. */
+  highWaterBytes?: number;
+  /** How often open streams are re-checked against the database (pub/sub safety net). */
+  recheckIntervalMs?: number;
+}

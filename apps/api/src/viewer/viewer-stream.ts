@@ -1,0 +1,90 @@
+import { ViewerCloseCodes, ViewerStreamQuery } from '@cubicle/contract/api';
+import { AppError } from '@cubicle/contract/errors';
+import {
+  bridgeRfb,
+  resolveViewerTicket,
+  type LiveStream,
+  type LiveStreams,
+  type RfbBridge,
+  type ResolvedTicket,
+  type TicketDeps,
+} from '@cubicle/viewer';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+const resolvedOf = new WeakMap<FastifyRequest, ResolvedTicket>();
+
+/**
+ * registerViewerStream mounts `GET /v1/viewer/stream?ticket=…` (WebSocket, subprotocol
+ * `binary`). The ticket is checked before the upgrade: a bad, expired or revoked ticket, or one
+ * of an ended claim, is a plain 401 `invalid_ticket` and no socket is ever accepted. After the
+ * upgrade the stream is admitted against the viewer limits and bridged to the sandbox's VNC.
+ */
+export function registerViewerStream(
+  app: FastifyInstance,
+  deps: TicketDeps,
+  streams: LiveStreams,
+  options: { highWaterBytes?: number } = {},
+) {
+  app.route({
+    method: 'GET',
+    url: '/v1/viewer/stream',
+    preValidation: async (request) => {
+      const query = ViewerStreamQuery.safeParse(request.query);
+      if (!query.success) throw new AppError('invalid_ticket', 'a viewer ticket is required');
+      const resolved = await resolveViewerTicket(deps, query.data.ticket);
+      if (!resolved) throw new AppError('invalid_ticket', 'not a valid viewer ticket');
+      if (resolved.state !== 'active')
+        throw new AppError('invalid_ticket', `the viewer ticket is ${resolved.state}`, {
+          state: resolved.state,
+        });
+      if (!resolved.vncEndpoint)
+        throw new AppError('backend_unavailable', 'this sandbox has no VNC server');
+      resolvedOf.set(request, resolved);
+    },
+    handler: async () => {
+      throw new AppError('validation_failed', 'this endpoint only speaks WebSocket');
+    },
+    wsHandler: (socket, request) => {
+      // Synchronous up to bridgeRfb, which attaches the message listener: nothing is missed.
+      const ticket = resolvedOf.get(request)!;
+      const stream: LiveStream = {
+        ticketId: ticket.ticketId,
+        claimId: ticket.claimId,
+        tenantId: ticket.tenantId,
+        // Only called once admitted, after `bridge` below exists.
+        close: (reason) => bridge.close(reason),
+      };
+      const admitted = streams.admit(stream);
+      const log = request.log.child({ ticket_id: ticket.ticketId, claim_id: ticket.claimId });
+      if (admitted !== 'ok') {
+        log.warn({ limit: admitted }, 'viewer refused: limit reached');
+        socket.close(
+          ViewerCloseCodes.limit,
+          admitted === 'ticket_limit' ? 'too many viewers on this ticket' : 'too many viewers',
+        );
+        return;
+      }
+      const bridge: RfbBridge = bridgeRfb({
+        ws: socket,
+        upstream: ticket.vncEndpoint!,
+        mode: ticket.mode,
+        expiresAt: ticket.expiresAt,
+        ...(options.highWaterBytes ? { highWaterBytes: options.highWaterBytes } : {}),
+        onClosed: (info) => {
+          streams.release(stream);
+          log.info(info, 'viewer stream closed');
+        },
+      });
+      log.info({ mode: ticket.mode }, 'viewer stream opened');
+      // A revocation published between the check above and admit() reached no stream: look again.
+      void resolveViewerTicket(deps, String((request.query as { ticket: string }).ticket))
+        .then((now) => {
+          if (!now || now.state !== 'active')
+            bridge.close(
+              now?.state === 'ended' ? 'ended' : now?.state === 'expired' ? 'expired' : 'revoked',
+            );
+        })
+        .catch(() => undefined);
+    },
+  });
+}

@@ -1,0 +1,62 @@
+import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import WebSocket from 'ws';
+
+export interface OpenStream {
+  ws: WebSocket;
+  /** Bytes received from the proxy so far. */
+  received(): Buffer;
+  /** Resolves with the close code and reason, and when the close happened (ms since epoch). */
+  closed: Promise<{ code: number; reason: string; at: number }>;
+}
+
+const streamUrl = (base: string, ticket: string) =>
+  `${base.replace(/^http/, 'ws')}/v1/viewer/stream?ticket=${encodeURIComponent(ticket)}`;
+
+/** openStream connects like noVNC does (subprotocol `binary`) and waits for the upgrade. */
+export async function openStream(base: string, ticket: string): Promise<OpenStream> {
+  const ws = new WebSocket(streamUrl(base, ticket), ['binary']);
+  const chunks: Buffer[] = [];
+  ws.on('message', (data: Buffer) => chunks.push(data));
+  const closed = new Promise<{ code: number; reason: string; at: number }>((resolve) =>
+    ws.once('close', (code, reason) =>
+      resolve({ code, reason: reason.toString(), at: Date.now() }),
+    ),
+  );
+  await Promise.race([
+    once(ws, 'open'),
+    once(ws, 'unexpected-response').then(() => {
+      throw new Error('the upgrade was refused');
+    }),
+  ]);
+  return { ws, received: () => Buffer.concat(chunks), closed };
+}
+
+/** refusedUpgrade tries to connect and returns the HTTP answer that refused the upgrade. */
+export async function refusedUpgrade(
+  base: string,
+  ticket: string,
+): Promise<{ status: number; body: { error: { code: string; details?: unknown } } }> {
+  const ws = new WebSocket(streamUrl(base, ticket), ['binary']);
+  ws.on('error', () => undefined);
+  const [, res] = (await Promise.race([
+    once(ws, 'unexpected-response'),
+    once(ws, 'open').then(() => {
+      ws.terminate();
+      throw new Error('the upgrade was accepted');
+    }),
+  ])) as [unknown, IncomingMessage];
+  let text = '';
+  for await (const chunk of res) text += chunk;
+  ws.terminate();
+  return { status: res.statusCode ?? 0, body: JSON.parse(text) };
+}
+
+/** waitFor polls a condition until it holds or the bound passes (then it throws). */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

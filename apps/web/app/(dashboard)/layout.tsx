@@ -1,0 +1,33 @@
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { requireSession } from '../../lib/session/current';
+import { signOut } from '../login/actions';
+
+export const dynamic = 'force-dynamic';
+
+/** The dashboard shell: every page under it needs a session (the API key lives server-side in it). */
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const session = await requireSession();
+  return (
+    <div className="shell">
+      <nav className="nav">
+        <span className="brand">Cubicle</span>
+        <Link href="/pools">Pools</Link>
+        <Link href="/claims">Claims</Link>
+        {session.role === 'admin' ? <Link href="/api-keys">API keys</Link> : null}
+        {session.role === 'admin' ? <Link href="/audit">Audit log</Link> : null}
+        <Link href="/settings">Embedding</Link>
+        <div className="who">
+          <div>{session.tenantName ?? 'tenant'}</div>
+          <div className="mono">
+            {session.keyPrefix}… ({session.role})
+          </div>
+          <form action={signOut}>
+            <button type="submit">Sign out</button>
+          </form>
+        </div>
+      </nav>
+      <main className="content">{children}</main>
+    </div>
+  );
+}

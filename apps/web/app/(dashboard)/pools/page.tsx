@@ -1,0 +1,85 @@
+import type { Pool } from '@cubicle/contract/api';
+import { api } from '../../../lib/api/client';
+import { requireSession } from '../../../lib/session/current';
+import { ActionForm } from '../../components/action-form';
+import { AutoRefresh } from '../../components/auto-refresh';
+import { claimFromPool, updateAutoscaling } from './actions';
+
+export const metadata = { title: 'Pools · Cubicle' };
+
+const COUNT_NAMES = ['warm', 'claimed', 'provisioning', 'releasing', 'failed'] as const;
+
+export default async function PoolsPage() {
+  const session = await requireSession();
+  const pools = await api<{ data: Pool[] }>(session, '/v1/pools?limit=200');
+  return (
+    <>
+      <AutoRefresh seconds={3} />
+      <h1>Pools</h1>
+      {pools.data.length === 0 ? (
+        <p className="muted">
+          No pools yet. Create one with <code>PUT /v1/pools/&#123;name&#125;</code>.
+        </p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Pool</th>
+              <th>Sandboxes (live)</th>
+              <th>Autoscaling (min · initial · max)</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {pools.data.map((pool) => (
+              <tr key={pool.id} data-pool={pool.name}>
+                <td>
+                  <strong>{pool.name}</strong>{' '}
+                  <span className={`badge ${pool.state}`}>{pool.state}</span>
+                  <div className="muted mono">
+                    {pool.backend} · {pool.image} · TTL {pool.claim_ttl_seconds}s
+                  </div>
+                </td>
+                <td className="counts">
+                  {COUNT_NAMES.map((name) => (
+                    <span key={name} data-count={name}>
+                      {name} <strong>{pool.counts[name]}</strong>
+                    </span>
+                  ))}
+                </td>
+                <td>
+                  <ActionForm action={updateAutoscaling} submit="Save" pending="Saving…">
+                    <input type="hidden" name="pool" value={pool.name} />
+                    {(['min', 'initial', 'max'] as const).map((field) => (
+                      <input
+                        key={field}
+                        type="number"
+                        name={field}
+                        min={field === 'max' ? 1 : 0}
+                        max={1000}
+                        defaultValue={pool.autoscaling[field]}
+                        aria-label={`${field} of ${pool.name}`}
+                      />
+                    ))}
+                  </ActionForm>
+                </td>
+                <td>
+                  {pool.state === 'active' ? (
+                    <ActionForm
+                      action={claimFromPool}
+                      submit="Claim a desktop"
+                      pending="Claiming…"
+                      buttonClass="primary"
+                    >
+                      <input type="hidden" name="pool" value={pool.name} />
+                    </ActionForm>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}

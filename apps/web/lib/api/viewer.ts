@@ -1,0 +1,35 @@
+// No 'server-only' marker: proxy.ts (outside the React server layer) imports this too.
+import {
+  ViewerTicketIntrospection,
+  ViewerTicketString,
+  type ViewerTicketState,
+} from '@cubicle/contract/api';
+import { errorOf, rawCall } from './http';
+
+/** TicketState: `invalid` is ours (the API answered 401 invalid_ticket: forged, malformed, unknown). */
+export type TicketState = ViewerTicketState | 'invalid';
+
+export type TicketInfo = ViewerTicketIntrospection | { state: 'invalid' };
+
+/** introspectTicket asks the API (no key: the ticket is the credential) what a ticket allows now. */
+export async function introspectTicket(ticket: string): Promise<TicketInfo> {
+  // Not even shaped like a ticket: not worth a round trip.
+  if (!ViewerTicketString.safeParse(ticket).success) return { state: 'invalid' };
+  const response = await rawCall(null, '/v1/viewer/introspect', {
+    method: 'POST',
+    body: { ticket },
+  });
+  if (response.status === 401 || response.status === 400) return { state: 'invalid' };
+  if (!response.ok) throw await errorOf(response);
+  return ViewerTicketIntrospection.parse(await response.json());
+}
+
+/**
+ * streamUrlOf returns the WebSocket URL the browser opens: the API's stream_url, with the ticket
+ * added should the API ever leave it out.
+ */
+export function streamUrlOf(info: ViewerTicketIntrospection, ticket: string): string {
+  const url = new URL(info.stream_url);
+  if (!url.searchParams.has('ticket')) url.searchParams.set('ticket', ticket);
+  return url.toString();
+}

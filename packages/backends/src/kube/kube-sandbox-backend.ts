@@ -1,0 +1,255 @@
+import type { ProvisionInput, ProvisionedSandbox, SandboxBackend } from '@cubicle/control-plane';
+import type { V1Secret } from '@kubernetes/client-node';
+import { isConflict, isNotFound, type KubeClient } from './client.js';
+import { deleteIfPresent, ensureGuestSecret, getIfPresent, secretsPath } from './kube-objects.js';
+import { guestUrlOf, vncEndpointOf, waitForGuestHealthy } from './guest-health.js';
+import { startInformer, type Informer } from './informer.js';
+import type { KubeObject } from './informer-state.js';
+import {
+  buildSandboxNetworkPolicy,
+  NETWORK_POLICY_NAME,
+  type NetworkPolicyOptions,
+} from './network-policy.js';
+import {
+  guestSecretName,
+  LABELS,
+  MANAGED_SELECTOR,
+  sandboxIdOfObjectName,
+  sandboxObjectName,
+} from './names.js';
+import { mergePlacement, placementFromPool, type Placement } from './placement.js';
+import type { SandboxTemplate } from './template.js';
+
+export type Readiness =
+  | { kind: 'ready'; ip: string }
+  | { kind: 'waiting'; why: string }
+  | { kind: 'failed'; why: string };
+
+/** What differs between a Pod and a VMI; the lifecycle around them is shared. */
+export interface SandboxObjectKind<T extends KubeObject> {
+  backend: 'kubernetes' | 'kubevirt';
+  /** Human name for errors ("Pod", "VMI"). */
+  noun: string;
+  collectionPath(namespace: string): string;
+  build(template: SandboxTemplate, namespace: string): T;
+  /** Secret keys besides `token` (a VM's cloud-init user data). */
+  secretExtras(template: SandboxTemplate, token: string): Record<string, string>;
+  readiness(obj: T | undefined): Readiness;
+  isLive(obj: T): boolean;
+}
+
+export interface KubeBackendOptions {
+  client: KubeClient;
+  namespace: string;
+  /** Operator defaults under every pool's own placement. */
+  placement?: Placement;
+  /** Applied to the namespace at start when given (see buildSandboxNetworkPolicy). */
+  networkPolicy?: Omit<NetworkPolicyOptions, 'namespace'>;
+  /** Recoverable failures (watch restarts, sweeps); never given secrets. */
+  onWarning?: (msg: string, err: unknown) => void;
+  /** How long list() waits for the first informer sync. */
+  syncTimeoutMs?: number;
+}
+
+/** KubeSandboxBackend adds what Kubernetes-backed sandboxes can do beyond SandboxBackend. */
+export interface KubeSandboxBackend extends SandboxBackend {
+  markClaimed(sandboxId: string): Promise<void>;
+  /** The informer behind list() (tests and metrics read its stats). */
+  informer(): Promise<Informer<KubeObject>>;
+  close(): Promise<void>;
+}
+
+// A Secret whose Pod/VMI never appeared is an orphan once it is older than any provisioning run.
+const ORPHAN_SECRET_AGE_MS = 15 * 60_000;
+const ORPHAN_SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * createKubeSandboxBackend runs each sandbox as one object (Pod or VMI) plus its guest Secret in
+ * one namespace. It keeps no state of its own: names derive from sandbox ids, so a restarted
+ * worker re-running a provisioning job adopts what the crashed one created, and list() reads an
+ * informer cache (list + watch) instead of asking the API server on every reconcile.
+ */
+export function createKubeSandboxBackend<T extends KubeObject>(
+  kind: SandboxObjectKind<T>,
+  options: KubeBackendOptions,
+): KubeSandboxBackend {
+  const { client, namespace } = options;
+  const collection = kind.collectionPath(namespace);
+  const objectPath = (sandboxId: string) => `${collection}/${sandboxObjectName(sandboxId)}`;
+  const warn = options.onWarning ?? (() => undefined);
+  let setup: Promise<Informer<T>> | null = null;
+  let lastOrphanSweep = 0;
+
+  const ensureSetup = () => {
+    setup ??= (async () => {
+      if (options.networkPolicy) {
+        const policy = buildSandboxNetworkPolicy({ ...options.networkPolicy, namespace });
+        // Server-side apply: creates or updates in one idempotent call.
+        await client.request({
+          method: 'PATCH',
+          path: `/apis/networking.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/networkpolicies/${NETWORK_POLICY_NAME}`,
+          query: { fieldManager: 'cubicle', force: true },
+          contentType: 'application/apply-patch+yaml',
+          body: policy,
+        });
+      }
+      return startInformer<T>({
+        client,
+        path: collection,
+        labelSelector: MANAGED_SELECTOR,
+        onError: (err) => warn(`${kind.noun} watch restarted`, err),
+      });
+    })().catch((err: unknown) => {
+      setup = null;
+      throw err;
+    });
+    return setup;
+  };
+
+  async function createOrAdopt(obj: T, secretIsNew: boolean, signal: AbortSignal): Promise<void> {
+    const name = obj.metadata?.name as string;
+    const informer = await ensureSetup();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await client.request({ method: 'POST', path: collection, body: obj, signal });
+        return;
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+      }
+      const existing = await getIfPresent<T>(client, `${collection}/${name}`, signal);
+      if (!existing) continue;
+      // Adopt a live object of a crashed run, unless its Secret was just made anew (the object
+      // would carry a token nobody knows) or it is already on its way out.
+      if (!secretIsNew && kind.isLive(existing)) return;
+      if (!existing.metadata?.deletionTimestamp)
+        await deleteIfPresent(client, `${collection}/${name}`, signal);
+      await informer.waitFor(name, (o) => (o === undefined ? true : undefined), signal);
+    }
+    throw new Error(`could not create or adopt ${kind.noun} ${name}`);
+  }
+
+  async function sweepOrphanSecrets(informer: Informer<T>): Promise<void> {
+    const now = Date.now();
+    if (now - lastOrphanSweep < ORPHAN_SWEEP_INTERVAL_MS) return;
+    lastOrphanSweep = now;
+    const secrets = await client.request<{ items: V1Secret[] }>({
+      method: 'GET',
+      path: secretsPath(namespace),
+      query: { labelSelector: MANAGED_SELECTOR },
+    });
+    for (const secret of secrets.items) {
+      const sandboxId = secret.metadata?.labels?.[LABELS.sandbox];
+      const created = new Date(secret.metadata?.creationTimestamp ?? now).getTime();
+      if (!sandboxId || now - created < ORPHAN_SECRET_AGE_MS) continue;
+      let objectName: string;
+      try {
+        objectName = sandboxObjectName(sandboxId);
+      } catch {
+        continue;
+      }
+      if (informer.get(objectName)) continue;
+      await deleteIfPresent(client, `${secretsPath(namespace)}/${guestSecretName(sandboxId)}`);
+    }
+  }
+
+  return {
+    kind: kind.backend,
+
+    async provision(input: ProvisionInput): Promise<ProvisionedSandbox> {
+      const { signal } = input;
+      const informer = await ensureSetup();
+      const template: SandboxTemplate = {
+        sandboxId: input.sandboxId,
+        tenantId: input.tenantId,
+        poolId: input.poolId,
+        image: input.image,
+        cpuMillis: input.cpuMillis,
+        memoryMb: input.memoryMb,
+        env: input.env,
+        placement: mergePlacement(options.placement, placementFromPool(input.kubernetes)),
+      };
+      const name = sandboxObjectName(input.sandboxId);
+      const secret = await ensureGuestSecret(
+        client,
+        namespace,
+        input,
+        (token) => kind.secretExtras(template, token),
+        signal,
+      );
+      await createOrAdopt(kind.build(template, namespace), secret.created, signal);
+      let seen = false;
+      const ip = await informer.waitFor(
+        name,
+        (obj) => {
+          if (obj) seen = true;
+          // Until the cache has seen the object, "absent" only means "not yet".
+          if (!obj && !seen) return undefined;
+          const r = kind.readiness(obj);
+          if (r.kind === 'failed') throw new Error(`${kind.noun} ${name}: ${r.why}`);
+          return r.kind === 'ready' ? r.ip : undefined;
+        },
+        signal,
+      );
+      const guestUrl = guestUrlOf(ip);
+      await waitForGuestHealthy(guestUrl, secret.token, signal);
+      return { ref: name, guestUrl, guestToken: secret.token, vncEndpoint: vncEndpointOf(ip) };
+    },
+
+    async destroy(sandboxId: string): Promise<void> {
+      await deleteIfPresent(client, objectPath(sandboxId));
+      await deleteIfPresent(client, `${secretsPath(namespace)}/${guestSecretName(sandboxId)}`);
+    },
+
+    async list(): Promise<string[]> {
+      const informer = await ensureSetup();
+      await informer.synced(AbortSignal.timeout(options.syncTimeoutMs ?? 30_000));
+      void sweepOrphanSecrets(informer).catch((err: unknown) =>
+        warn('orphan Secret sweep failed', err),
+      );
+      const ids: string[] = [];
+      for (const obj of informer.list()) {
+        const id = sandboxIdOfObjectName(obj.metadata?.name ?? '');
+        if (id && kind.isLive(obj)) ids.push(id);
+      }
+      return ids;
+    },
+
+    /**
+     * markClaimed flips the `cubicle.dev/state` label to `claimed`. The patch carries the
+     * resourceVersion it read (optimistic concurrency), so it never overwrites a change it did
+     * not see; a conflict rereads and retries. A gone object is left to reconcile.
+     */
+    async markClaimed(sandboxId: string): Promise<void> {
+      const path = objectPath(sandboxId);
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const obj = await getIfPresent<T>(client, path);
+        if (!obj || obj.metadata?.labels?.[LABELS.state] === 'claimed') return;
+        try {
+          await client.request({
+            method: 'PATCH',
+            path,
+            body: {
+              metadata: {
+                resourceVersion: obj.metadata?.resourceVersion,
+                labels: { [LABELS.state]: 'claimed' },
+              },
+            },
+          });
+          return;
+        } catch (err) {
+          if (isNotFound(err)) return;
+          if (!isConflict(err)) throw err;
+        }
+      }
+      throw new Error(`${kind.noun} ${sandboxObjectName(sandboxId)}: label kept changing`);
+    },
+
+    informer: async () => (await ensureSetup()) as unknown as Informer<KubeObject>,
+
+    async close() {
+      const pending = setup;
+      setup = null;
+      if (pending) await (await pending.catch(() => null))?.stop();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { ClaimPathParams } from '../claim.js';
+import { ListQuery, listOf, ViewerTicketId } from '../common.js';
+import { defineRoute, type RouteDef } from '../route-def.js';
+import {
+  CreateViewerTicketRequest,
+  IntrospectViewerTicketRequest,
+  ViewerTicket,
+  ViewerTicketCreated,
+  ViewerTicketIntrospection,
+} from '../viewer-ticket.js';
+import { claimChild, readErrors, writeErrors } from './shared.js';
+
+/** Viewer tickets: mint, list, revoke (API key), and introspect (the ticket is the credential). */
+export const viewerRoutes = {
+  createViewerTicket: defineRoute({
+    operationId: 'createViewerTicket',
+    method: 'POST',
+    path: claimChild('viewer-tickets'),
+    tag: 'viewer',
+    auth: 'api_key',
+    summary: 'Mint an expiring viewer ticket (view-only enforced by the server)',
+    description:
+      'The ticket is a signed token shown once; only its id is stored. `view` tickets get a stream whose input (keys, pointer, clipboard) the proxy drops; `control` tickets forward everything. A ticket stops working at `expires_at`, on revocation, or when the claim ends, and open streams close within a second.',
+    params: ClaimPathParams,
+    body: CreateViewerTicketRequest,
+    responses: { 201: ViewerTicketCreated },
+    errors: [...writeErrors, 'claim_not_active'],
+  }),
+  listViewerTickets: defineRoute({
+    operationId: 'listViewerTickets',
+    method: 'GET',
+    path: claimChild('viewer-tickets'),
+    tag: 'viewer',
+    auth: 'api_key',
+    summary: "List a claim's viewer tickets (never the ticket strings)",
+    params: ClaimPathParams,
+    query: ListQuery,
+    responses: { 200: listOf(ViewerTicket) },
+    errors: [...readErrors],
+  }),
+  revokeViewerTicket: defineRoute({
+    operationId: 'revokeViewerTicket',
+    method: 'DELETE',
+    path: '/v1/viewer-tickets/{ticket_id}',
+    tag: 'viewer',
+    auth: 'api_key',
+    summary: 'Revoke a viewer ticket (idempotent); open streams close within a second',
+    params: z.strictObject({ ticket_id: ViewerTicketId }),
+    responses: { 204: null },
+    errors: [...writeErrors],
+  }),
+  introspectViewerTicket: defineRoute({
+    operationId: 'introspectViewerTicket',
+    method: 'POST',
+    path: '/v1/viewer/introspect',
+    tag: 'viewer',
+    auth: 'none',
+    summary:
+      'What a viewer ticket grants and whether it still does (no API key: the ticket is the credential)',
+    description:
+      'A correctly signed ticket answers 200 with its `state` (`active`, `expired`, `revoked`, `ended`); anything else is 401 `invalid_ticket`. While `active`, open `stream_url` as a WebSocket with subprotocol `binary` to get the RFB stream (`GET /v1/viewer/stream?ticket=…`; the ticket is checked before the upgrade, 401 otherwise). Close codes: 4001 expired, 4002 revoked, 4003 claim ended, 4029 viewer limit, 4400 protocol violation, 4502 desktop unreachable, 4503 server shutting down.',
+    body: IntrospectViewerTicketRequest,
+    responses: { 200: ViewerTicketIntrospection },
+    errors: ['validation_failed', 'invalid_json', 'payload_too_large', 'invalid_ticket'],
+  }),
+} satisfies Record<string, RouteDef>;

@@ -1,0 +1,59 @@
+// startDesktop({ listenHost }): the guest driver and x11vnc listen on one given local address (a
+// simulated pod's own loopback IP in the Kubernetes test cluster), not on 127.0.0.1.
+import { randomInt } from 'node:crypto';
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { startDesktop } from '../src/desktop/start-desktop.js';
+
+/** accepts resolves whether host:port accepts a TCP connection. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(2000, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** rfbBanner reads the first 12 bytes a VNC server sends. */
+function rfbBanner(host: string, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    let data = '';
+    socket.setTimeout(3000, () => reject(new Error('no banner')));
+    socket.on('data', (chunk) => {
+      data += chunk.toString('latin1');
+      if (data.length >= 12) {
+        socket.destroy();
+        resolve(data.slice(0, 12));
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('startDesktop listenHost', () => {
+  it('serves the driver (child daemon) and VNC on the given address only', async () => {
+    const host = `127.${randomInt(100, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+    const session = await startDesktop({ daemon: 'child', listenHost: host });
+    try {
+      expect(session.vncHost).toBe(host);
+      expect(session.guestUrl).toMatch(new RegExp(`^http://${host.replaceAll('.', '\\.')}:\\d+$`));
+      // The daemon probes the launcher's x11vnc on that address too, so health reports its port.
+      const health = await fetch(`${session.guestUrl}/healthz`);
+      expect(await health.json()).toMatchObject({ vnc_port: session.vncPort });
+      expect(await rfbBanner(host, session.vncPort)).toMatch(/^RFB 003\.00\d/);
+      const guestPort = Number(new URL(session.guestUrl ?? '').port);
+      expect(await accepts('127.0.0.1', session.vncPort)).toBe(false);
+      expect(await accepts('127.0.0.1', guestPort)).toBe(false);
+    } finally {
+      await session.stop();
+    }
+  });
+});

@@ -1,0 +1,145 @@
+import { connect } from 'node:net';
+import { ViewerCloseCodes, type ViewerCloseReason, type ViewerMode } from '@cubicle/contract/api';
+import { WebSocket, type RawData } from 'ws';
+import { RfbProtocolViolation, RfbViewFilter } from '../rfb/rfb-view-filter.js';
+
+/** Pause reading the desktop while this much is queued for a slow viewer. */
+export const DEFAULT_HIGH_WATER_BYTES = 4 * 1024 * 1024;
+const CONNECT_TIMEOUT_MS = 5_000;
+/** A close frame queued behind a slow viewer's backlog may not delay the end of the stream. */
+const CLOSE_GRACE_MS = 500;
+
+const CLOSE_TEXT: Record<ViewerCloseReason, string> = {
+  expired: 'viewer ticket expired',
+  revoked: 'viewer ticket revoked',
+  ended: 'the claim has ended',
+  limit: 'too many viewers',
+  protocol_violation: 'input not allowed for a view-only viewer',
+  upstream: 'the desktop is not reachable',
+  shutting_down: 'server shutting down, reconnect',
+};
+
+export interface BridgeOptions {
+  ws: WebSocket;
+  /** The sandbox's VNC server, `host:port`. */
+  upstream: string;
+  mode: ViewerMode;
+  /** When the ticket expires; the stream closes then (code 4001). */
+  expiresAt?: Date;
+  highWaterBytes?: number;
+  onClosed?: (info: BridgeCloseInfo) => void;
+}
+
+export interface BridgeCloseInfo {
+  reason: ViewerCloseReason | 'client_closed';
+  /** Client messages the view filter dropped (keys, pointer, clipboard). */
+  droppedMessages: number;
+  bytesToViewer: number;
+  bytesToDesktop: number;
+}
+
+export interface RfbBridge {
+  close(reason: ViewerCloseReason): void;
+  readonly closed: Promise<BridgeCloseInfo>;
+}
+
+/** parseEndpoint splits `host:port` or `[v6]:port`; null when it is not one. */
+export function parseEndpoint(endpoint: string): { host: string; port: number } | null {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(endpoint);
+  const port = Number(m?.[3]);
+  if (!m || port < 1 || port > 65_535) return null;
+  return { host: m[1] ?? m[2]!, port };
+}
+
+const toBuffer = (data: RawData): Buffer =>
+  Buffer.isBuffer(data)
+    ? data
+    : Array.isArray(data)
+      ? Buffer.concat(data)
+      : Buffer.from(data as ArrayBuffer);
+
+/**
+ * bridgeRfb joins an accepted WebSocket to the sandbox's VNC server over TCP. In `view` mode
+ * every client byte passes RfbViewFilter first (input dropped, violations close the stream);
+ * `control` forwards everything. Backpressure both ways keeps memory bounded: desktop reads
+ * pause while the viewer's queue is above the high-water mark, and viewer reads pause while the
+ * desktop socket cannot take more. Call it synchronously after the upgrade, before any await,
+ * so no client message is missed.
+ */
+export function bridgeRfb(options: BridgeOptions): RfbBridge {
+  const { ws, mode } = options;
+  const highWater = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
+  const filter = mode === 'view' ? new RfbViewFilter() : null;
+  const stats = { droppedMessages: 0, bytesToViewer: 0, bytesToDesktop: 0 };
+  let resolveClosed!: (info: BridgeCloseInfo) => void;
+  const closed = new Promise<BridgeCloseInfo>((resolve) => (resolveClosed = resolve));
+  let isEnded = false;
+  let expiryTimer: NodeJS.Timeout | undefined;
+
+  const endpoint = parseEndpoint(options.upstream);
+  const tcp = connect(endpoint ?? { host: '127.0.0.1', port: 9 });
+
+  const end = (reason: BridgeCloseInfo['reason']) => {
+    if (isEnded) return;
+    isEnded = true;
+    clearTimeout(expiryTimer);
+    tcp.destroy();
+    if (reason !== 'client_closed' && ws.readyState === WebSocket.OPEN) {
+      ws.close(ViewerCloseCodes[reason], CLOSE_TEXT[reason]);
+      const cut = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
+      cut.unref();
+      ws.once('close', () => clearTimeout(cut));
+    } else if (ws.readyState === WebSocket.CONNECTING) {
+      ws.terminate();
+    }
+    const info = { reason, ...stats };
+    options.onClosed?.(info);
+    resolveClosed(info);
+  };
+
+  if (!endpoint) queueMicrotask(() => end('upstream'));
+  tcp.setNoDelay(true);
+  tcp.setTimeout(CONNECT_TIMEOUT_MS, () => end('upstream'));
+  tcp.once('connect', () => tcp.setTimeout(0));
+  tcp.on('error', () => end('upstream'));
+  tcp.on('close', () => end('upstream'));
+
+  const afterSend = (err?: Error) => {
+    if (err) return;
+    if (tcp.isPaused() && ws.bufferedAmount <= highWater / 2 && !isEnded) tcp.resume();
+  };
+  tcp.on('data', (data: Buffer) => {
+    if (isEnded || ws.readyState !== WebSocket.OPEN) return;
+    stats.bytesToViewer += data.length;
+    ws.send(data, { binary: true }, afterSend);
+    if (ws.bufferedAmount > highWater) tcp.pause();
+  });
+  tcp.on('drain', () => ws.resume());
+
+  ws.on('message', (data) => {
+    if (isEnded) return;
+    let bytes = toBuffer(data);
+    if (filter) {
+      try {
+        const result = filter.push(bytes);
+        stats.droppedMessages += result.dropped;
+        bytes = result.forward;
+      } catch (error) {
+        if (error instanceof RfbProtocolViolation) return end('protocol_violation');
+        throw error;
+      }
+    }
+    if (bytes.length === 0) return;
+    stats.bytesToDesktop += bytes.length;
+    if (!tcp.write(bytes)) ws.pause();
+  });
+  ws.on('close', () => end('client_closed'));
+  ws.on('error', () => end('client_closed'));
+
+  if (options.expiresAt) {
+    // setTimeout caps at ~24.8 days; tickets live at most a day.
+    const ms = Math.max(0, options.expiresAt.getTime() - Date.now());
+    expiryTimer = setTimeout(() => end('expired'), ms);
+  }
+  return { close: (reason) => end(reason), closed };
+}

@@ -1,0 +1,212 @@
+import type {
+  ApiKeyRole,
+  ListQuery,
+  ViewerMode,
+  ViewerTicket,
+  ViewerTicketCreated,
+  ViewerTicketState,
+} from '@cubicle/contract/api';
+import { AppError } from '@cubicle/contract/errors';
+import { publishViewerRevocation, type ViewerEvents } from '@cubicle/control-plane';
+import { newId, type Db, type ViewerTicket as ViewerTicketRow } from '@cubicle/db';
+import { embedHtml } from './embed-html.js';
+import type { ViewerKeys } from './viewer-keys.js';
+
+export interface TicketDeps {
+  db: Db;
+  keys: ViewerKeys;
+  /** Where revocations are announced so every API process closes its streams. */
+  events?: ViewerEvents;
+  now?: () => Date;
+}
+
+const nowOf = (deps: TicketDeps) => (deps.now ? deps.now() : new Date());
+
+/**
+ * Roles that may mint `control` tickets (drive the desktop through the viewer). Both roles today
+ * may; a future read-only role would mint `view` only.
+ */
+const CONTROL_ROLES: ReadonlySet<ApiKeyRole> = new Set<ApiKeyRole>(['admin', 'member']);
+
+export interface MintInput {
+  tenantId: string;
+  apiKeyId: string;
+  role: ApiKeyRole;
+  claimId: string;
+  mode: ViewerMode;
+  ttlSeconds: number;
+  /** Base URL of the web app (`CUBICLE_WEB_URL`); the viewer page is `/embed/<ticket>` there. */
+  webUrl: string;
+}
+
+function ticketView(row: ViewerTicketRow): ViewerTicket {
+  return {
+    id: row.id,
+    claim_id: row.claimId,
+    mode: row.mode,
+    expires_at: row.expiresAt.toISOString(),
+    revoked_at: row.revokedAt ? row.revokedAt.toISOString() : null,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * mintViewerTicket signs a ticket for an active claim of the caller's tenant. Only the ticket's
+ * id and metadata are stored: the signed string exists in this response alone. The ticket
+ * expires after `ttlSeconds`, but never after the claim's hard maximum lifetime.
+ */
+export async function mintViewerTicket(
+  deps: TicketDeps,
+  input: MintInput,
+): Promise<ViewerTicketCreated> {
+  if (input.mode === 'control' && !CONTROL_ROLES.has(input.role))
+    throw new AppError('forbidden', 'this key may mint view tickets only');
+  const claim = await deps.db.claim.findFirst({
+    where: { id: input.claimId, tenantId: input.tenantId },
+    select: { status: true, sandboxId: true, maxExpiresAt: true },
+  });
+  if (!claim) throw new AppError('not_found', `claim ${input.claimId} not found`);
+  if (claim.status !== 'active' || !claim.sandboxId)
+    throw new AppError('claim_not_active', 'viewer tickets need an active claim');
+  const now = nowOf(deps);
+  const expiresAt = new Date(
+    Math.min(now.getTime() + input.ttlSeconds * 1000, claim.maxExpiresAt.getTime()),
+  );
+  const id = newId('viewer_ticket');
+  const row = await deps.db.viewerTicket.create({
+    data: {
+      id,
+      tenantId: input.tenantId,
+      claimId: input.claimId,
+      sandboxId: claim.sandboxId,
+      mode: input.mode,
+      createdByKeyId: input.apiKeyId,
+      expiresAt,
+      createdAt: now,
+    },
+  });
+  const ticket = await deps.keys.sign({
+    jti: id,
+    tnt: input.tenantId,
+    clm: input.claimId,
+    sbx: claim.sandboxId,
+    mode: input.mode,
+    iat: Math.floor(now.getTime() / 1000),
+    exp: Math.ceil(expiresAt.getTime() / 1000),
+  });
+  const viewerUrl = `${input.webUrl.replace(/\/+$/, '')}/embed/${ticket}`;
+  return {
+    ...ticketView(row),
+    ticket,
+    viewer_url: viewerUrl,
+    embed_html: embedHtml(viewerUrl, input.mode),
+  };
+}
+
+/** listViewerTickets pages a claim's tickets newest first (ids sort by time); never the strings. */
+export async function listViewerTickets(
+  deps: TicketDeps,
+  tenantId: string,
+  claimId: string,
+  query: ListQuery,
+) {
+  const claim = await deps.db.claim.findFirst({
+    where: { id: claimId, tenantId },
+    select: { id: true },
+  });
+  if (!claim) throw new AppError('not_found', `claim ${claimId} not found`);
+  const rows = await deps.db.viewerTicket.findMany({
+    where: { claimId, tenantId, ...(query.cursor ? { id: { lt: query.cursor } } : {}) },
+    orderBy: { id: 'desc' },
+    take: query.limit + 1,
+  });
+  const page = rows.slice(0, query.limit);
+  return {
+    data: page.map(ticketView),
+    next_cursor: rows.length > query.limit ? page.at(-1)!.id : null,
+  };
+}
+
+/**
+ * revokeViewerTicket stops a ticket (idempotent: revoking twice is fine) and tells every API
+ * process to close its open streams. Another tenant's ticket is not_found.
+ */
+export async function revokeViewerTicket(
+  deps: TicketDeps,
+  tenantId: string,
+  ticketId: string,
+): Promise<void> {
+  const { count } = await deps.db.viewerTicket.updateMany({
+    where: { id: ticketId, tenantId, revokedAt: null },
+    data: { revokedAt: nowOf(deps) },
+  });
+  if (count === 0) {
+    const exists = await deps.db.viewerTicket.count({ where: { id: ticketId, tenantId } });
+    if (exists === 0) throw new AppError('not_found', `viewer ticket ${ticketId} not found`);
+    return;
+  }
+  await publishViewerRevocation(deps.events, { kind: 'ticket', ticket_id: ticketId });
+}
+
+/** ResolvedTicket is what a correctly signed ticket stands for now. */
+export interface ResolvedTicket {
+  ticketId: string;
+  tenantId: string;
+  claimId: string;
+  sandboxId: string;
+  mode: ViewerMode;
+  state: ViewerTicketState;
+  expiresAt: Date;
+  embedOrigins: string[];
+  /** `host:port` of the sandbox's VNC server, when it has one. */
+  vncEndpoint: string | null;
+}
+
+/**
+ * resolveViewerTicket verifies a ticket's signature and reads its current state: `ended` when
+ * its claim was released, else `revoked`, else `expired`, else `active`. It returns null for
+ * anything that is not a ticket we signed and stored (garbage, bad signature, unknown key id,
+ * a ticket whose row is gone): callers answer those with 401 invalid_ticket.
+ */
+export async function resolveViewerTicket(
+  deps: TicketDeps,
+  ticket: string,
+): Promise<ResolvedTicket | null> {
+  const claims = await deps.keys.verify(ticket);
+  if (!claims) return null;
+  const row = await deps.db.viewerTicket.findUnique({
+    where: { id: claims.jti },
+    select: {
+      tenantId: true,
+      claimId: true,
+      sandboxId: true,
+      mode: true,
+      expiresAt: true,
+      revokedAt: true,
+      claim: { select: { status: true } },
+      tenant: { select: { allowedEmbedOrigins: true } },
+      sandbox: { select: { vncEndpoint: true } },
+    },
+  });
+  if (!row || row.tenantId !== claims.tnt || row.claimId !== claims.clm || row.mode !== claims.mode)
+    return null;
+  const state: ViewerTicketState =
+    row.claim.status === 'released'
+      ? 'ended'
+      : row.revokedAt
+        ? 'revoked'
+        : row.expiresAt.getTime() <= nowOf(deps).getTime()
+          ? 'expired'
+          : 'active';
+  return {
+    ticketId: claims.jti,
+    tenantId: row.tenantId,
+    claimId: row.claimId,
+    sandboxId: row.sandboxId,
+    mode: row.mode,
+    state,
+    expiresAt: row.expiresAt,
+    embedOrigins: row.tenant.allowedEmbedOrigins,
+    vncEndpoint: row.sandbox.vncEndpoint,
+  };
+}

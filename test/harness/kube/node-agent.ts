@@ -1,0 +1,295 @@
+// The test cluster's node: a stand-in for kubelet (Pods) and virt-handler (VirtualMachineInstances)
+// that runs each object of one namespace as a real local desktop session (startDesktop, with the
+// guest driver as a child process) on the object's own loopback IP. See the contract in
+// test/harness/kube/README.md.
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { startDesktop, stopDesktopById, type DesktopSession } from '@cubicle/driver-guest';
+import {
+  processStartTime,
+  startReaper,
+  type Reaper,
+} from '../../../packages/embedded/src/index.js';
+import {
+  bind,
+  finishPodDeletion,
+  NODE_NAME,
+  podRef,
+  vmiRef,
+  type ObjectRef,
+  type WorkloadKind,
+} from './object-refs.js';
+import { agentDesktopId, stopOrphanedDesktops } from './stale-desktops.js';
+import { startInformer, type Informer, type WatchEventType } from './informer.js';
+import { createLoopbackIpPool, type LoopbackIpPool } from './loopback-ips.js';
+import {
+  podWorkload,
+  vmiWorkload,
+  WorkloadConfigError,
+  type VmiObject,
+  type WorkloadSpec,
+} from './workload-spec.js';
+import { updateVmiStatus, VMI_API, writePodStatus } from './write-status.js';
+import { waitForProbe } from './probe.js';
+
+export { NODE_NAME, type WorkloadKind } from './object-refs.js';
+
+export interface RunningWorkload {
+  kind: WorkloadKind;
+  name: string;
+  uid: string;
+  /** The object's own loopback IP; the guest driver listens on <ip>:guestPort, x11vnc on <ip>:vncPort. */
+  ip: string;
+  spec: WorkloadSpec;
+  /** The desktop session (id `kube-<agent pid>_<start>-<uid>`, see stale-desktops.ts). */
+  session: DesktopSession;
+  /** True once the readiness probe answered and Ready was reported. */
+  isReady: boolean;
+}
+
+export interface NodeAgentOptions {
+  kubeconfig: KubeConfig;
+  namespace: string;
+  /** Watch VirtualMachineInstances too (needs the KubeVirt CRDs; default true). */
+  withKubevirt?: boolean;
+  /** Screen size of the desktops (default 1280x800). */
+  width?: number;
+  height?: number;
+  log?: (line: string) => void;
+}
+
+export interface NodeAgent {
+  readonly nodeName: string;
+  readonly namespace: string;
+  /** Resolves once the first lists were processed (objects existing before the start are handled). */
+  readonly synced: Promise<void>;
+  /** The desktop running for an object, if any. */
+  workload(kind: WorkloadKind, name: string): RunningWorkload | undefined;
+  workloads(): RunningWorkload[];
+  /** stop ends the watches and every desktop the agent started; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** startNodeAgent watches `namespace` and runs its Pods and VMIs until stop(). */
+export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAgent> {
+  const { kubeconfig, namespace } = options;
+  const log = options.log ?? (() => {});
+  const core = kubeconfig.makeApiClient(CoreV1Api);
+  const custom = kubeconfig.makeApiClient(CustomObjectsApi);
+  const ips: LoopbackIpPool = createLoopbackIpPool();
+  // Desktops are killed by startDesktop's exit hook on a normal exit; the reaper covers SIGKILL.
+  const reaper: Reaper = startReaper();
+  // ...and the desktops of agents killed while one was still starting are stopped here.
+  const orphans = await stopOrphanedDesktops();
+  if (orphans.length > 0) log(`node agent: stopped ${orphans.length} desktop(s) of dead agents`);
+  const running = new Map<string, RunningWorkload>();
+  const queues = new Map<string, Promise<void>>();
+  const retryTimers = new Set<NodeJS.Timeout>();
+  let isStopped = false;
+  const keyOf = (kind: WorkloadKind, name: string) => `${kind}/${name}`;
+
+  /** Work on one object runs in order; different objects proceed in parallel. */
+  const enqueue = (key: string, work: () => Promise<void>) => {
+    const next = (queues.get(key) ?? Promise.resolve())
+      .then(work)
+      .catch((error: unknown) => log(`node agent: ${key}: ${(error as Error).message}`));
+    queues.set(key, next);
+    void next.finally(() => {
+      if (queues.get(key) === next) queues.delete(key);
+    });
+  };
+
+  const teardown = async (key: string) => {
+    const workload = running.get(key);
+    if (!workload) return;
+    running.delete(key);
+    await workload.session.stop();
+    // The session's marker finds whatever escaped its process groups (a11y bus activations).
+    await stopDesktopById(workload.session.id);
+    for (const pid of Object.values(workload.session.pids)) if (pid) reaper.unwatch(pid);
+    ips.release(workload.ip);
+    log(`node agent: stopped ${key} (${workload.ip})`);
+  };
+
+  const reportStarted = async (ref: ObjectRef, workload: RunningWorkload, startedAt: Date) => {
+    log(`node agent: ${ref.kind}/${ref.name} Running, ready=${workload.isReady}`);
+    if (ref.kind === 'Pod') {
+      await writePodStatus(core, namespace, ref.name, ref.uid, {
+        phase: 'Running',
+        ip: workload.ip,
+        isReady: workload.isReady,
+        spec: workload.spec,
+        desktopId: workload.session.id,
+        startedAt,
+      });
+      return;
+    }
+    await updateVmiStatus(custom, namespace, ref.name, ref.uid, (status) => {
+      status.nodeName = NODE_NAME;
+      status.phase = 'Running';
+      status.interfaces = [{ name: 'default', ipAddress: workload.ip, ipAddresses: [workload.ip] }];
+      status.conditions = [
+        {
+          type: 'Ready',
+          status: workload.isReady ? 'True' : 'False',
+          lastTransitionTime: new Date().toISOString(),
+        },
+      ];
+    });
+  };
+
+  const scheduleRetry = (ref: ObjectRef, key: string) => {
+    const timer = setTimeout(() => {
+      retryTimers.delete(timer);
+      if (!isStopped) enqueue(key, () => reconcile(ref));
+    }, 1000);
+    retryTimers.add(timer);
+  };
+
+  const start = async (ref: ObjectRef, key: string) => {
+    let spec: WorkloadSpec;
+    try {
+      spec =
+        ref.kind === 'Pod'
+          ? await podWorkload(core, ref.object as V1Pod)
+          : await vmiWorkload(core, ref.object as VmiObject);
+    } catch (error) {
+      if (!(error instanceof WorkloadConfigError)) throw error;
+      log(`node agent: ${key} cannot start yet: ${error.message}`);
+      if (ref.kind === 'Pod') {
+        await writePodStatus(core, namespace, ref.name, ref.uid, {
+          phase: 'Pending',
+          reason: 'CreateContainerConfigError',
+          message: error.message,
+        }).catch(() => undefined);
+      }
+      scheduleRetry(ref, key);
+      return;
+    }
+    const ip = await ips.allocate([spec.guestPort, spec.vncPort]);
+    const startedAt = new Date();
+    let session: DesktopSession;
+    try {
+      session = await startDesktop({
+        id: agentDesktopId(ref.uid),
+        daemon: 'child',
+        listenHost: ip,
+        guestPort: spec.guestPort,
+        vncPort: spec.vncPort,
+        guestToken: spec.guestToken,
+        appEnv: spec.appEnv,
+        width: options.width ?? 1280,
+        height: options.height ?? 800,
+      });
+    } catch (error) {
+      ips.release(ip);
+      throw error;
+    }
+    for (const pid of Object.values(session.pids)) {
+      if (pid && pid !== process.pid) {
+        const startTime = processStartTime(pid);
+        reaper.watch({ pid, startTime, stopSignal: 'SIGTERM', isGroupLeader: true });
+      }
+    }
+    const workload: RunningWorkload = {
+      kind: ref.kind,
+      name: ref.name,
+      uid: ref.uid,
+      ip,
+      spec,
+      session,
+      isReady: false,
+    };
+    running.set(key, workload);
+    log(`node agent: started ${key} on ${ip} (desktop ${session.id})`);
+    await reportStarted(ref, workload, startedAt);
+    // The readiness probe runs outside the object's queue so a delete is not held up by it.
+    void waitForProbe(
+      `http://${ip}:${spec.probePort}${spec.probePath}`,
+      () => running.get(key) === workload,
+    ).then(async (isUp) => {
+      if (!isUp || isStopped || running.get(key) !== workload) return;
+      workload.isReady = true;
+      enqueue(key, () => reportStarted(ref, workload, startedAt));
+    });
+  };
+
+  const reconcile = async (ref: ObjectRef | null, key = ref ? keyOf(ref.kind, ref.name) : '') => {
+    if (isStopped) return;
+    const current = running.get(key);
+    if (!ref || ref.isDeleting || (current && current.uid !== ref.uid)) await teardown(key);
+    if (!ref) return;
+    if (ref.isDeleting) {
+      if (ref.kind === 'Pod' && (ref.nodeName === NODE_NAME || !ref.nodeName))
+        await finishPodDeletion(core, namespace, ref);
+      return;
+    }
+    if (!ref.nodeName) return bind(core, custom, namespace, ref);
+    if (ref.nodeName !== NODE_NAME || running.has(key)) return;
+    await start(ref, key);
+  };
+
+  const handle = (ref: ObjectRef, type: WatchEventType) => {
+    const key = keyOf(ref.kind, ref.name);
+    enqueue(key, () => (type === 'DELETED' ? reconcile(null, key) : reconcile(ref)));
+  };
+
+  const handleList = (kind: WorkloadKind, refs: ObjectRef[]) => {
+    const present = new Set(refs.map((ref) => keyOf(ref.kind, ref.name)));
+    for (const workload of running.values()) {
+      const key = keyOf(workload.kind, workload.name);
+      // Deleted while no watch was open (an API server restart): stop it now.
+      if (workload.kind === kind && !present.has(key)) enqueue(key, () => reconcile(null, key));
+    }
+    for (const ref of refs) handle(ref, 'MODIFIED');
+  };
+
+  const informers: Informer[] = [
+    startInformer<V1Pod>({
+      kubeconfig,
+      path: `/api/v1/namespaces/${namespace}/pods`,
+      list: async () => {
+        const list = await core.listNamespacedPod({ namespace });
+        return { items: list.items, resourceVersion: list.metadata?.resourceVersion };
+      },
+      onList: (items) => handleList('Pod', items.map(podRef)),
+      onError: (error) => log(`node agent: pods list/watch: ${(error as Error).message}`),
+      onEvent: (type, pod) => handle(podRef(pod), type),
+    }),
+  ];
+  if (options.withKubevirt ?? true) {
+    informers.push(
+      startInformer<VmiObject>({
+        kubeconfig,
+        path: `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachineinstances`,
+        list: async () => {
+          const list = (await custom.listNamespacedCustomObject({ ...VMI_API, namespace })) as {
+            items: VmiObject[];
+            metadata?: { resourceVersion?: string };
+          };
+          return { items: list.items, resourceVersion: list.metadata?.resourceVersion };
+        },
+        onList: (items) => handleList('VirtualMachineInstance', items.map(vmiRef)),
+        onError: (error) => log(`node agent: VMI list/watch: ${(error as Error).message}`),
+        onEvent: (type, vmi) => handle(vmiRef(vmi), type),
+      }),
+    );
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    nodeName: NODE_NAME,
+    namespace,
+    synced: Promise.all(informers.map((informer) => informer.synced)).then(() => undefined),
+    workload: (kind, name) => running.get(keyOf(kind, name)),
+    workloads: () => [...running.values()],
+    stop: () =>
+      (stopping ??= (async () => {
+        isStopped = true;
+        for (const informer of informers) informer.stop();
+        for (const timer of retryTimers) clearTimeout(timer);
+        await Promise.allSettled([...queues.values()]);
+        await Promise.allSettled([...running.keys()].map((key) => teardown(key)));
+        reaper.close();
+      })()),
+  };
+}
