@@ -79,10 +79,11 @@ export async function downloadGoToolchain(dest, { env = process.env, log = say }
  * for GO_TOOLCHAIN.minimum. Order: PATH / /usr/local/go, the cached downloaded toolchain, an
  * older go told to switch (GOTOOLCHAIN), and finally a fresh download into `toolsDir`.
  */
-export async function findGo(toolsDir, { log = say } = {}) {
+export async function findGo(toolsDir, { log = say, candidates: given } = {}) {
   const minimum = parseGoVersion(`go${GO_TOOLCHAIN.minimum}`);
   const cached = join(toolsDir, `go-${GO_TOOLCHAIN.version}`, 'bin', 'go');
-  const candidates = ['go', '/usr/local/go/bin/go', cached];
+  // `candidates` replaces the usual places (for trying the fallbacks on a machine that has go).
+  const candidates = given ?? ['go', '/usr/local/go/bin/go', cached];
   const local = { ...process.env, GOTOOLCHAIN: 'local' };
   let older;
   for (const go of candidates) {

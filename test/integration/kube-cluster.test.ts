@@ -204,6 +204,28 @@ describe('real Kubernetes test cluster', () => {
     expect(await listDesktopIds()).not.toContain(desktopId);
   });
 
+  it('holds a Pod whose Secret is missing in Pending (as kubelet does) until the Secret exists', async () => {
+    const name = `sbx-late${randomBytes(3).toString('hex')}`;
+    await core.createNamespacedPod({ namespace, body: contractPod(name) });
+    const waiting = await until(
+      () => core.readNamespacedPod({ name, namespace }),
+      (pod) => pod.status?.containerStatuses?.[0]?.state?.waiting !== undefined,
+    );
+    expect(waiting.status?.phase).toBe('Pending');
+    expect(waiting.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe(
+      'CreateContainerConfigError',
+    );
+    expect(agent.workload('Pod', name)).toBeUndefined();
+
+    await createSecret(`${name}-guest`, { token: randomBytes(32).toString('hex') });
+    await until(() => core.readNamespacedPod({ name, namespace }), isPodReady);
+    await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 });
+    await until(
+      async () => agent.workload('Pod', name),
+      (w) => w === undefined,
+    );
+  });
+
   it('runs a VirtualMachineInstance and reports its interface IP', async () => {
     const name = `sbx-vmi${randomBytes(3).toString('hex')}`;
     const token = randomBytes(32).toString('hex');

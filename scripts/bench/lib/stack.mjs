@@ -59,7 +59,12 @@ async function waitFor(check, timeoutMs, what) {
  * startStack starts the whole Cubicle. `withWorker: false` leaves the worker out, for benchmarks
  * of the API's own path on rows they seed themselves (no desktops).
  */
-export async function startStack({ reclaimIntervalMs = 500, withWorker = true } = {}) {
+export async function startStack({
+  reclaimIntervalMs = 500,
+  withWorker = true,
+  workerEnv = {},
+  tenantQuotas = {},
+} = {}) {
   const [embedded, { migrate }, { createDb }, tenancy] = await Promise.all([
     load('packages/embedded/dist/index.js'),
     load('packages/db/dist/migrate/index.js'),
@@ -103,6 +108,7 @@ export async function startStack({ reclaimIntervalMs = 500, withWorker = true } 
         max_sandboxes: 1000,
         max_concurrent_claims: 10_000,
         requests_per_minute: 1_000_000,
+        ...tenantQuotas,
       },
     });
     const key = await tenancy.createApiKey(db, {
@@ -118,7 +124,11 @@ export async function startStack({ reclaimIntervalMs = 500, withWorker = true } 
       RECLAIM_INTERVAL_MS: String(reclaimIntervalMs),
     };
     if (withWorker) {
-      const worker = spawnApp('apps/worker/dist/main.js', { ...env, WORKER_CONCURRENCY: '16' });
+      const worker = spawnApp('apps/worker/dist/main.js', {
+        ...env,
+        WORKER_CONCURRENCY: '16',
+        ...workerEnv,
+      });
       stops.push(() => worker.stop());
     }
     const port = 20_000 + Math.floor(Math.random() * 20_000);

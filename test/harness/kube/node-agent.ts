@@ -14,6 +14,7 @@ import {
   finishPodDeletion,
   NODE_NAME,
   podRef,
+  readRef,
   vmiRef,
   type ObjectRef,
   type WorkloadKind,
@@ -140,7 +141,8 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
   const scheduleRetry = (ref: ObjectRef, key: string) => {
     const timer = setTimeout(() => {
       retryTimers.delete(timer);
-      if (!isStopped) enqueue(key, () => reconcile(ref));
+      if (!isStopped)
+        enqueue(key, async () => reconcile(await readRef(core, custom, namespace, ref), key));
     }, 1000);
     retryTimers.add(timer);
   };

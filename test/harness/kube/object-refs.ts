@@ -2,7 +2,7 @@
 // make it the node's: binding and, for Pods, the final delete once its desktop is stopped.
 import type { CoreV1Api, CustomObjectsApi, V1Pod } from '@kubernetes/client-node';
 import type { VmiObject } from './workload-spec.js';
-import { updateVmiStatus } from './write-status.js';
+import { updateVmiStatus, VMI_API } from './write-status.js';
 
 export const NODE_NAME = 'cubicle-test-node';
 
@@ -76,5 +76,28 @@ export async function bind(
       status.nodeName = NODE_NAME;
       status.phase = 'Scheduled';
     });
+  }
+}
+
+/** readRef re-reads an object (null once it is gone), so a retry never acts on a stale copy. */
+export async function readRef(
+  core: CoreV1Api,
+  custom: CustomObjectsApi,
+  namespace: string,
+  ref: ObjectRef,
+): Promise<ObjectRef | null> {
+  try {
+    return ref.kind === 'Pod'
+      ? podRef(await core.readNamespacedPod({ name: ref.name, namespace }))
+      : vmiRef(
+          (await custom.getNamespacedCustomObject({
+            ...VMI_API,
+            namespace,
+            name: ref.name,
+          })) as VmiObject,
+        );
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return null;
+    throw error;
   }
 }
