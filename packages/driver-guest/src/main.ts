@@ -9,7 +9,6 @@ const env = loadGuestEnv();
 const childEnv = inheritedEnv();
 
 let vnc: VncSupervisor | null = null;
-let externalVncUp = false;
 if (env.GUEST_VNC_PORT === undefined && env.GUEST_SUPERVISE_VNC) {
   vnc = await superviseVnc({
     display: env.DISPLAY,
@@ -17,19 +16,19 @@ if (env.GUEST_VNC_PORT === undefined && env.GUEST_SUPERVISE_VNC) {
     ...(env.GUEST_VNC_HOST === '127.0.0.1' ? {} : { host: env.GUEST_VNC_HOST }),
   });
 }
-// An x11vnc supervised by the launcher is reported only while it answers; probed in the background.
+// An x11vnc supervised by the launcher is reported only while it answers. Probed when asked
+// (at most once a second), not on a timer: an idle desktop must cost no CPU, and each probe is
+// a connection x11vnc has to accept.
 const externalPort = env.GUEST_VNC_PORT;
-const probe =
-  externalPort === undefined
-    ? null
-    : setInterval(() => {
-        void canConnect({ host: env.GUEST_VNC_HOST, port: externalPort }, 500).then(
-          (ok) => (externalVncUp = ok),
-        );
-      }, 2000);
-probe?.unref();
-if (externalPort !== undefined)
-  externalVncUp = await canConnect({ host: env.GUEST_VNC_HOST, port: externalPort }, 500);
+let externalProbe: { at: number; isUp: Promise<boolean> } | null = null;
+function externalVncPort(port: number): Promise<number | null> {
+  if (!externalProbe || performance.now() - externalProbe.at > 1000)
+    externalProbe = {
+      at: performance.now(),
+      isUp: canConnect({ host: env.GUEST_VNC_HOST, port }, 500),
+    };
+  return externalProbe.isUp.then((isUp) => (isUp ? port : null));
+}
 
 const app = await buildGuestApp({
   token: env.GUEST_TOKEN,
@@ -37,7 +36,8 @@ const app = await buildGuestApp({
   sessionBusAddress: env.DBUS_SESSION_BUS_ADDRESS,
   childEnv,
   maxFileBytes: env.GUEST_MAX_FILE_BYTES,
-  vncPort: () => (vnc ? vnc.port() : externalVncUp ? (externalPort ?? null) : null),
+  vncPort: () =>
+    vnc ? vnc.port() : externalPort === undefined ? null : externalVncPort(externalPort),
   logger: { level: env.LOG_LEVEL, redact: { paths: redactPaths, censor: '[redacted]' } },
 });
 
@@ -53,7 +53,6 @@ async function shutdown(signal: string) {
   app.log.info({ signal }, 'shutting down');
   const force = setTimeout(() => process.exit(1), 10_000);
   force.unref();
-  if (probe) clearInterval(probe);
   await app.close();
   await vnc?.stop();
   process.exit(0);

@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import dbus from 'dbus-next';
 import { describe, expect, it } from 'vitest';
 import { HealthzResponse } from '@cubicle/contract/guest';
+import { listDesktopIds, stopDesktopById } from '../src/desktop/find-desktops.js';
 import { startDesktop, type DesktopSession } from '../src/desktop/start-desktop.js';
 import { isAlive } from './helpers/build-guest.js';
 
@@ -184,6 +185,25 @@ describe('desktop launcher', () => {
     } finally {
       await session.stop();
     }
+  });
+
+  it('stopDesktopById of a session this process started stops it for good (no x11vnc relaunch)', async () => {
+    const id = `stopbyid-${process.pid}-${Date.now()}`;
+    const session = await startDesktop({ id, daemon: 'none' });
+    const vncPid = session.pids.x11vnc;
+    expect(vncPid).not.toBeNull();
+    await stopDesktopById(id);
+    expect(isAlive(vncPid!)).toBe(false);
+    // The supervisor's relaunches come 100, 250, 500 ms after x11vnc exits: watch past them for
+    // any new x11vnc (each would fail on the gone display, but keep respawning).
+    const seen = new Set<number>();
+    for (let i = 0; i < 60; i++) {
+      const pid = session.pids.x11vnc;
+      if (pid !== null && pid !== vncPid) seen.add(pid);
+      await sleep(20);
+    }
+    expect([...seen]).toEqual([]);
+    expect(await listDesktopIds()).not.toContain(id);
   });
 
   it('gives concurrent launchers distinct displays', async () => {

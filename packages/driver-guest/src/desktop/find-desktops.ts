@@ -1,6 +1,6 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { MARKER_VAR, killSession } from './session-processes.js';
-import { sessionDir } from './start-desktop.js';
+import { liveSessions, sessionDir } from './start-desktop.js';
 
 /**
  * listDesktopIds returns the ids of the desktop sessions running on this machine, read from the
@@ -33,6 +33,9 @@ export async function listDesktopIds(): Promise<string[]> {
  * Only the marker is trusted, not remembered process ids, which the system may have reused.
  */
 export async function stopDesktopById(id: string): Promise<void> {
+  // A session of this process stops through its own stop() (supervisor first); the marker scan
+  // below then catches anything left, and sessions of other processes.
+  await liveSessions.get(id)?.();
   await killSession(id, new Set());
   await rm(sessionDir(id), { recursive: true, force: true });
 }

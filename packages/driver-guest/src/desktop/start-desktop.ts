@@ -57,6 +57,14 @@ export const sessionDir = (id: string) => join(tmpdir(), `cubicle-desktop-${id}`
 // One process 'exit' listener for all sessions of this process (not one each: many desktops in
 // one worker would pass Node's listener warning threshold).
 const exitHooks = new Set<() => void>();
+
+/**
+ * The stop() of every session this process started and has not stopped, by id. stopDesktopById
+ * goes through it first: killing a session's processes from outside would leave its x11vnc
+ * supervisor relaunching x11vnc for a display that is gone, and its exit hook holding process
+ * group ids the system may hand to someone else.
+ */
+export const liveSessions = new Map<string, () => Promise<void>>();
 process.on('exit', () => {
   for (const hook of exitHooks) hook();
 });
@@ -137,11 +145,13 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     rmSync(dir, { recursive: true, force: true });
   };
   exitHooks.add(killGroupsOnExit);
+  liveSessions.set(id, () => stop());
 
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
       exitHooks.delete(killGroupsOnExit);
+      liveSessions.delete(id);
       await app?.close().catch(() => undefined);
       await vnc?.stop();
       await killSession(id, groups);

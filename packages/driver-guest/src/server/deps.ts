@@ -21,6 +21,6 @@ export interface GuestDeps {
   /** Largest file a files call may read or write, in bytes. */
   maxFileBytes: number;
   /** Port of the supervised x11vnc on localhost, or null while it is not running. */
-  vncPort: () => number | null;
+  vncPort: () => number | null | Promise<number | null>;
   logger?: FastifyServerOptions['logger'];
 }

@@ -33,7 +33,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: GuestDeps) {
         ...(displayUp && info ? { width: info.width, height: info.height } : {}),
       },
       a11y_bus: { available: a11y.available, registry_available: a11y.registryAvailable },
-      vnc_port: deps.vncPort(),
+      vnc_port: await deps.vncPort(),
       versions: {
         driver: readDriverVersion(),
         node: process.versions.node,
