@@ -19,6 +19,7 @@ try {
   const warmSeconds = await stack.warmPool('bench', spec, concurrency);
   await stack.call('PUT', '/v1/pools/bench', hold);
   log(`warm in ${warmSeconds.toFixed(1)} s`);
+  const client = stack.httpClient(concurrency);
   const latencies = [];
   let doubleClaims = 0;
   let notFromWarm = 0;
@@ -34,11 +35,11 @@ try {
     }
     // Clients of a control plane keep connections alive: open the 32 connections first, so the
     // figure is the claim's latency, not TCP and HTTP set-up after the refill's idle minutes.
-    await Promise.all(Array.from({ length: concurrency }, () => stack.call('GET', '/v1/version')));
+    await Promise.all(Array.from({ length: concurrency }, () => client('GET', '/v1/version')));
     const results = await Promise.all(
       Array.from({ length: concurrency }, async () => {
         const started = performance.now();
-        const res = await stack.call('POST', '/v1/pools/bench/claims', { wait_seconds: 0 });
+        const res = await client('POST', '/v1/pools/bench/claims', { wait_seconds: 0 });
         return { ms: performance.now() - started, res };
       }),
     );

@@ -19,9 +19,14 @@ const pools = new WeakMap<object, pg.Pool>();
  * is the same whichever way a query goes.
  */
 export function createDb(options: DbOptions): Db {
+  const max = options.maxConnections ?? 10;
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
-    max: options.maxConnections ?? 10,
+    max,
+    // Connections once opened stay open (pg-pool closes idle ones above `min` after 10 s): a new
+    // one costs a Postgres backend fork and authentication, and a burst of claims after a quiet
+    // minute would pay that on its critical path.
+    min: max,
   });
   // An idle client that loses its connection emits 'error' on the pool; unhandled, that would
   // kill the process. The next query opens a new connection.
