@@ -18,8 +18,9 @@ const arg = (name: string, fallback: number) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
-// Measured here: one idle desktop Pod (Xvfb, openbox, x11vnc, AT-SPI, guest driver) ≈ 160 MB.
-const DESKTOP_MB = 160;
+// Measured here: 110 idle desktop Pods (Xvfb, openbox, x11vnc, AT-SPI, guest driver) took
+// 7.1 GB of memory, ≈ 65 MB each (shared pages counted once); 80 leaves headroom.
+const DESKTOP_MB = 80;
 const fits = Math.floor((freemem() / 2 ** 20 - 4096) / DESKTOP_MB);
 const pools = arg('pools', 10);
 const wanted = arg('sandboxes', 500);
@@ -120,6 +121,9 @@ try {
   }
 
   // Claims from warm: `concurrency` clients claim `claimCount` sandboxes across the pools.
+  const client = stack.httpClient(concurrency);
+  // Clients keep connections alive: open them first, as bench:claim does.
+  await Promise.all(Array.from({ length: concurrency }, () => client('GET', '/v1/version')));
   const latencies: number[] = [];
   const claimIds: string[] = [];
   const seen = new Set<string>();
@@ -130,7 +134,7 @@ try {
     Array.from({ length: concurrency }, async () => {
       for (let n = next++; n < claimCount; n = next++) {
         const started = performance.now();
-        const res = await stack.call('POST', `/v1/pools/${names[n % pools]}/claims`, {
+        const res = await client('POST', `/v1/pools/${names[n % pools]}/claims`, {
           wait_seconds: 0,
         });
         latencies.push(performance.now() - started);
