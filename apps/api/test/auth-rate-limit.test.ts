@@ -71,4 +71,42 @@ describe('per-key rate limit (Redis)', () => {
     });
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
   });
+
+  it('leases tokens: a burst costs few Redis calls, a spent window none, and replicas share one budget', async () => {
+    let multis = 0;
+    const redis = fx.redis;
+    const multi = redis.multi.bind(redis);
+    redis.multi = ((...args: Parameters<typeof multi>) => {
+      multis++;
+      return multi(...args);
+    }) as typeof redis.multi;
+    try {
+      const at = () => 90_000; // one fixed window
+      const a = createRateLimiter(redis, { prefix: 'rl-lease:', now: at });
+      const b = createRateLimiter(redis, { prefix: 'rl-lease:', now: at });
+      // 40 at once under a limit of 1000 (leases of 10): all allowed, in a handful of calls.
+      const burst = await Promise.all(Array.from({ length: 40 }, () => a.consume('k', 1000)));
+      expect(burst.every((r) => r.isAllowed)).toBe(true);
+      expect(multis).toBeLessThanOrEqual(4);
+      // Replica b spends the rest of the shared budget; a's unused leased tokens are not b's.
+      const leasedByA = Number(await redis.get('rl-lease:k:1'));
+      let allowedB = 0;
+      for (let r = await b.consume('k', 1000); r.isAllowed; r = await b.consume('k', 1000))
+        allowedB++;
+      expect(allowedB).toBe(1000 - leasedByA);
+      expect(leasedByA - 40).toBeLessThan(10);
+      // Once the counter reached the limit, refusals are answered without Redis.
+      const before = multis;
+      const refused = await Promise.all(Array.from({ length: 20 }, () => b.consume('k', 1000)));
+      expect(refused.every((r) => !r.isAllowed && r.remaining === 0)).toBe(true);
+      expect(multis).toBe(before);
+      // a still spends what it leased, and nothing more.
+      let allowedA = 0;
+      for (let r = await a.consume('k', 1000); r.isAllowed; r = await a.consume('k', 1000))
+        allowedA++;
+      expect(40 + allowedA).toBe(leasedByA);
+    } finally {
+      redis.multi = multi;
+    }
+  });
 });
