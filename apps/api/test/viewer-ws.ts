@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
+import { refusedUpgrade as refusedStreamUpgrade } from '../../../test/harness/refused-upgrade.js';
 
 export interface OpenStream {
   ws: WebSocket;
@@ -33,24 +33,8 @@ export async function openStream(base: string, ticket: string): Promise<OpenStre
 }
 
 /** refusedUpgrade tries to connect and returns the HTTP answer that refused the upgrade. */
-export async function refusedUpgrade(
-  base: string,
-  ticket: string,
-): Promise<{ status: number; body: { error: { code: string; details?: unknown } } }> {
-  const ws = new WebSocket(streamUrl(base, ticket), ['binary']);
-  ws.on('error', () => undefined);
-  const [, res] = (await Promise.race([
-    once(ws, 'unexpected-response'),
-    once(ws, 'open').then(() => {
-      ws.terminate();
-      throw new Error('the upgrade was accepted');
-    }),
-  ])) as [unknown, IncomingMessage];
-  let text = '';
-  for await (const chunk of res) text += chunk;
-  ws.terminate();
-  return { status: res.statusCode ?? 0, body: JSON.parse(text) };
-}
+export const refusedUpgrade = (base: string, ticket: string) =>
+  refusedStreamUpgrade(streamUrl(base, ticket));
 
 /** waitFor polls a condition until it holds or the bound passes (then it throws). */
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5_000) {

@@ -175,21 +175,4 @@ export class RawRfbClient {
   }
 }
 
-/** refusedUpgrade connects and returns the HTTP answer that refused the upgrade (or throws). */
-export async function refusedUpgrade(
-  streamUrl: string,
-): Promise<{ status: number; body: { error: { code: string; details?: unknown } } }> {
-  const ws = new WebSocket(streamUrl, ['binary']);
-  ws.on('error', () => undefined);
-  const [, res] = (await Promise.race([
-    once(ws, 'unexpected-response'),
-    once(ws, 'open').then(() => {
-      ws.terminate();
-      throw new Error('the upgrade was accepted');
-    }),
-  ])) as [unknown, IncomingMessage];
-  let text = '';
-  for await (const chunk of res) text += chunk;
-  ws.terminate();
-  return { status: res.statusCode ?? 0, body: JSON.parse(text) };
-}
+export { refusedUpgrade } from '../../harness/refused-upgrade.js';
