@@ -3,6 +3,7 @@
 import { randomInt } from 'node:crypto';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { rfbBanner } from './helpers/rfb-banner.js';
 import { startDesktop } from '../src/desktop/start-desktop.js';
 
 /** accepts resolves whether host:port accepts a TCP connection. */
@@ -21,23 +22,6 @@ function accepts(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** rfbBanner reads the first 12 bytes a VNC server sends. */
-function rfbBanner(host: string, port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host, port });
-    let data = '';
-    socket.setTimeout(3000, () => reject(new Error('no banner')));
-    socket.on('data', (chunk) => {
-      data += chunk.toString('latin1');
-      if (data.length >= 12) {
-        socket.destroy();
-        resolve(data.slice(0, 12));
-      }
-    });
-    socket.on('error', reject);
-  });
-}
-
 describe('startDesktop listenHost', () => {
   it('serves the driver (child daemon) and VNC on the given address only', async () => {
     const host = `127.${randomInt(100, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
@@ -48,7 +32,7 @@ describe('startDesktop listenHost', () => {
       // The daemon probes the launcher's x11vnc on that address too, so health reports its port.
       const health = await fetch(`${session.guestUrl}/healthz`);
       expect(await health.json()).toMatchObject({ vnc_port: session.vncPort });
-      expect(await rfbBanner(host, session.vncPort)).toMatch(/^RFB 003\.00\d/);
+      expect(await rfbBanner(session.vncPort, host)).toMatch(/^RFB 003\.00\d/);
       const guestPort = Number(new URL(session.guestUrl ?? '').port);
       expect(await accepts('127.0.0.1', session.vncPort)).toBe(false);
       expect(await accepts('127.0.0.1', guestPort)).toBe(false);

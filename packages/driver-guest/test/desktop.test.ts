@@ -6,6 +6,7 @@ import dbus from 'dbus-next';
 import { describe, expect, it } from 'vitest';
 import { HealthzResponse } from '@cubicle/contract/guest';
 import { listDesktopIds, stopDesktopById } from '../src/desktop/find-desktops.js';
+import { rfbBanner } from './helpers/rfb-banner.js';
 import { startDesktop, type DesktopSession } from '../src/desktop/start-desktop.js';
 import { isAlive } from './helpers/build-guest.js';
 
@@ -24,23 +25,6 @@ Gtk.main()
 `;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** rfbBanner reads the first 12 bytes a VNC server sends. */
-function rfbBanner(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    let data = '';
-    socket.setTimeout(3000, () => reject(new Error('no banner')));
-    socket.on('data', (chunk) => {
-      data += chunk.toString('latin1');
-      if (data.length >= 12) {
-        socket.destroy();
-        resolve(data.slice(0, 12));
-      }
-    });
-    socket.on('error', reject);
-  });
-}
 
 /** a11yAppNames lists the application names registered with the AT-SPI registry. */
 async function a11yAppNames(address: string): Promise<string[]> {
