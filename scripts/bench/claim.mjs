@@ -5,7 +5,7 @@
 // waits for the pool to refill. The first round runs on a freshly started API (code not yet
 // compiled by V8, statements not yet prepared on each connection): it is reported apart
 // (`first_round_*`) and the percentiles are of the rounds after it. Prints one JSON line.
-import { log, percentile, round, startStack } from './lib/stack.mjs';
+import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
 const concurrency = Number(args[args.indexOf('--concurrency') + 1]) || 32;
@@ -40,6 +40,9 @@ try {
       );
       await stack.call('PUT', '/v1/pools/bench', hold);
     }
+    const busy = await waitQuiet();
+    if (busy > 15)
+      log(`the machine did not quiet down (${busy}% busy): this round measures that too`);
     // Clients of a control plane keep connections alive: open the 32 connections first, so the
     // figure is the claim's latency, not TCP and HTTP set-up after the refill's idle minutes.
     await Promise.all(Array.from({ length: concurrency }, () => client('GET', '/v1/version')));

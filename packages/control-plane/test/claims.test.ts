@@ -121,6 +121,31 @@ describe('claims on real Postgres', () => {
     expect(next.claim.sandbox!.id).not.toBe(first.sandbox!.id);
   });
 
+  it('claims sent together: one refused by the database is rolled back alone, its sandbox stays warm', async () => {
+    const { pool } = await applyPool(w.deps, w.tenantId, 'batch', PoolSpec.parse({ image: 'img' }));
+    await seedWarm(w.db, w.tenantId, pool.id, 12);
+    const scope = 'POST /v1/pools/batch/claims';
+    // One burst (the batcher groups what arrives while a batch is in flight): plain claims, two
+    // with one name (the second hits claims_live_name_key) and two with one key (the second hits
+    // the idempotency key's unique index).
+    const results = await Promise.all([
+      ...Array.from({ length: 6 }, () => createClaim(w.deps, w.tenantId, 'batch', req())),
+      createClaim(w.deps, w.tenantId, 'batch', req({ name: 'twin' })),
+      createClaim(w.deps, w.tenantId, 'batch', req({ name: 'twin' })),
+      createClaim(w.deps, w.tenantId, 'batch', req(), { key: 'batch-k', scope }),
+      createClaim(w.deps, w.tenantId, 'batch', req(), { key: 'batch-k', scope }),
+    ]);
+    const ids = new Set(results.map((r) => r.claim.id));
+    expect(ids.size).toBe(8); // 6 + one "twin" + one for the key
+    expect(results[6]!.claim.id).toBe(results[7]!.claim.id);
+    expect(results[8]!.claim.id).toBe(results[9]!.claim.id);
+    expect(results.every((r) => r.claim.status === 'active')).toBe(true);
+    // Every claimed sandbox belongs to exactly one claim; the refused items took none.
+    expect(await w.db.sandbox.count({ where: { poolId: pool.id, state: 'claimed' } })).toBe(8);
+    expect(await w.db.sandbox.count({ where: { poolId: pool.id, state: 'warm' } })).toBe(4);
+    expect(await w.db.claim.count({ where: { poolId: pool.id } })).toBe(8);
+  });
+
   it('release is idempotent and never returns the sandbox to the pool', async () => {
     const { pool } = await applyPool(w.deps, w.tenantId, 'rel', PoolSpec.parse({ image: 'img' }));
     await seedWarm(w.db, w.tenantId, pool.id, 1);

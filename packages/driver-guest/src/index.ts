@@ -9,5 +9,5 @@ export {
   type DesktopSession,
   sessionDir,
 } from './desktop/start-desktop.js';
-export { listDesktopIds, stopDesktopById } from './desktop/find-desktops.js';
+export { listDesktopIds, listLiveDesktopIds, stopDesktopById } from './desktop/find-desktops.js';
 export { superviseVnc, type VncSupervisor } from './vnc/supervise-vnc.js';

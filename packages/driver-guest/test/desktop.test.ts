@@ -1,13 +1,22 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import dbus from 'dbus-next';
 import { describe, expect, it } from 'vitest';
 import { HealthzResponse } from '@cubicle/contract/guest';
-import { listDesktopIds, stopDesktopById } from '../src/desktop/find-desktops.js';
+import {
+  listDesktopIds,
+  listLiveDesktopIds,
+  stopDesktopById,
+} from '../src/desktop/find-desktops.js';
 import { rfbBanner } from './helpers/rfb-banner.js';
-import { startDesktop, type DesktopSession } from '../src/desktop/start-desktop.js';
+import {
+  SESSION_FILE,
+  sessionDir,
+  startDesktop,
+  type DesktopSession,
+} from '../src/desktop/start-desktop.js';
 import { isAlive } from './helpers/build-guest.js';
 
 // A GTK3 window, named so the test can find it on the accessibility bus.
@@ -188,6 +197,32 @@ describe('desktop launcher', () => {
     }
     expect([...seen]).toEqual([]);
     expect(await listDesktopIds()).not.toContain(id);
+  });
+
+  it('listLiveDesktopIds lists a session while its recorded X server lives', async () => {
+    const prefix = `live-${process.pid}-${Date.now()}`;
+    const session = await startDesktop({ id: `${prefix}-a`, daemon: 'none' });
+    try {
+      expect(await listLiveDesktopIds(prefix)).toEqual([`${prefix}-a`]);
+      expect(await listLiveDesktopIds(`${prefix}-other`)).toEqual([]);
+      // A record naming a pid that is now another process (another start time) is not a session.
+      const file = `${sessionDir(`${prefix}-a`)}/${SESSION_FILE}`;
+      const record = JSON.parse(readFileSync(file, 'utf8'));
+      writeFileSync(file, JSON.stringify({ ...record, xvfb: { ...record.xvfb, startTime: '1' } }));
+      expect(await listLiveDesktopIds(prefix)).toEqual([]);
+      writeFileSync(file, JSON.stringify(record));
+      expect(await listLiveDesktopIds(prefix)).toEqual([`${prefix}-a`]);
+      // The X server dying makes the desktop unusable: it leaves the list, though its directory
+      // and other processes are still there (the marker scan still sees them).
+      process.kill(session.pids.xvfb, 'SIGKILL');
+      for (let i = 0; i < 100 && (await listLiveDesktopIds(prefix)).length > 0; i++)
+        await sleep(20);
+      expect(await listLiveDesktopIds(prefix)).toEqual([]);
+      expect(await listDesktopIds()).toContain(`${prefix}-a`);
+    } finally {
+      await session.stop();
+    }
+    expect(await listDesktopIds()).not.toContain(`${prefix}-a`);
   });
 
   it('gives concurrent launchers distinct displays', async () => {

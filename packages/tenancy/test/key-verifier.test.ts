@@ -60,6 +60,51 @@ describe('key verifier', () => {
     await verifier.settle();
   });
 
+  it('shares one lookup between concurrent checks of a key the cache does not hold', async () => {
+    const key = await createApiKey(db, { tenantId, name: 'burst', role: 'member' });
+    const { verifier, clock } = clocked({ cacheTtlMs: 5_000 });
+    const burst = await Promise.all(Array.from({ length: 32 }, () => verifier.verify(key.key)));
+    expect(burst.every((c) => c?.apiKeyId === key.id)).toBe(true);
+    expect(verifier.stats().lookups).toBe(1);
+    // After a quiet spell longer than the TTL the next burst again costs one lookup.
+    clock.t += 60_000;
+    await Promise.all(Array.from({ length: 32 }, () => verifier.verify(key.key)));
+    expect(verifier.stats()).toEqual({ lookups: 2, hits: 0 });
+    await verifier.settle();
+  });
+
+  it('refreshes a key in use before its entry expires, and a refresh that finds it revoked drops it', async () => {
+    const key = await createApiKey(db, { tenantId, name: 'steady', role: 'member' });
+    const { verifier, clock } = clocked({ cacheTtlMs: 5_000 });
+    expect(await verifier.verify(key.key)).not.toBeNull();
+    clock.t += 3_000; // past half the TTL: answered from the cache, refreshed behind it
+    expect(await verifier.verify(key.key)).not.toBeNull();
+    await verifier.settle();
+    expect(verifier.stats()).toEqual({ lookups: 2, hits: 1 });
+    clock.t += 4_000; // past the first entry's expiry, within the refreshed one's
+    expect(await verifier.verify(key.key)).not.toBeNull();
+    await verifier.settle();
+    expect(verifier.stats()).toEqual({ lookups: 3, hits: 2 });
+
+    await revokeApiKey(db, tenantId, key.id);
+    clock.t += 3_000;
+    expect(await verifier.verify(key.key)).not.toBeNull(); // within the TTL of the last lookup
+    await verifier.settle(); // that use refreshed the entry and found the key revoked
+    expect(await verifier.verify(key.key)).toBeNull();
+    expect(verifier.stats().lookups).toBe(5);
+  });
+
+  it('does not cache a key whose lookup was running when it was evicted', async () => {
+    const key = await createApiKey(db, { tenantId, name: 'racing', role: 'member' });
+    const { verifier } = clocked({ cacheTtlMs: 60_000 });
+    const running = verifier.verify(key.key);
+    verifier.evict(key.id);
+    expect(await running).not.toBeNull();
+    await verifier.verify(key.key);
+    expect(verifier.stats()).toEqual({ lookups: 2, hits: 0 });
+    await verifier.settle();
+  });
+
   it('never caches unknown keys: a key created after a failed lookup works at once', async () => {
     const { verifier } = clocked({ cacheTtlMs: 60_000 });
     const generated = generateApiKey();

@@ -10,7 +10,7 @@ export interface InsertClaimInput {
   /** The requested TTL; null takes the pool's. Capped at the pool's maximum lifetime. */
   ttlSeconds: number | null;
   now: Date;
-  /** With a key, the key row is written by the same statement (a duplicate key aborts it all). */
+  /** With a key, the key row is written with the claim (a duplicate key rolls the claim back). */
   idempotency?: { rowId: string; key: string; scope: string; requestHash: string; expiresAt: Date };
 }
 
@@ -26,98 +26,140 @@ export interface InsertedClaim {
   sandbox: Record<string, unknown> | null;
 }
 
-/**
- * insertClaim is the claim hot path as ONE statement (one round trip, one implicit transaction),
- * sent on the plain node-postgres pool (the ORM's per-query CPU is most of a claim's cost):
- * find the tenant's live pool by name, check the tenant's concurrent-claims quota, take the oldest warm sandbox of the pool's current
- * generation (SKIP LOCKED: concurrent claims never wait on each other), insert the claim (active
- * with it, or pending without), and record the idempotency key with the outcome. Any unique
- * violation (a live name taken, a key already used) aborts the whole statement, sandbox included.
- * The quota count is not locked, so simultaneous claims at the quota's edge may pass together.
- */
-export async function insertClaim(db: Db, i: InsertClaimInput): Promise<InsertedClaim> {
-  const idem = i.idempotency;
-  const { rows } = await sqlPoolOf(db).query<{
-    pool_id: string | null;
-    quota_ok: boolean;
-    lim: number;
-    used: number;
-    claim: Record<string, unknown> | null;
-    sandbox: Record<string, unknown> | null;
-  }>({
-    // Named: each connection parses and plans the statement once, then only binds and runs it.
-    name: 'cubicle_insert_claim_v1',
-    text: INSERT_CLAIM_SQL,
-    values: [
-      i.now,
-      i.ttlSeconds,
-      i.tenantId,
-      i.poolName,
-      i.claimId,
-      i.name,
-      JSON.stringify(i.metadata),
-      idem?.rowId ?? null,
-      idem?.key ?? null,
-      idem?.scope ?? null,
-      idem?.requestHash ?? null,
-      idem?.expiresAt ?? i.now,
-      idem !== undefined,
-    ],
-  });
-  const row = rows[0]!;
-  return {
-    poolFound: row.pool_id !== null,
-    poolId: row.pool_id,
-    quotaOk: row.quota_ok,
-    limit: row.lim,
-    used: row.used,
-    claim: row.claim,
-    sandbox: row.sandbox,
-  };
+/** A claim the database refused (the item alone was rolled back): SQLSTATE and constraint, as pg reports them. */
+export class ClaimStatementError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly constraint: string | undefined,
+  ) {
+    super(message);
+    this.name = 'ClaimStatementError';
+  }
 }
 
-// $1 now, $2 ttl or null, $3 tenant, $4 pool name, $5 claim id, $6 claim name, $7 metadata
-// (json text), $8-$12 idempotency row id, key, scope, request hash, expiry, $13 has a key.
-const INSERT_CLAIM_SQL = `
-    WITH pool AS (
-      SELECT id, generation, idle_timeout_seconds,
-             COALESCE($2::int, claim_ttl_seconds) AS ttl,
-             $1::timestamptz + make_interval(secs => max_claim_lifetime_seconds) AS max_expires_at
-      FROM pools WHERE tenant_id = $3 AND name = $4 AND deleted_at IS NULL
-    ), quota AS (
-      SELECT t.max_concurrent_claims AS lim,
-             (SELECT count(*)::int FROM claims c WHERE c.tenant_id = t.id AND c.status IN ('pending', 'active')) AS used
-      FROM tenants t WHERE t.id = $3
-    ), picked AS (
-      SELECT s.id FROM sandboxes s
-      WHERE (SELECT used < lim FROM quota)
-        AND s.pool_id = (SELECT id FROM pool) AND s.state = 'warm' AND s.generation = (SELECT generation FROM pool)
-      ORDER BY s.created_at LIMIT 1 FOR UPDATE OF s SKIP LOCKED
-    ), taken AS (
-      UPDATE sandboxes s SET state = 'claimed', claimed_at = $1, updated_at = $1
-      FROM picked WHERE s.id = picked.id AND s.state = 'warm'
-      RETURNING s.*
-    ), inserted AS (
-      INSERT INTO claims (id, tenant_id, pool_id, sandbox_id, name, status, metadata, ttl_seconds,
-                          idle_timeout_seconds, expires_at, max_expires_at, last_heartbeat_at, created_at, updated_at)
-      SELECT $5, $3, pool.id, (SELECT id FROM taken), $6,
-             CASE WHEN EXISTS (SELECT 1 FROM taken) THEN 'active'::claim_status ELSE 'pending'::claim_status END,
-             $7::jsonb, pool.ttl, pool.idle_timeout_seconds,
-             LEAST($1::timestamptz + make_interval(secs => pool.ttl), pool.max_expires_at), pool.max_expires_at,
-             $1, $1, $1
-      FROM quota, pool WHERE quota.used < quota.lim
-      RETURNING *
-    ), idem AS (
-      INSERT INTO idempotency_keys (id, tenant_id, key, scope, request_hash, response_status, resource_id, created_at, completed_at, expires_at)
-      SELECT $8::text, $3, $9::text, $10::text, $11::text,
-             CASE WHEN inserted.status = 'active' THEN 201 ELSE 202 END, inserted.id, $1, $1, $12::timestamptz
-      FROM inserted WHERE $13::boolean
-      RETURNING id
-    )
-    SELECT (SELECT id FROM pool) AS pool_id,
-           COALESCE((SELECT used < lim FROM quota), false) AS quota_ok,
-           COALESCE((SELECT lim FROM quota), 0) AS lim,
-           COALESCE((SELECT used FROM quota), 0) AS used,
-           (SELECT row_to_json(inserted) FROM inserted) AS claim,
-           (SELECT row_to_json(taken) FROM taken) AS sandbox,
-           (SELECT count(*) FROM idem) AS idem_rows`;
+interface BatchRow {
+  idx: number;
+  pool_id: string | null;
+  quota_ok: boolean;
+  lim: number;
+  used: number;
+  claim: Record<string, unknown> | null;
+  sandbox: Record<string, unknown> | null;
+  err_code: string | null;
+  err_constraint: string | null;
+  err_message: string | null;
+}
+
+interface Waiting {
+  input: InsertClaimInput;
+  resolve: (claim: InsertedClaim) => void;
+  reject: (err: unknown) => void;
+}
+
+// Two batches in flight: a claim arriving alone is sent at once, and while one batch waits on
+// the database the next one is already filling. More would only split bursts into smaller batches.
+const MAX_IN_FLIGHT = 2;
+const MAX_BATCH = 200;
+
+const batchers = new WeakMap<Db, (input: InsertClaimInput) => Promise<InsertedClaim>>();
+
+/**
+ * insertClaim runs the claim hot path (see migration `claim_batch`): find the tenant's live
+ * pool by name, check the concurrent-claims quota, take the oldest warm sandbox of the pool's
+ * current generation (SKIP LOCKED), insert the claim (active with it, or pending without) and
+ * the idempotency key. Claims are group-committed: one arriving while earlier ones are in flight
+ * waits for the next batch, and a batch is one statement, one round trip and one commit on the
+ * plain node-postgres pool (the ORM's per-query CPU would be most of a claim's cost). A claim the
+ * database refuses (a unique violation: live name taken, key already used) rejects with a
+ * ClaimStatementError and changes nothing; the others in its batch are unaffected. The quota
+ * count is not locked, so simultaneous claims from different API processes at the quota's edge
+ * may pass together.
+ */
+export function insertClaim(db: Db, input: InsertClaimInput): Promise<InsertedClaim> {
+  let submit = batchers.get(db);
+  if (!submit) batchers.set(db, (submit = createBatcher(sqlPoolOf(db))));
+  return submit(input);
+}
+
+function createBatcher(pool: ReturnType<typeof sqlPoolOf>) {
+  let queue: Waiting[] = [];
+  let inFlight = 0;
+
+  function pump() {
+    while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
+      const batch = queue.slice(0, MAX_BATCH);
+      queue = queue.slice(batch.length);
+      inFlight++;
+      void run(batch).finally(() => {
+        inFlight--;
+        pump();
+      });
+    }
+  }
+
+  async function run(batch: Waiting[]) {
+    let rows: BatchRow[];
+    try {
+      ({ rows } = await pool.query<BatchRow>({
+        // Named: each connection plans it once, then only binds and runs it.
+        name: 'cubicle_claim_batch_v1',
+        text: 'SELECT * FROM cubicle_claim_batch($1::jsonb) ORDER BY idx',
+        values: [JSON.stringify(batch.map((w) => itemOf(w.input)))],
+      }));
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    for (const [i, w] of batch.entries()) {
+      const row = rows[i];
+      if (!row) w.reject(new Error('the claim batch returned fewer rows than it was sent'));
+      else if (row.err_code)
+        w.reject(
+          new ClaimStatementError(
+            row.err_message ?? 'claim refused',
+            row.err_code,
+            row.err_constraint ?? undefined,
+          ),
+        );
+      else
+        w.resolve({
+          poolFound: row.pool_id !== null,
+          poolId: row.pool_id,
+          quotaOk: row.quota_ok,
+          limit: row.lim,
+          used: row.used,
+          claim: row.claim,
+          sandbox: row.sandbox,
+        });
+    }
+  }
+
+  return (input: InsertClaimInput) =>
+    new Promise<InsertedClaim>((resolve, reject) => {
+      queue.push({ input, resolve, reject });
+      pump();
+    });
+}
+
+function itemOf(i: InsertClaimInput) {
+  const idem = i.idempotency;
+  return {
+    now: i.now.toISOString(),
+    tenant_id: i.tenantId,
+    pool_name: i.poolName,
+    claim_id: i.claimId,
+    name: i.name,
+    metadata: i.metadata,
+    ttl_seconds: i.ttlSeconds,
+    idempotency: idem
+      ? {
+          id: idem.rowId,
+          key: idem.key,
+          scope: idem.scope,
+          request_hash: idem.requestHash,
+          expires_at: idem.expiresAt.toISOString(),
+        }
+      : null,
+  };
+}

@@ -1,6 +1,41 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
-import { MARKER_VAR, killSession } from './session-processes.js';
-import { liveSessions, sessionDir } from './start-desktop.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MARKER_VAR, killSession, processStartTime } from './session-processes.js';
+import {
+  liveSessions,
+  SESSION_DIR_PREFIX,
+  SESSION_FILE,
+  sessionDir,
+  type SessionFile,
+} from './start-desktop.js';
+
+/**
+ * listLiveDesktopIds returns the ids (starting with `idPrefix`) of sessions whose X server is
+ * still the process recorded at start: a directory listing and one /proc read per session, cheap
+ * enough for a periodic sweep. A session whose X server died is not listed (it is unusable);
+ * processes of a session whose directory is gone are found only by listDesktopIds.
+ */
+export async function listLiveDesktopIds(idPrefix = ''): Promise<string[]> {
+  const wanted = SESSION_DIR_PREFIX + idPrefix;
+  const names = (await readdir(tmpdir()).catch(() => [] as string[])).filter((n) =>
+    n.startsWith(wanted),
+  );
+  const live = await Promise.all(
+    names.map(async (name) => {
+      const id = name.slice(SESSION_DIR_PREFIX.length);
+      try {
+        const file = await readFile(join(tmpdir(), name, SESSION_FILE), 'utf8');
+        const record = JSON.parse(file) as SessionFile;
+        if (record.id !== id) return null;
+        return (await processStartTime(record.xvfb.pid)) === record.xvfb.startTime ? id : null;
+      } catch {
+        return null; // starting (no file yet), stopping, or not ours
+      }
+    }),
+  );
+  return live.filter((id): id is string => id !== null).sort();
+}
 
 /**
  * listDesktopIds returns the ids of the desktop sessions running on this machine, read from the

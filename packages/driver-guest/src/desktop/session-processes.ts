@@ -29,6 +29,22 @@ async function readStat(pid: number): Promise<ProcInfo | null> {
   }
 }
 
+/**
+ * processStartTime is when a live process started (clock ticks since boot, /proc stat field 22),
+ * or null when it is gone or a zombie. A pid with the start time recorded at launch is that same
+ * process, not a later one that reused the number.
+ */
+export async function processStartTime(pid: number): Promise<string | null> {
+  try {
+    const raw = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const rest = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+    if (rest[0] === 'Z' || rest[0] === 'X') return null;
+    return rest[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** isAlive is true for a process that exists and is not a zombie (PID 1 here reaps nothing). */
 export async function isAlive(pid: number): Promise<boolean> {
   const info = await readStat(pid);

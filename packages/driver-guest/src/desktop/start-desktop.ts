@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ import { canConnect } from '../server/probe-desktop.js';
 import { freeLocalPort, superviseVnc, type VncSupervisor } from '../vnc/supervise-vnc.js';
 import { startA11yBus } from './start-a11y-bus.js';
 import { sessionEnv } from './session-env.js';
-import { findSessionProcesses, killSession } from './session-processes.js';
+import { findSessionProcesses, killSession, processStartTime } from './session-processes.js';
 import { spawnDetached, waitFor } from './spawn-detached.js';
 import { startSessionBus, startWindowManager, startXvfb } from './start-x-session.js';
 
@@ -53,6 +53,17 @@ const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** sessionDir is where a session keeps its runtime files; derived from the id so others can remove it. */
 export const sessionDir = (id: string) => join(tmpdir(), `cubicle-desktop-${id}`);
+export const SESSION_DIR_PREFIX = 'cubicle-desktop-';
+
+/**
+ * The session file names the X server (pid and start time): the session is live while that
+ * process is, which listLiveDesktopIds checks without scanning every process on the machine.
+ */
+export const SESSION_FILE = 'session.json';
+export interface SessionFile {
+  id: string;
+  xvfb: { pid: number; startTime: string };
+}
 
 // One process 'exit' listener for all sessions of this process (not one each: many desktops in
 // one worker would pass Node's listener warning threshold).
@@ -173,6 +184,11 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     );
     track(xvfb.child);
     const display = xvfb.display;
+    const xvfbPid = xvfb.child.pid as number;
+    const xvfbStart = await processStartTime(xvfbPid);
+    if (xvfbStart === null) throw new Error('Xvfb exited during start-up');
+    const record: SessionFile = { id, xvfb: { pid: xvfbPid, startTime: xvfbStart } };
+    await writeFile(join(dir, SESSION_FILE), JSON.stringify(record), { mode: 0o600 });
     // The session bus hands its environment to what it activates (the a11y bus), so it needs DISPLAY.
     const bus = await startSessionBus(
       join(dir, 'bus'),
