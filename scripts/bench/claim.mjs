@@ -21,7 +21,7 @@ try {
   const warmSeconds = await stack.warmPool('bench', spec, concurrency);
   await stack.call('PUT', '/v1/pools/bench', hold);
   log(`warm in ${warmSeconds.toFixed(1)} s`);
-  const client = stack.httpClient(concurrency);
+  const client = await stack.httpClient(concurrency);
   const latencies = [];
   const firstRound = [];
   let doubleClaims = 0;
@@ -68,6 +68,7 @@ try {
       `round ${r + 1}/${rounds}: p50 ${round(percentile(thisRound, 50))} ms, max ${round(Math.max(...thisRound))} ms`,
     );
   }
+  client.close();
   const line = {
     bench: 'claim',
     concurrency,

@@ -121,7 +121,7 @@ try {
   }
 
   // Claims from warm: `concurrency` clients claim `claimCount` sandboxes across the pools.
-  const client = stack.httpClient(concurrency);
+  const client = await stack.httpClient(concurrency);
   // Clients keep connections alive: open them first, as bench:claim does.
   await Promise.all(Array.from({ length: concurrency }, () => client('GET', '/v1/version')));
   const latencies: number[] = [];
@@ -146,6 +146,7 @@ try {
       }
     }),
   );
+  client.close();
 
   // Refill: release `refillCount` claims (their Pods are deleted) and time the pools back to full.
   for (const id of claimIds.slice(0, refillCount)) await stack.call('DELETE', `/v1/claims/${id}`);

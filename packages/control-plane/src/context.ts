@@ -23,23 +23,41 @@ export interface Deps {
 
 export const nowOf = (deps: Deps): Date => (deps.now ? deps.now() : new Date());
 
+interface PendingNudge {
+  promise: Promise<unknown>;
+  firstAt: number;
+  timer: NodeJS.Timeout;
+  send: () => void;
+}
+
 // Nudges waiting to be sent, per queue client and pool (see nudgeReconcile).
-const pendingNudges = new WeakMap<Enqueue, Map<string, Promise<unknown>>>();
-const NUDGE_COALESCE_MS = 10;
+const pendingNudges = new WeakMap<Enqueue, Map<string, PendingNudge>>();
+/** A nudge goes this long after the last one of a burst… */
+const NUDGE_QUIET_MS = 20;
+/** …and never later than this after the first. */
+const NUDGE_MAX_DELAY_MS = 100;
 
 /**
- * nudgeReconcile asks the worker to reconcile a pool soon: 50 ms after the last nudge of a burst
- * (a burst of claims must not become a burst of reconciles). Nudges of one process within 10 ms
- * share one enqueue (a queue call costs more CPU than the claim's own statement); across
- * processes BullMQ's debounce merges them. A lost nudge is harmless: the periodic sweep
- * reconciles every pool anyway.
+ * nudgeReconcile asks the worker to reconcile a pool soon. Nudges of one process share one
+ * enqueue: it is sent 20 ms after the last nudge of a burst, at most 100 ms after the first, so
+ * a burst of claims becomes one reconcile that runs after the burst instead of beside it (the
+ * reconcile's queries would compete with the claims for the database and CPU; a refill that
+ * starts a few ms later is immaterial next to a desktop's start). Across processes BullMQ's
+ * deduplication merges them. A lost nudge is harmless: the periodic sweep reconciles every pool.
  */
 export function nudgeReconcile(deps: Deps, tenantId: string, poolId: string): Promise<unknown> {
   let byPool = pendingNudges.get(deps.queues);
   if (!byPool) pendingNudges.set(deps.queues, (byPool = new Map()));
+  const now = Date.now();
   const pending = byPool.get(poolId);
-  if (pending) return pending;
-  const nudge = new Promise((resolve) => setTimeout(resolve, NUDGE_COALESCE_MS)).then(() => {
+  if (pending) {
+    clearTimeout(pending.timer);
+    const delay = Math.min(NUDGE_QUIET_MS, pending.firstAt + NUDGE_MAX_DELAY_MS - now);
+    pending.timer = setTimeout(pending.send, Math.max(0, delay));
+    return pending.promise;
+  }
+  let send!: () => void;
+  const promise = new Promise<void>((resolve) => (send = resolve)).then(() => {
     // Leave the map before enqueueing: a claim committed from now on needs a nudge of its own.
     byPool.delete(poolId);
     return deps.queues
@@ -50,6 +68,6 @@ export function nudgeReconcile(deps: Deps, tenantId: string, poolId: string): Pr
       )
       .catch(() => undefined);
   });
-  byPool.set(poolId, nudge);
-  return nudge;
+  byPool.set(poolId, { promise, firstAt: now, timer: setTimeout(send, NUDGE_QUIET_MS), send });
+  return promise;
 }

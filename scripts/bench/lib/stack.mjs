@@ -2,13 +2,13 @@
 // dir, migrations, a tenant with an admin key, the worker (local backend: real desktops) and the
 // API on a loopback port. stop() ends everything it started, by pid, and removes the temp dir.
 import { spawn } from 'node:child_process';
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { leanClient } from './lean-http.mjs';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const load = (p) => {
@@ -154,43 +154,9 @@ export async function startStack({
       });
       return { status: res.status, body: await res.json() };
     };
-    /**
-     * httpClient is a lean HTTP/1.1 client (node:http, keep-alive) for measured requests: on a
-     * 2-core machine the client shares the CPU with what it measures, and fetch costs several
-     * times more per request than a plain keep-alive agent.
-     */
-    const httpClient = (sockets) => {
-      const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-      const target = new URL(url);
-      return (method, path, body) =>
-        new Promise((resolve, reject) => {
-          const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-          const req = http.request(
-            {
-              host: target.hostname,
-              port: target.port,
-              path,
-              method,
-              agent,
-              headers: {
-                authorization: headers.authorization,
-                ...(payload
-                  ? { 'content-type': 'application/json', 'content-length': payload.length }
-                  : {}),
-              },
-            },
-            (res) => {
-              const chunks = [];
-              res.on('data', (c) => chunks.push(c));
-              res.on('end', () =>
-                resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks)) }),
-              );
-            },
-          );
-          req.on('error', reject);
-          req.end(payload);
-        });
-    };
+    /** httpClient opens `sockets` kept-alive connections of the lean client (lib/lean-http.mjs). */
+    const httpClient = (sockets) =>
+      leanClient(url, sockets, { authorization: headers.authorization });
     return {
       url,
       db,
