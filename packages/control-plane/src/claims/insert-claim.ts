@@ -57,9 +57,10 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
-// Two batches in flight: a claim arriving alone is sent at once, and while one batch waits on
-// the database the next one is already filling. More would only split bursts into smaller batches.
-const MAX_IN_FLIGHT = 2;
+// Batches in flight at once, each on its own connection (so Postgres runs them on several
+// cores), and the smallest batch worth a connection of its own when a flush is split.
+const MAX_IN_FLIGHT = 4;
+const SPLIT_MIN = 8;
 const MAX_BATCH = 200;
 
 const batchers = new WeakMap<Db, (input: InsertClaimInput) => Promise<InsertedClaim>>();
@@ -68,8 +69,9 @@ const batchers = new WeakMap<Db, (input: InsertClaimInput) => Promise<InsertedCl
  * insertClaim runs the claim hot path (see migration `claim_batch`): find the tenant's live
  * pool by name, check the concurrent-claims quota, take the oldest warm sandbox of the pool's
  * current generation (SKIP LOCKED), insert the claim (active with it, or pending without) and
- * the idempotency key. Claims are group-committed: one arriving while earlier ones are in flight
- * waits for the next batch, and a batch is one statement, one round trip and one commit on the
+ * the idempotency key. Claims are group-committed: those arriving in one turn of the event loop,
+ * or while the connections are busy, go together (split over up to four connections), and a
+ * batch is one statement, one round trip and one commit on the
  * plain node-postgres pool (the ORM's per-query CPU would be most of a claim's cost). A claim the
  * database refuses (a unique violation: live name taken, key already used) rejects with a
  * ClaimStatementError and changes nothing; the others in its batch are unaffected. The quota
@@ -85,15 +87,31 @@ export function insertClaim(db: Db, input: InsertClaimInput): Promise<InsertedCl
 function createBatcher(pool: ReturnType<typeof sqlPoolOf>) {
   let queue: Waiting[] = [];
   let inFlight = 0;
+  let scheduled = false;
 
-  function pump() {
-    while (inFlight < MAX_IN_FLIGHT && queue.length > 0) {
-      const batch = queue.slice(0, MAX_BATCH);
+  // Claims that arrive in one turn of the event loop (a burst read from many sockets at once)
+  // go together: the first schedules the flush for the end of the turn, the rest join it.
+  function schedule() {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      flush();
+    });
+  }
+
+  function flush() {
+    const free = MAX_IN_FLIGHT - inFlight;
+    if (free <= 0 || queue.length === 0) return; // a finishing batch flushes again
+    const parts = Math.min(free, Math.ceil(queue.length / SPLIT_MIN));
+    const size = Math.min(MAX_BATCH, Math.ceil(queue.length / parts));
+    for (let i = 0; i < parts && queue.length > 0; i++) {
+      const batch = queue.slice(0, size);
       queue = queue.slice(batch.length);
       inFlight++;
       void run(batch).finally(() => {
         inFlight--;
-        pump();
+        flush();
       });
     }
   }
@@ -138,7 +156,7 @@ function createBatcher(pool: ReturnType<typeof sqlPoolOf>) {
   return (input: InsertClaimInput) =>
     new Promise<InsertedClaim>((resolve, reject) => {
       queue.push({ input, resolve, reject });
-      pump();
+      schedule();
     });
 }
 
