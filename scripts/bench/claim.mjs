@@ -2,9 +2,10 @@
 // npm run bench:claim -- --json
 // Claim latency from a warm pool of real desktops at 32 concurrent clients, measured by the
 // clients over real HTTP. Each round claims every warm sandbox at once, then releases them and
-// waits for the pool to refill. The first round runs on a freshly started API (code not yet
-// compiled by V8, statements not yet prepared on each connection): it is reported apart
-// (`first_round_*`) and the percentiles are of the rounds after it. Prints one JSON line.
+// waits for the pool to refill and its new desktops to settle (10 s, then a quiet second). The
+// first round runs on a freshly started API (code not yet compiled by V8, statements not yet
+// prepared on each connection): it is reported apart (`first_round_*`) and the percentiles are
+// of the rounds after it. Prints one JSON line.
 import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
@@ -40,7 +41,8 @@ try {
       );
       await stack.call('PUT', '/v1/pools/bench', hold);
     }
-    const busy = await waitQuiet();
+    // The newest desktops became warm just now: wait past their daemons' delayed GC (see waitQuiet).
+    const busy = await waitQuiet({ settleMs: 10_000 });
     if (busy > 15)
       log(`the machine did not quiet down (${busy}% busy): this round measures that too`);
     // Clients of a control plane keep connections alive: open the 32 connections first, so the

@@ -200,12 +200,14 @@ function cpuTimes() {
 }
 
 /**
- * waitQuiet waits until the machine's CPU is mostly idle for a whole second (or the timeout
- * passes) and returns the busy percentage of the last second. Desktops keep working for a few
- * seconds after they report ready (each guest daemon's V8 runs a memory-reducing GC ~8 s after
- * start); a warm pool in service has long settled, so benchmarks measure after that.
+ * waitQuiet waits `settleMs`, then until the machine's CPU is mostly idle for a whole second (or
+ * the timeout passes), and returns the busy percentage of the last second. Desktops keep working
+ * for a while after they report ready (each guest daemon's V8 runs a memory-reducing GC of
+ * 40-80 ms about 8 s after start, too short to show in a busy percentage); a warm pool in service
+ * has long settled, so benchmarks measure after that.
  */
-export async function waitQuiet({ maxBusyPercent = 15, timeoutMs = 30_000 } = {}) {
+export async function waitQuiet({ settleMs = 0, maxBusyPercent = 15, timeoutMs = 30_000 } = {}) {
+  await new Promise((r) => setTimeout(r, settleMs));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const a = cpuTimes();

@@ -70,13 +70,12 @@ const batchers = new WeakMap<Db, (input: InsertClaimInput) => Promise<InsertedCl
  * pool by name, check the concurrent-claims quota, take the oldest warm sandbox of the pool's
  * current generation (SKIP LOCKED), insert the claim (active with it, or pending without) and
  * the idempotency key. Claims are group-committed: those arriving in one turn of the event loop,
- * or while the connections are busy, go together (split over up to four connections), and a
- * batch is one statement, one round trip and one commit on the
- * plain node-postgres pool (the ORM's per-query CPU would be most of a claim's cost). A claim the
- * database refuses (a unique violation: live name taken, key already used) rejects with a
- * ClaimStatementError and changes nothing; the others in its batch are unaffected. The quota
- * count is not locked, so simultaneous claims from different API processes at the quota's edge
- * may pass together.
+ * or while the connections are busy, go together (split over up to four connections); a batch
+ * is one statement, one round trip and one commit on the plain node-postgres pool (the ORM's
+ * per-query CPU would be most of a claim's cost). A claim the database refuses (a unique
+ * violation: live name taken, key already used) rejects with a ClaimStatementError and changes
+ * nothing; the others in its batch are unaffected. The quota count is not locked, so claims at
+ * the quota's edge in concurrent batches (or API processes) may pass together.
  */
 export function insertClaim(db: Db, input: InsertClaimInput): Promise<InsertedClaim> {
   let submit = batchers.get(db);
