@@ -7,6 +7,8 @@ import {
   type KubeCluster,
   type NodeAgent,
 } from '../../../test/harness/kube/index.js';
+
+export { VMI_API } from '../../../test/harness/kube/index.js';
 import { createKubeClient, loadKubeConfig, type KubeClient } from '../src/index.js';
 
 export interface KubeFixture {

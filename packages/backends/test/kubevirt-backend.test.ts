@@ -12,13 +12,13 @@ import {
   newSandboxId,
   provisionInput,
   startKubeFixture,
+  VMI_API,
   type KubeFixture,
 } from './kube-fixture.js';
 
 let kube: KubeFixture;
 let backend: KubeSandboxBackend;
 let custom: CustomObjectsApi;
-const VMI = { group: 'kubevirt.io', version: 'v1', plural: 'virtualmachineinstances' };
 
 beforeAll(async () => {
   kube = await startKubeFixture();
@@ -32,7 +32,7 @@ afterAll(async () => {
 }, 120_000);
 
 const readVmi = (name: string) =>
-  custom.getNamespacedCustomObject({ ...VMI, namespace: kube.namespace, name }) as Promise<{
+  custom.getNamespacedCustomObject({ ...VMI_API, namespace: kube.namespace, name }) as Promise<{
     metadata: { labels: Record<string, string>; uid: string };
     status?: { phase?: string };
   }>;
@@ -81,7 +81,7 @@ describe('kubevirt backend', () => {
 
   it('a VMI deleted behind its back disappears from list(); destroy is idempotent', async () => {
     const name = sandboxObjectName(a);
-    await custom.deleteNamespacedCustomObject({ ...VMI, namespace: kube.namespace, name });
+    await custom.deleteNamespacedCustomObject({ ...VMI_API, namespace: kube.namespace, name });
     await vi.waitFor(async () => expect(await backend.list()).not.toContain(a), {
       timeout: 30_000,
       interval: 100,

@@ -1,4 +1,5 @@
 export * from './context.js';
+export * from './page-by-id.js';
 export * from './backend/types.js';
 export * from './crypto/keyring.js';
 export * from './pools/apply-pool.js';

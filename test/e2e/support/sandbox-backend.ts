@@ -18,6 +18,7 @@ import { listDesktopIds, startDesktop, stopDesktopById } from '@cubicle/driver-g
 import {
   startKubeCluster,
   startNodeAgent,
+  VMI_API,
   type KubeCluster,
   type NodeAgent,
 } from '../../harness/kube/index.js';
@@ -105,9 +106,7 @@ export async function startE2eBackend(
         kind === 'kubernetes'
           ? cluster.kubeconfig.makeApiClient(CoreV1Api).readNamespacedPod({ name, namespace })
           : (cluster.kubeconfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
-              group: 'kubevirt.io',
-              version: 'v1',
-              plural: 'virtualmachineinstances',
+              ...VMI_API,
               namespace,
               name,
             }) as Promise<{
@@ -138,9 +137,7 @@ export async function startE2eBackend(
             .deleteNamespacedPod({ name, namespace });
         else
           await cluster.kubeconfig.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({
-            group: 'kubevirt.io',
-            version: 'v1',
-            plural: 'virtualmachineinstances',
+            ...VMI_API,
             namespace,
             name,
           });
@@ -168,9 +165,7 @@ export async function startE2eBackend(
           });
         else
           await cluster.kubeconfig.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-            group: 'kubevirt.io',
-            version: 'v1',
-            plural: 'virtualmachineinstances',
+            ...VMI_API,
             namespace,
             body: buildSandboxVmi(template, { namespace }),
           });

@@ -14,4 +14,5 @@ export {
   type WorkloadKind,
 } from './node-agent.js';
 export { KUBEVIRT_CRDS, installKubevirtCrds } from './kubevirt-crds.js';
+export { VMI_API } from './write-status.js';
 export { GUEST_PORT, VNC_PORT, type VmiObject, type WorkloadSpec } from './workload-spec.js';

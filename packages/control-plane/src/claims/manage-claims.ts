@@ -2,6 +2,7 @@ import type { Claim as ClaimView, ClaimListQuery, ReleaseReason } from '@cubicle
 import { AppError } from '@cubicle/contract/errors';
 import type { Prisma } from '@cubicle/db';
 import { nowOf, nudgeReconcile, type Deps } from '../context.js';
+import { pageById } from '../page-by-id.js';
 import { publishViewerRevocation } from '../viewer/viewer-events.js';
 import { claimInclude, toClaimView } from './claim-view.js';
 
@@ -29,11 +30,7 @@ export async function listClaims(deps: Deps, tenantId: string, query: ClaimListQ
     orderBy: { id: 'desc' },
     take: query.limit + 1,
   });
-  const page = rows.slice(0, query.limit);
-  return {
-    data: page.map(toClaimView),
-    next_cursor: rows.length > query.limit ? page.at(-1)!.id : null,
-  };
+  return pageById(rows, query.limit, toClaimView);
 }
 
 /** heartbeatClaim records liveness; it keeps a claim with an idle timeout from being reclaimed. */

@@ -1,6 +1,7 @@
 import type { ActionRecord, ListQuery } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import type { Deps } from '../context.js';
+import { pageById } from '../page-by-id.js';
 
 /**
  * listActions pages a claim's stored ActionResults newest first (ids sort by time, so the cursor
@@ -18,8 +19,9 @@ export async function listActions(deps: Deps, tenantId: string, claimId: string,
     orderBy: { id: 'desc' },
     take: query.limit + 1,
   });
-  const page = rows.slice(0, query.limit);
-  const data = page.map(
+  return pageById(
+    rows,
+    query.limit,
     (r) =>
       ({
         id: r.id,
@@ -33,5 +35,4 @@ export async function listActions(deps: Deps, tenantId: string, claimId: string,
         created_at: r.createdAt.toISOString(),
       }) satisfies ActionRecord,
   );
-  return { data, next_cursor: rows.length > query.limit ? page.at(-1)!.id : null };
 }

@@ -1,5 +1,6 @@
 import type { ListQuery, Pool as PoolView } from '@cubicle/contract/api';
 import { nudgeReconcile, type Deps } from '../context.js';
+import { pageById } from '../page-by-id.js';
 import { findLivePool } from './apply-pool.js';
 import { countSandboxes } from './count-sandboxes.js';
 import { toPoolView } from './pool-view.js';
@@ -17,15 +18,11 @@ export async function listPools(deps: Deps, tenantId: string, query: ListQuery) 
     orderBy: { id: 'asc' },
     take: query.limit + 1,
   });
-  const page = rows.slice(0, query.limit);
   const counts = await countSandboxes(
     deps.db,
-    page.map((p) => p.id),
+    rows.slice(0, query.limit).map((p) => p.id),
   );
-  return {
-    data: page.map((p) => toPoolView(p, counts.get(p.id)!)),
-    next_cursor: rows.length > query.limit ? page.at(-1)!.id : null,
-  };
+  return pageById(rows, query.limit, (p) => toPoolView(p, counts.get(p.id)!));
 }
 
 /**

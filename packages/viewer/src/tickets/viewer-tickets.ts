@@ -7,7 +7,7 @@ import type {
   ViewerTicketState,
 } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { publishViewerRevocation, type ViewerEvents } from '@cubicle/control-plane';
+import { pageById, publishViewerRevocation, type ViewerEvents } from '@cubicle/control-plane';
 import { newId, type Db, type ViewerTicket as ViewerTicketRow } from '@cubicle/db';
 import { embedHtml } from './embed-html.js';
 import type { ViewerKeys } from './viewer-keys.js';
@@ -120,11 +120,7 @@ export async function listViewerTickets(
     orderBy: { id: 'desc' },
     take: query.limit + 1,
   });
-  const page = rows.slice(0, query.limit);
-  return {
-    data: page.map(ticketView),
-    next_cursor: rows.length > query.limit ? page.at(-1)!.id : null,
-  };
+  return pageById(rows, query.limit, ticketView);
 }
 
 /**
