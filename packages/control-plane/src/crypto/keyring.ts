@@ -37,11 +37,21 @@ export function newKeyringSpec(id = 'k1'): string {
 
 /** seal encrypts: [1 byte id length][id][12 byte nonce][ciphertext][16 byte tag]. */
 export function seal(keyring: Keyring, plaintext: string, aad = ''): Uint8Array<ArrayBuffer> {
+  return sealBytes(keyring, Buffer.from(plaintext, 'utf8'), aad);
+}
+
+/** open decrypts what seal produced; a wrong key, aad or a tampered value throws. */
+export function open(keyring: Keyring, sealed: Uint8Array, aad = ''): string {
+  return openBytes(keyring, sealed, aad).toString('utf8');
+}
+
+/** sealBytes is seal for bytes (data keys); the newest key of the keyring encrypts. */
+export function sealBytes(keyring: Keyring, plaintext: Buffer, aad = ''): Uint8Array<ArrayBuffer> {
   const key = keyring.keys.get(keyring.currentKeyId)!;
   const nonce = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(Buffer.from(aad));
-  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
   const id = Buffer.from(keyring.currentKeyId);
   // A fresh Uint8Array (not a pooled Buffer view) is what Prisma's Bytes columns take.
   return new Uint8Array(
@@ -49,8 +59,14 @@ export function seal(keyring: Keyring, plaintext: string, aad = ''): Uint8Array<
   );
 }
 
-/** open decrypts what seal produced; a wrong key, aad or a tampered value throws. */
-export function open(keyring: Keyring, sealed: Uint8Array, aad = ''): string {
+/** sealedKeyId names the master key a sealed value needs (any key listed in the keyring opens it). */
+export function sealedKeyId(sealed: Uint8Array): string {
+  const buf = Buffer.from(sealed);
+  return buf.subarray(1, 1 + buf[0]!).toString();
+}
+
+/** openBytes decrypts what sealBytes produced with whichever listed key sealed it. */
+export function openBytes(keyring: Keyring, sealed: Uint8Array, aad = ''): Buffer {
   const buf = Buffer.from(sealed);
   const idLen = buf[0]!;
   const id = buf.subarray(1, 1 + idLen).toString();
@@ -64,5 +80,5 @@ export function open(keyring: Keyring, sealed: Uint8Array, aad = ''): string {
   return Buffer.concat([
     decipher.update(buf.subarray(13 + idLen, buf.length - 16)),
     decipher.final(),
-  ]).toString('utf8');
+  ]);
 }

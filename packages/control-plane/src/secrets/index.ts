@@ -1,0 +1,2 @@
+export * from './redact.js';
+export * from './secrets-for-run.js';
