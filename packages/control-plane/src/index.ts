@@ -18,3 +18,4 @@ export * from './idempotency/idempotency.js';
 export * from './reconcile/sweep-backend.js';
 export * from './guest-calls/index.js';
 export * from './viewer/viewer-events.js';
+export * from './webhooks/index.js';

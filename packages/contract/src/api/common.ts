@@ -17,6 +17,9 @@ export const IdPrefixes = {
   audit_event: 'aud',
   action_record: 'act',
   idempotency_key: 'idk',
+  webhook: 'whk',
+  webhook_delivery: 'whd',
+  webhook_event: 'msg',
 } as const;
 export type IdKind = keyof typeof IdPrefixes;
 
@@ -37,6 +40,9 @@ export const ViewerTicketId = idOf('viewer_ticket');
 export const SecretId = idOf('secret');
 export const RunId = idOf('run');
 export const AuditEventId = idOf('audit_event');
+export const WebhookId = idOf('webhook');
+export const WebhookDeliveryId = idOf('webhook_delivery');
+export const WebhookEventId = idOf('webhook_event');
 
 /** Timestamps are RFC 3339 strings in UTC with milliseconds, as `Date#toISOString` prints them. */
 export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });

@@ -7,6 +7,7 @@ export * from './viewer-ticket.js';
 export * from './secret.js';
 export * from './run.js';
 export * from './audit.js';
+export * from './webhook.js';
 export * from './action-record.js';
 export * from './system.js';
 export * from './route-def.js';

@@ -8,6 +8,7 @@ import { poolRoutes } from './routes/pool-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
 import { tenantRoutes } from './routes/tenant-routes.js';
 import { viewerRoutes } from './routes/viewer-routes.js';
+import { webhookRoutes } from './routes/webhook-routes.js';
 
 export { IdempotencyHeaders } from './routes/shared.js';
 
@@ -22,6 +23,7 @@ export const Routes = {
   ...viewerRoutes,
   ...ticketSecretRunRoutes,
   ...auditRoutes,
+  ...webhookRoutes,
 } satisfies Record<string, RouteDef>;
 
 export type RouteName = keyof typeof Routes;

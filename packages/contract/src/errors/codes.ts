@@ -10,6 +10,11 @@ export const ErrorCodes = {
   },
   invalid_json: { status: 400, description: 'The request body is not valid JSON.' },
   invalid_id: { status: 400, description: 'A path identifier is malformed.' },
+  webhook_url_refused: {
+    status: 400,
+    description:
+      'The webhook URL is not deliverable: not http(s), or its host is (or resolves to) a private, loopback, link-local, unique-local or unspecified address (`details.address`). Operators may allow private addresses (CUBICLE_WEBHOOKS_ALLOW_PRIVATE).',
+  },
   invalid_element_token: {
     status: 400,
     description: 'An element token is malformed (expected `s<snapshot>:<n>`).',

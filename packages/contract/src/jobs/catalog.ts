@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { ClaimId, PoolId, RunId, SandboxId, TenantId } from '../api/common.js';
+import {
+  ClaimId,
+  PoolId,
+  RunId,
+  SandboxId,
+  TenantId,
+  WebhookDeliveryId,
+} from '../api/common.js';
 import { GuestRoutes } from '../guest/routes.js';
 
 const GuestOperation = z.enum(
@@ -96,6 +103,30 @@ export const Jobs = {
     backoff: null,
     timeout_ms: 86_400_000,
     description: 'Execute an agent run in its sandbox with its secrets, streaming redacted events.',
+  }),
+  'webhook.deliver': job({
+    queue: 'webhooks',
+    payload: z.strictObject({
+      tenant_id: TenantId,
+      delivery_id: WebhookDeliveryId,
+      /** The attempt this job makes (attempts already made + 1); a stale job finds it taken and stops. */
+      attempt: z.number().int().min(1),
+    }),
+    // Retried by the delivery itself (exponential, for 24 h, next attempt stored in the row).
+    attempts: 1,
+    backoff: null,
+    timeout_ms: 60_000,
+    description:
+      'POST one signed webhook delivery to its endpoint (after the address check); schedule the next attempt on failure.',
+  }),
+  'webhooks.relay': job({
+    queue: 'webhooks',
+    payload: z.strictObject({}),
+    attempts: 1,
+    backoff: null,
+    timeout_ms: 30_000,
+    description:
+      'Periodic: enqueue every webhook delivery that is due and not in flight (the outbox in PostgreSQL is the truth).',
   }),
 } as const satisfies Record<string, JobSpec>;
 

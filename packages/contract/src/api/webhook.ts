@@ -1,0 +1,239 @@
+import { z } from 'zod';
+import { named } from '../registry.js';
+import { text } from '../text.js';
+import { ReleaseReason } from './claim.js';
+import {
+  ClaimId,
+  listQueryOf,
+  Metadata,
+  PoolId,
+  RunId,
+  SandboxId,
+  Timestamp,
+  WebhookDeliveryId,
+  WebhookEventId,
+  WebhookId,
+} from './common.js';
+import { RunStatus } from './run.js';
+
+/** WebhookEventType is what an endpoint subscribes to. */
+export const WebhookEventType = named(
+  'WebhookEventType',
+  z.enum(['claim.activated', 'claim.ended', 'run.finished', 'sandbox.failed']),
+);
+export type WebhookEventType = z.infer<typeof WebhookEventType>;
+
+/**
+ * WebhookUrl is where events are POSTed: http(s), no credentials in it. Whether its host is
+ * deliverable (not private, loopback, link-local…) is checked by the server on create and again
+ * on every delivery after DNS resolution (`webhook_url_refused`).
+ */
+export const WebhookUrl = named(
+  'WebhookUrl',
+  text()
+    .max(2048)
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return (
+          (url.protocol === 'https:' || url.protocol === 'http:') &&
+          url.username === '' &&
+          url.password === '' &&
+          url.hash === ''
+        );
+      } catch {
+        return false;
+      }
+    }, 'an absolute http(s) URL without credentials or fragment'),
+);
+
+const EventList = z
+  .array(WebhookEventType)
+  .min(1)
+  .max(4)
+  .refine((list) => new Set(list).size === list.length, 'events must be unique');
+
+export const CreateWebhookRequest = named(
+  'CreateWebhookRequest',
+  z.strictObject({
+    url: WebhookUrl,
+    events: EventList,
+    description: text().max(500).optional(),
+  }),
+);
+export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequest>;
+
+/** UpdateWebhookRequest changes what is given; `enabled: false` pauses deliveries of new events. */
+export const UpdateWebhookRequest = named(
+  'UpdateWebhookRequest',
+  z
+    .strictObject({
+      url: WebhookUrl.optional(),
+      events: EventList.optional(),
+      description: text().max(500).nullable().optional(),
+      enabled: z.boolean().optional(),
+    })
+    .refine((body) => Object.keys(body).length > 0, 'give at least one field to change'),
+);
+export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequest>;
+
+/** Webhook is an endpoint as every read shows it: never its signing secret. */
+export const Webhook = named(
+  'Webhook',
+  z.strictObject({
+    id: WebhookId,
+    url: z.string(),
+    events: z.array(WebhookEventType),
+    description: z.string().nullable(),
+    enabled: z.boolean(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
+export type Webhook = z.infer<typeof Webhook>;
+
+/**
+ * WebhookWithSecret is the answer to create and rotate, the only time the signing secret is
+ * shown: `whsec_` + base64 of its bytes (Standard Webhooks). After a rotation the previous
+ * secret still signs (a second `v1,` signature) for 24 hours.
+ */
+export const WebhookWithSecret = named(
+  'WebhookWithSecret',
+  z.strictObject({ ...Webhook.shape, secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+=*$/) }),
+);
+export type WebhookWithSecret = z.infer<typeof WebhookWithSecret>;
+
+export const WebhookPathParams = z.strictObject({ id: WebhookId });
+
+export const WebhookDeliveryStatus = named(
+  'WebhookDeliveryStatus',
+  z.enum(['pending', 'delivered', 'failed']),
+);
+export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
+
+/** WebhookAttempt is one HTTP attempt; only a short excerpt of the response body is kept. */
+export const WebhookAttempt = named(
+  'WebhookAttempt',
+  z.strictObject({
+    attempt: z.number().int().min(1),
+    status_code: z.number().int().nullable(),
+    /** Why the attempt failed without a 2xx: timeout, connection refused, address refused… */
+    error: z.string().nullable(),
+    response_excerpt: z.string().nullable(),
+    duration_ms: z.number().int().min(0),
+    at: Timestamp,
+  }),
+);
+export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
+
+/**
+ * WebhookDelivery is one event for one endpoint: pending until a 2xx (delivered) or until its
+ * retries (exponential, for 24 hours) are spent or the address is refused (failed).
+ */
+export const WebhookDelivery = named(
+  'WebhookDelivery',
+  z.strictObject({
+    id: WebhookDeliveryId,
+    webhook_id: WebhookId,
+    /** The `webhook-id` header: the same on every attempt, so receivers can deduplicate. */
+    event_id: WebhookEventId,
+    event_type: WebhookEventType,
+    status: WebhookDeliveryStatus,
+    attempt_count: z.number().int().min(0),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    /** When the next attempt is due; null once delivered or failed. */
+    next_attempt_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    finished_at: Timestamp.nullable(),
+    attempts: z.array(WebhookAttempt),
+  }),
+);
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const WebhookDeliveryListQuery = z.strictObject({
+  ...listQueryOf(WebhookDeliveryId).shape,
+  status: WebhookDeliveryStatus.optional(),
+});
+export type WebhookDeliveryListQuery = z.infer<typeof WebhookDeliveryListQuery>;
+
+export const ClaimActivatedData = named(
+  'ClaimActivatedData',
+  z.strictObject({
+    claim_id: ClaimId,
+    name: z.string(),
+    pool: z.string(),
+    pool_id: PoolId,
+    sandbox_id: SandboxId,
+    metadata: Metadata,
+  }),
+);
+export const ClaimEndedData = named(
+  'ClaimEndedData',
+  z.strictObject({
+    claim_id: ClaimId,
+    name: z.string(),
+    pool: z.string(),
+    pool_id: PoolId,
+    sandbox_id: SandboxId.nullable(),
+    metadata: Metadata,
+    reason: ReleaseReason,
+  }),
+);
+export const RunFinishedData = named(
+  'RunFinishedData',
+  z.strictObject({
+    run_id: RunId,
+    claim_id: ClaimId,
+    status: RunStatus,
+    exit_code: z.number().int().nullable(),
+    /** Why a run ended without its own exit (cancelled, timeout, worker_lost, claim_ended…). */
+    reason: z.string().nullable(),
+  }),
+);
+export const SandboxFailedData = named(
+  'SandboxFailedData',
+  z.strictObject({
+    sandbox_id: SandboxId,
+    pool: z.string(),
+    pool_id: PoolId,
+    reason: z.string(),
+  }),
+);
+
+/** WebhookEventData maps each event type to the `data` of its payload. */
+export const WebhookEventData = {
+  'claim.activated': ClaimActivatedData,
+  'claim.ended': ClaimEndedData,
+  'run.finished': RunFinishedData,
+  'sandbox.failed': SandboxFailedData,
+} as const satisfies Record<WebhookEventType, z.ZodType>;
+export type WebhookEventDataOf<T extends WebhookEventType> = z.infer<(typeof WebhookEventData)[T]>;
+
+/**
+ * WebhookPayload is the JSON body of every delivery (Standard Webhooks): `type`, `timestamp`
+ * (when the event happened) and `data`. The body is signed as sent, headers `webhook-id`,
+ * `webhook-timestamp`, `webhook-signature`.
+ */
+export const WebhookPayload = named(
+  'WebhookPayload',
+  z.discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('claim.activated'),
+      timestamp: Timestamp,
+      data: ClaimActivatedData,
+    }),
+    z.strictObject({ type: z.literal('claim.ended'), timestamp: Timestamp, data: ClaimEndedData }),
+    z.strictObject({
+      type: z.literal('run.finished'),
+      timestamp: Timestamp,
+      data: RunFinishedData,
+    }),
+    z.strictObject({
+      type: z.literal('sandbox.failed'),
+      timestamp: Timestamp,
+      data: SandboxFailedData,
+    }),
+  ]),
+);
+export type WebhookPayload = z.infer<typeof WebhookPayload>;

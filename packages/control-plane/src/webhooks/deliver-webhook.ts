@@ -1,0 +1,186 @@
+import type { Db } from '@cubicle/db';
+import type { Enqueue } from '../context.js';
+import { open, type Keyring } from '../crypto/keyring.js';
+import { DELIVERY_LEASE_MS } from './emit-webhook-event.js';
+import { postWebhook, type PostOutcome } from './post-webhook.js';
+import { DEFAULT_RETRY_POLICY, nextAttemptAt, type WebhookRetryPolicy } from './retry-schedule.js';
+import { signWebhook } from './webhook-signature.js';
+
+export interface WebhookDeliveryOptions {
+  /** Operator setting (CUBICLE_WEBHOOKS_ALLOW_PRIVATE): deliver to private and loopback addresses. */
+  allowPrivate: boolean;
+  /** Bound of one attempt: resolution, connection, request and the response excerpt. */
+  timeoutMs: number;
+  retry: WebhookRetryPolicy;
+}
+
+export const DEFAULT_DELIVERY_OPTIONS: WebhookDeliveryOptions = {
+  allowPrivate: false,
+  timeoutMs: 10_000,
+  retry: DEFAULT_RETRY_POLICY,
+};
+
+export interface WebhookWorkerDeps {
+  db: Db;
+  queues: Enqueue;
+  keyring: Keyring;
+  webhooks?: Partial<WebhookDeliveryOptions>;
+  now?: () => Date;
+}
+
+export type DeliveryResult = 'delivered' | 'retrying' | 'failed' | 'skipped';
+
+/** Error texts are short: they are for a person reading the deliveries list. */
+const clip = (text: string, max = 500) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/**
+ * deliverWebhook makes attempt `attempt` of one delivery: it takes the delivery (only if it is
+ * still pending with `attempt - 1` attempts made, so a stale or duplicate job stops here), signs
+ * the stored body per Standard Webhooks with the endpoint's secret (and the previous one during
+ * a rotation), POSTs it to the checked address, and records the attempt. A 2xx delivers; any
+ * other answer or no answer schedules the next attempt with exponential backoff until 24 h after
+ * the event, then fails; an address that is not allowed fails at once.
+ */
+export async function deliverWebhook(
+  deps: WebhookWorkerDeps,
+  deliveryId: string,
+  attempt: number,
+): Promise<DeliveryResult> {
+  const options = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.webhooks };
+  const now = () => deps.now?.() ?? new Date();
+  const started = now();
+  // The lease covers this attempt; the relay re-enqueues only after it passes.
+  const leaseUntil = new Date(started.getTime() + options.timeoutMs + DELIVERY_LEASE_MS);
+  const { count } = await deps.db.webhookDelivery.updateMany({
+    where: { id: deliveryId, status: 'pending', attemptCount: attempt - 1 },
+    data: { lockedUntil: leaseUntil },
+  });
+  if (count === 0) return 'skipped';
+  const delivery = await deps.db.webhookDelivery.findUnique({
+    where: { id: deliveryId },
+    include: { webhook: true },
+  });
+  if (!delivery) return 'skipped';
+  const endpoint = delivery.webhook;
+
+  let outcome: PostOutcome;
+  if (!endpoint.enabled) {
+    outcome = { kind: 'refused', error: 'the endpoint is disabled', durationMs: 0 };
+  } else {
+    const secrets = [open(deps.keyring, endpoint.secretCiphertext, endpoint.id)];
+    if (
+      endpoint.previousSecretCiphertext &&
+      endpoint.previousSecretExpiresAt &&
+      endpoint.previousSecretExpiresAt > started
+    )
+      secrets.push(open(deps.keyring, endpoint.previousSecretCiphertext, endpoint.id));
+    const headers = signWebhook(
+      secrets,
+      delivery.eventId,
+      Math.floor(started.getTime() / 1000),
+      delivery.body,
+    );
+    outcome = await postWebhook({
+      url: endpoint.url,
+      body: delivery.body,
+      headers: { ...headers },
+      timeoutMs: options.timeoutMs,
+      allowPrivate: options.allowPrivate,
+    });
+  }
+
+  const finished = now();
+  const ok = outcome.kind === 'answered' && outcome.statusCode >= 200 && outcome.statusCode < 300;
+  const next =
+    ok || outcome.kind === 'refused'
+      ? null
+      : nextAttemptAt(options.retry, attempt, delivery.createdAt, finished);
+  const status = ok ? 'delivered' : next ? 'pending' : 'failed';
+  const statusCode = outcome.kind === 'answered' ? outcome.statusCode : null;
+  const error =
+    outcome.kind === 'answered'
+      ? ok
+        ? null
+        : `answered ${outcome.statusCode}`
+      : clip(outcome.error);
+  const lastError =
+    status === 'failed' && outcome.kind !== 'refused'
+      ? `${error}; retries ended ${Math.round(options.retry.windowMs / 3600_000)} h after the event`
+      : error;
+
+  const recorded = await deps.db.$transaction(async (tx) => {
+    const { count: updated } = await tx.webhookDelivery.updateMany({
+      where: { id: deliveryId, status: 'pending', attemptCount: attempt - 1 },
+      data: {
+        status,
+        attemptCount: attempt,
+        lastStatusCode: statusCode,
+        lastError: lastError,
+        nextAttemptAt: next,
+        // While the next attempt's job waits, the relay leaves the row alone (and heals it after).
+        lockedUntil: next ? new Date(next.getTime() + DELIVERY_LEASE_MS) : null,
+        finishedAt: next ? null : finished,
+      },
+    });
+    if (updated === 0) return false;
+    await tx.webhookAttempt.create({
+      data: {
+        tenantId: delivery.tenantId,
+        deliveryId,
+        attempt,
+        statusCode,
+        error,
+        responseExcerpt: outcome.kind === 'answered' ? outcome.excerpt || null : null,
+        durationMs: outcome.durationMs,
+        createdAt: finished,
+      },
+    });
+    return true;
+  });
+  if (!recorded) return 'skipped';
+  if (next) {
+    await deps.queues
+      .enqueue(
+        'webhook.deliver',
+        { tenant_id: delivery.tenantId, delivery_id: deliveryId, attempt: attempt + 1 },
+        { delayMs: Math.max(1, next.getTime() - finished.getTime()) },
+      )
+      .catch(() => undefined);
+    return 'retrying';
+  }
+  return ok ? 'delivered' : 'failed';
+}
+
+/**
+ * relayWebhookDeliveries enqueues every pending delivery that is due and not leased to a job:
+ * those recorded inside a transaction (recordWebhookEvent), and those whose job was lost with a
+ * killed process. Leasing and selecting are one statement, so two relays never enqueue the same
+ * attempt twice; a duplicate job would still stop at deliverWebhook's attempt check.
+ */
+export async function relayWebhookDeliveries(
+  deps: WebhookWorkerDeps,
+  limit = 500,
+): Promise<number> {
+  const now = deps.now?.() ?? new Date();
+  const lease = new Date(now.getTime() + DELIVERY_LEASE_MS);
+  const due = await deps.db.$queryRaw<{ id: string; tenant_id: string; attempt_count: number }[]>`
+    UPDATE webhook_deliveries SET locked_until = ${lease}, updated_at = ${now}
+    WHERE id IN (
+      SELECT id FROM webhook_deliveries
+      WHERE status = 'pending' AND next_attempt_at <= ${now}
+        AND (locked_until IS NULL OR locked_until <= ${now})
+      ORDER BY next_attempt_at LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id, tenant_id, attempt_count`;
+  await Promise.all(
+    due.map((d) =>
+      deps.queues.enqueue('webhook.deliver', {
+        tenant_id: d.tenant_id,
+        delivery_id: d.id,
+        attempt: d.attempt_count + 1,
+      }),
+    ),
+  );
+  return due.length;
+}

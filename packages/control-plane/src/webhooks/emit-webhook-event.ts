@@ -1,0 +1,121 @@
+import type { WebhookEventDataOf, WebhookEventType } from '@cubicle/contract/api';
+import { newId, sqlPoolOf, type Prisma } from '@cubicle/db';
+import { nowOf, type Deps } from '../context.js';
+
+/** A tenant has at most this many endpoints (createWebhook enforces it under a tenant lock). */
+export const MAX_WEBHOOKS_PER_TENANT = 20;
+/**
+ * An emitted delivery is leased this long to the job enqueued with it: the relay leaves it
+ * alone meanwhile, and takes it over if that job was lost (a process killed before enqueueing).
+ */
+export const DELIVERY_LEASE_MS = 120_000;
+
+// One statement: the subscribed endpoints get one row each. Ids come pre-made (one per possible
+// endpoint) so the statement needs no second round trip; `LIMIT` keeps it within them.
+const INSERT_DELIVERIES = `
+  WITH targets AS (
+    SELECT id, row_number() OVER (ORDER BY id) AS n FROM webhook_endpoints
+    WHERE tenant_id = $1 AND enabled AND $2 = ANY(events)
+    ORDER BY id LIMIT ${MAX_WEBHOOKS_PER_TENANT}
+  )
+  INSERT INTO webhook_deliveries
+    (id, tenant_id, webhook_id, event_id, event_type, body, next_attempt_at, locked_until, created_at, updated_at)
+  SELECT ($3::text[])[t.n], $1, t.id, $4, $2, $5, $6::timestamptz, $7::timestamptz, $6::timestamptz, $6::timestamptz
+  FROM targets t
+  RETURNING id`;
+
+const HAS_TARGETS = `SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = $1 AND enabled AND $2 = ANY(events)) AS yes`;
+
+function insertValues<T extends WebhookEventType>(
+  tenantId: string,
+  type: T,
+  data: WebhookEventDataOf<T>,
+  at: Date,
+  lockedUntil: Date | null,
+): unknown[] {
+  const ids = Array.from({ length: MAX_WEBHOOKS_PER_TENANT }, () => newId('webhook_delivery'));
+  const body = JSON.stringify({ type, timestamp: at.toISOString(), data });
+  return [
+    tenantId,
+    type,
+    ids,
+    newId('webhook_event'),
+    body,
+    at.toISOString(),
+    lockedUntil?.toISOString() ?? null,
+  ];
+}
+
+/**
+ * recordWebhookEvent writes the event to the outbox inside the caller's transaction: one
+ * delivery per enabled endpoint of the tenant subscribed to `type`, committed (or rolled back)
+ * with the state change it announces. The worker's relay enqueues it within its interval.
+ * `data` is built only when some endpoint listens, so a tenant without webhooks pays one query.
+ */
+export async function recordWebhookEvent<T extends WebhookEventType>(
+  tx: Prisma.TransactionClient,
+  tenantId: string,
+  type: T,
+  data: WebhookEventDataOf<T> | (() => Promise<WebhookEventDataOf<T> | null>),
+  at: Date = new Date(),
+): Promise<string[]> {
+  if (typeof data === 'function') {
+    const [probe] = await tx.$queryRawUnsafe<{ yes: boolean }[]>(HAS_TARGETS, tenantId, type);
+    if (!probe?.yes) return [];
+    const built = await data();
+    if (!built) return [];
+    data = built;
+  }
+  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+    INSERT_DELIVERIES,
+    ...insertValues(tenantId, type, data, at, null),
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * emitWebhookEvent records an event outside any transaction (after the state change has
+ * committed) and enqueues its deliveries at once. For a change that has its own transaction,
+ * prefer recordWebhookEvent inside it: nothing is lost if the process dies between the two.
+ * The runs engineer's `run.finished` goes through here (or recordWebhookEvent). It never throws:
+ * the state change it announces has happened whatever becomes of the announcement; a failed
+ * enqueue is healed by the relay once the lease passes.
+ */
+export async function emitWebhookEvent<T extends WebhookEventType>(
+  deps: Deps,
+  tenantId: string,
+  type: T,
+  data: WebhookEventDataOf<T> | (() => Promise<WebhookEventDataOf<T> | null>),
+): Promise<string[]> {
+  try {
+    const pool = sqlPoolOf(deps.db);
+    if (typeof data === 'function') {
+      // The common case, a tenant without webhooks, costs this one named statement.
+      const { rows } = await pool.query<{ yes: boolean }>({
+        name: 'cubicle_webhook_targets_v1',
+        text: HAS_TARGETS,
+        values: [tenantId, type],
+      });
+      if (!rows[0]?.yes) return [];
+      const built = await data();
+      if (!built) return [];
+      data = built;
+    }
+    const at = nowOf(deps);
+    const { rows } = await pool.query<{ id: string }>({
+      name: 'cubicle_webhook_insert_v1',
+      text: INSERT_DELIVERIES,
+      values: insertValues(tenantId, type, data, at, new Date(at.getTime() + DELIVERY_LEASE_MS)),
+    });
+    await Promise.all(
+      rows.map((r) =>
+        deps.queues
+          .enqueue('webhook.deliver', { tenant_id: tenantId, delivery_id: r.id, attempt: 1 })
+          .catch(() => undefined),
+      ),
+    );
+    return rows.map((r) => r.id);
+  } catch {
+    return [];
+  }
+}
