@@ -7,11 +7,12 @@ import {
   type IdempotencyInput,
 } from '../idempotency/idempotency.js';
 import { AppError } from '@cubicle/contract/errors';
-import { insertClaim, type InsertClaimInput } from './insert-claim.js';
+import { ClaimStatementError, insertClaim, type InsertClaimInput } from './insert-claim.js';
 import { claimFromJson, sandboxFromJson } from './rows-from-json.js';
 import { findLivePool } from '../pools/apply-pool.js';
 import { claimInclude, toClaimView, type ClaimRow } from './claim-view.js';
 import { waitForClaim } from './wait-for-claim.js';
+import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 
 export interface CreateClaimResult {
   claim: ClaimView;
@@ -103,15 +104,34 @@ export async function createClaim(
       );
     }
     if (constraint === 'claims_live_name_key' && request.name) {
-      // A live claim has this name: this call is a reconnect to it.
-      const pool = await findLivePool(deps, tenantId, poolName);
-      const existing = await findLiveByName(deps, tenantId, pool.id, request.name);
-      if (existing) {
-        if (idempotency)
-          await recordIdempotentReconnect(deps, tenantId, idempotency, hash, existing.id, now);
+      // A live claim has this name: this call is a reconnect to it, unless its key was already
+      // used: the key decides first (same body → its first answer, another body → 409), as if
+      // the key's row had been checked before the name's.
+      const again = () => createClaim(deps, tenantId, poolName, request, idempotency);
+      const name = request.name;
+      const reconnect = async (): Promise<CreateClaimResult> => {
+        const pool = await findLivePool(deps, tenantId, poolName);
+        const existing = await findLiveByName(deps, tenantId, pool.id, name);
+        if (!existing) return again(); // it ended meanwhile: the name is free again
+        if (
+          idempotency &&
+          !(await recordIdempotentReconnect(deps, tenantId, idempotency, hash, existing.id, now))
+        )
+          return replayIdempotent(deps, tenantId, idempotency, hash, now, again);
         return { claim: toClaimView(existing), status: 200 };
-      }
+      };
+      return idempotency
+        ? replayIdempotent(deps, tenantId, idempotency, hash, now, reconnect)
+        : reconnect();
     }
+    // A data exception (class 22) is this request's own input that Postgres cannot store; the
+    // contract refuses such strings first, so this is a second line, not the usual path.
+    if (err instanceof ClaimStatementError && err.code.startsWith('22'))
+      throw new AppError('validation_failed', 'the claim cannot be stored', {
+        issues: [
+          { location: 'body', path: 'metadata', code: 'invalid_string', message: err.message },
+        ],
+      });
     throw err;
   }
   if (!inserted.poolFound || !inserted.poolId)
@@ -138,6 +158,18 @@ export async function createClaim(
   // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim. Not awaited:
   // the claim is committed, and a lost nudge only delays a refill by one sweep interval.
   void nudgeReconcile(deps, tenantId, poolId);
+  // A claim that took a warm sandbox is active now (a pending one is announced when fulfilled).
+  // Not awaited, and outside the claim's statement: the hot path stays one round trip; the
+  // event is lost only if this process dies in the next few milliseconds.
+  if (row.status === 'active' && row.sandboxId)
+    void emitWebhookEvent(deps, tenantId, 'claim.activated', {
+      claim_id: row.id,
+      name: row.name,
+      pool: poolName,
+      pool_id: poolId,
+      sandbox_id: row.sandboxId,
+      metadata: row.metadata as Record<string, string>,
+    });
 
   if (row.status === 'pending' && request.wait_seconds > 0) {
     const settled = await waitForClaim(deps, row.id, request.wait_seconds * 1000);
@@ -204,7 +236,10 @@ async function replayIdempotent(
   return { claim: toClaimView(row), status };
 }
 
-/** recordIdempotentReconnect remembers that this key answered with an existing claim (200). */
+/**
+ * recordIdempotentReconnect remembers that this key answered with an existing claim (200). False
+ * when a concurrent request took the key first: then that request's record decides the answer.
+ */
 async function recordIdempotentReconnect(
   deps: Deps,
   tenantId: string,
@@ -212,9 +247,10 @@ async function recordIdempotentReconnect(
   hash: string,
   claimId: string,
   now: Date,
-): Promise<void> {
-  await deps.db.$executeRaw`
+): Promise<boolean> {
+  const written = await deps.db.$executeRaw`
     INSERT INTO idempotency_keys (id, tenant_id, key, scope, request_hash, response_status, resource_id, created_at, completed_at, expires_at)
     VALUES (${newId('idempotency_key')}, ${tenantId}, ${idempotency.key}, ${idempotency.scope}, ${hash}, 200, ${claimId}, ${now}, ${now}, ${new Date(now.getTime() + IDEMPOTENCY_TTL_MS)})
     ON CONFLICT (tenant_id, scope, key) DO NOTHING`;
+  return written === 1;
 }

@@ -73,8 +73,9 @@ const batchers = new WeakMap<Db, (input: InsertClaimInput) => Promise<InsertedCl
  * or while the connections are busy, go together (split over up to four connections); a batch
  * is one statement, one round trip and one commit on the plain node-postgres pool (the ORM's
  * per-query CPU would be most of a claim's cost). A claim the database refuses (a unique
- * violation: live name taken, key already used) rejects with a ClaimStatementError and changes
- * nothing; the others in its batch are unaffected. The quota count is not locked, so claims at
+ * violation: live name taken, key already used; a document Postgres cannot store) rejects with a
+ * ClaimStatementError and changes nothing; the others in its batch are unaffected, whoever sent
+ * them. The quota count is not locked, so claims at
  * the quota's edge in concurrent batches (or API processes) may pass together.
  */
 export function insertClaim(db: Db, input: InsertClaimInput): Promise<InsertedClaim> {
@@ -115,16 +116,25 @@ function createBatcher(pool: ReturnType<typeof sqlPoolOf>) {
     }
   }
 
-  async function run(batch: Waiting[]) {
+  async function run(batch: Waiting[]): Promise<void> {
     let rows: BatchRow[];
     try {
       ({ rows } = await pool.query<BatchRow>({
         // Named: each connection plans it once, then only binds and runs it.
-        name: 'cubicle_claim_batch_v1',
-        text: 'SELECT * FROM cubicle_claim_batch($1::jsonb) ORDER BY idx',
-        values: [JSON.stringify(batch.map((w) => itemOf(w.input)))],
+        name: 'cubicle_claim_batch_v2',
+        text: 'SELECT * FROM cubicle_claim_batch($1::text[]) ORDER BY idx',
+        // One JSON text per item: the function parses each in the item's own subtransaction.
+        values: [batch.map((w) => JSON.stringify(itemOf(w.input)))],
       }));
     } catch (err) {
+      // The function isolates items; should the statement itself still fail on some input, no
+      // item may fail for another's: halve the batch until the failure is down to its item.
+      if (batch.length > 1 && isSplittable(err)) {
+        const half = Math.ceil(batch.length / 2);
+        await run(batch.slice(0, half));
+        await run(batch.slice(half));
+        return;
+      }
       for (const w of batch) w.reject(err);
       return;
     }
@@ -157,6 +167,18 @@ function createBatcher(pool: ReturnType<typeof sqlPoolOf>) {
       queue.push({ input, resolve, reject });
       schedule();
     });
+}
+
+/**
+ * isSplittable tells a statement failure that some item's input may have caused (Postgres
+ * answered with a SQLSTATE) from one that would fail any batch alike: no connection (class 08 or
+ * no SQLSTATE at all), no resources (53), the server shutting down or cancelling (57). Splitting
+ * on the latter would only multiply statements against a database that cannot take them.
+ */
+export function isSplittable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return false;
+  return !['08', '53', '57'].includes(code.slice(0, 2));
 }
 
 function itemOf(i: InsertClaimInput) {
