@@ -9,6 +9,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureAptPackages, APT_PACKAGES } from './lib/apt.mjs';
+import { ensureHelm } from './lib/helm-tools.mjs';
 import { ensureKubeTools } from './lib/kube-tools.mjs';
 import { migrateCommand } from './lib/migrate-cmd.mjs';
 import { ensureNodeModules } from './lib/npm-install.mjs';
@@ -55,6 +56,8 @@ const COMMANDS = {
     await bootstrap();
     // Only the tests need a Kubernetes API server; the first build takes minutes, later runs none.
     await step('kube tools (etcd, kube-apiserver)', () => ensureKubeTools());
+    // The Helm chart's tests render helm/cubicle with helm built the same way (≈ 2 min, once).
+    await step('helm (chart tests)', () => ensureHelm());
     say(bold('▶ vitest run'));
     return runVitest(root, args);
   },

@@ -82,6 +82,9 @@ export const WorkerEnv = z.object({
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(1000).max(600_000).default(5000),
   /** Prometheus metrics on loopback; 0 picks a free port, unset disables. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Liveness (`/healthz`) and readiness (`/readyz`) probes over HTTP (health.ts); unset disables. */
+  WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  WORKER_HEALTH_HOST: envVars.host('127.0.0.1'),
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 

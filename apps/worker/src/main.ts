@@ -8,6 +8,7 @@ import { createBackends } from './backends.js';
 import { loadWorkerEnv } from './env.js';
 import { GuestQueues } from './guest-queues.js';
 import { buildHandlers, staticQueues } from './handlers.js';
+import { startHealthServer } from './health.js';
 import { WorkerMetrics } from './metrics.js';
 
 // Parse configuration before anything starts: a bad variable stops the process here.
@@ -81,6 +82,16 @@ const metricsServer =
             res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),
           );
       }).listen(env.WORKER_METRICS_PORT, '127.0.0.1');
+const health =
+  env.WORKER_HEALTH_PORT === undefined
+    ? undefined
+    : startHealthServer({
+        host: env.WORKER_HEALTH_HOST,
+        port: env.WORKER_HEALTH_PORT,
+        checks: { database: () => db.$queryRaw`SELECT 1`, redis: () => connection.ping() },
+        running: () => workers.every((w) => w.isRunning()),
+      });
+await health?.listening;
 log.info({ queues: staticQueues, backends: Object.keys(backends) }, 'worker started');
 
 let closing = false;
@@ -92,6 +103,7 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => process.exit(1), 30_000);
   force.unref();
   metricsServer?.close();
+  health?.markClosing();
   await Promise.all([guestQueues.close(), ...workers.map((w) => w.close())]);
   // Backends with background work (Kubernetes watches) stop it once no job needs them.
   await Promise.all(Object.values(backends).map((b) => b?.close?.()));
@@ -99,6 +111,7 @@ async function shutdown(signal: string) {
   await queues.close();
   connection.disconnect();
   await db.$disconnect();
+  await health?.close();
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
