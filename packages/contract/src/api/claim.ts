@@ -81,7 +81,8 @@ export type UpdateClaimRequest = z.infer<typeof UpdateClaimRequest>;
 
 export const ClaimListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(200).optional(),
+  /** The previous page's `next_cursor` (a claim id: claims page newest first by id). */
+  cursor: ClaimId.optional(),
   pool: ResourceName.optional(),
   status: ClaimStatus.optional(),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 
 /**
  * IdPrefixes: every public id is `<prefix>_<26 lowercase base32 chars>` (a ULID, time-ordered),
@@ -67,15 +68,29 @@ export const ResourceName = named(
 export const Metadata = named(
   'Metadata',
   z
-    .record(z.string().min(1).max(63), z.string().max(1024))
+    .record(text().min(1).max(63), text().max(1024))
     .refine((m) => Object.keys(m).length <= 32, 'at most 32 keys'),
 );
 export type Metadata = z.infer<typeof Metadata>;
 
-export const ListQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().min(1).max(200).optional(),
-});
+/**
+ * OpaqueCursor is a `next_cursor` that encodes more than an id (base64url of a keyset). Cursors
+ * are validated like ids: a malformed one is a 400 before any query runs.
+ */
+export const OpaqueCursor = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor from this list');
+
+/** listQueryOf is the one list query: a page size and the previous page's `next_cursor`. */
+export function listQueryOf(cursor: z.ZodString) {
+  return z.strictObject({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: cursor.optional(),
+  });
+}
+
+/** ListQuery pages a list whose cursor is opaque (a keyset); id-ordered lists use their id kind. */
+export const ListQuery = listQueryOf(OpaqueCursor);
 export type ListQuery = z.infer<typeof ListQuery>;
 
 /** listOf is the one page shape: `next_cursor` is null on the last page. */

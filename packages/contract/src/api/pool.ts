@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 import { PoolId, ResourceName, Timestamp } from './common.js';
 
 export const Backend = named('Backend', z.enum(['local', 'kubernetes', 'kubevirt']));
@@ -27,7 +28,7 @@ export const PoolEnv = named(
   z
     .record(
       z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable name'),
-      z.string().max(4096),
+      text().max(4096),
     )
     .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables'),
 );
@@ -86,7 +87,7 @@ export type PoolKubernetes = z.infer<typeof PoolKubernetes>;
 const DAY = 86_400;
 
 const PoolSpecShape = {
-  image: z.string().min(1).max(512),
+  image: text().min(1).max(512),
   backend: Backend.default('local'),
   /** CPU cores per sandbox (fractions allowed, as Kubernetes millicores). */
   cpu: z.number().positive().max(64).multipleOf(0.001).default(1),

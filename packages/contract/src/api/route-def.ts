@@ -26,6 +26,20 @@ export interface RouteDef {
   /** Status → body schema (null: no body; BinaryBody: raw bytes). Errors are added from `errors`. */
   responses: Partial<Record<200 | 201 | 202 | 204, z.ZodType | BinaryBody | null>>;
   errors: ErrorCodeName[];
+  /** Largest request body in bytes (default DEFAULT_BODY_LIMIT_BYTES); larger is 413 `payload_too_large`. */
+  bodyLimit?: number;
+}
+
+/**
+ * DEFAULT_BODY_LIMIT_BYTES bounds every request body but those of routes that carry file
+ * contents or shell input; the document publishes each operation's limit and the server applies
+ * exactly that (a test holds them together).
+ */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** bodyLimitOf is the request body limit of one route, as published and as served. */
+export function bodyLimitOf(route: Pick<RouteDef, 'bodyLimit'>): number {
+  return route.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 import { ApiKeyId, TenantId, Timestamp } from './common.js';
 
 export const TenantQuotas = named(
@@ -80,7 +81,7 @@ export type ApiKey = z.infer<typeof ApiKey>;
 
 export const CreateApiKeyRequest = named(
   'CreateApiKeyRequest',
-  z.strictObject({ name: z.string().min(1).max(200), role: ApiKeyRole.default('member') }),
+  z.strictObject({ name: text().min(1).max(200), role: ApiKeyRole.default('member') }),
 );
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequest>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 import { ClaimId, Timestamp, ViewerTicketId } from './common.js';
 
 /** ViewerMode: `view` is enforced by the stream proxy (input is dropped server-side), not by the client. */
@@ -66,7 +67,7 @@ export const ViewerTicketString = z
 
 export const IntrospectViewerTicketRequest = named(
   'IntrospectViewerTicketRequest',
-  z.strictObject({ ticket: z.string().min(1).max(4096) }),
+  z.strictObject({ ticket: text().min(1).max(4096) }),
 );
 export type IntrospectViewerTicketRequest = z.infer<typeof IntrospectViewerTicketRequest>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 
 /**
  * GUEST_PROTOCOL_VERSION is the path prefix of every guest endpoint but `/healthz`. A breaking
@@ -77,11 +78,11 @@ export const EnvVars = named(
     z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable names are [A-Za-z_][A-Za-z0-9_]*'),
-    z.string().max(32_768),
+    text().max(32_768),
   ),
 );
 export type EnvVars = z.infer<typeof EnvVars>;
 
 /** Argv is a program and its arguments, executed without a shell (no quoting pitfalls). */
-export const Argv = named('GuestArgv', z.array(z.string().max(32_768)).min(1).max(1024));
+export const Argv = named('GuestArgv', z.array(text().min(1).max(32_768)).min(1).max(1024));
 export type Argv = z.infer<typeof Argv>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 import { DeliveryMode, WindowId } from './common.js';
 import { ElementToken } from './element.js';
 
@@ -39,8 +40,8 @@ export const ElementActionRequest = named(
   'GuestElementActionRequest',
   z.discriminatedUnion('action', [
     action('click', {}),
-    action('set_value', { value: z.string().max(SET_VALUE_MAX_CHARS) }),
-    action('type_text', { text: z.string().min(1).max(TYPE_TEXT_MAX_CHARS) }),
+    action('set_value', { value: text().max(SET_VALUE_MAX_CHARS) }),
+    action('type_text', { text: text().min(1).max(TYPE_TEXT_MAX_CHARS) }),
     action('focus', {}),
     action('toggle', { checked: z.boolean().optional() }),
     action('select', {}),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 import { DurationMs, Pid, WindowId } from './common.js';
 import { ElementRole, ElementRow, SnapshotId } from './element.js';
 import {
@@ -23,7 +24,7 @@ export const ObserveRequest = named(
   z.strictObject({
     window_id: WindowId,
     /** Case-insensitive substring matched against name, description and (non-secure) value. */
-    query: z.string().min(1).max(256).optional(),
+    query: text().min(1).max(256).optional(),
     roles: z.array(ElementRole).min(1).max(32).optional(),
     max_elements: z.int().min(1).max(OBSERVE_MAX_ELEMENTS).default(OBSERVE_DEFAULT_MAX_ELEMENTS),
     max_depth: z.int().min(1).max(256).default(OBSERVE_DEFAULT_MAX_DEPTH),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 import { DeliveryMode, WindowId } from './common.js';
 import { TYPE_TEXT_MAX_CHARS } from './element-action.js';
 import { ScreenshotId } from './screenshot.js';
@@ -81,7 +82,7 @@ export const PixelActionRequest = named(
     }),
     pixel('type', {
       /** Any Unicode text; characters without a keysym are typed through a spare keycode. */
-      text: z.string().min(1).max(TYPE_TEXT_MAX_CHARS),
+      text: text().min(1).max(TYPE_TEXT_MAX_CHARS),
       focus_at: PixelPoint.optional(),
     }),
     pixel('key', {

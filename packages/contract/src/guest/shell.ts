@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 import { AbsolutePath, Argv, DurationMs, EnvVars, Pid } from './common.js';
 
 /** SHELL_OUTPUT_MAX_BYTES caps each collected stream; the rest is dropped and flagged. */
@@ -49,7 +50,7 @@ export const ShellRunRequest = named(
   'GuestShellRunRequest',
   z.xor([
     z.strictObject({ ...runFields, argv: Argv }),
-    z.strictObject({ ...runFields, command: z.string().min(1).max(65_536) }),
+    z.strictObject({ ...runFields, command: text().min(1).max(65_536) }),
   ]),
 );
 export type ShellRunRequest = z.infer<typeof ShellRunRequest>;

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 import { DurationMs, WindowId } from './common.js';
 import { ElementRole, ElementState } from './element.js';
 
 export const VERIFY_MAX_PREDICATES = 8;
 export const VERIFY_MAX_TIMEOUT_MS = 60_000;
 
-const text = z.string().min(1).max(4096);
+const nonEmpty = text().min(1).max(4096);
 
 /**
  * ElementSelector matches live elements of the window on every field given (all must hold).
@@ -19,10 +20,10 @@ export const ElementSelector = named(
   z
     .strictObject({
       role: ElementRole.optional(),
-      name: text.optional(),
-      name_contains: text.optional(),
-      value: z.string().max(65_536).optional(),
-      value_contains: text.optional(),
+      name: nonEmpty.optional(),
+      name_contains: nonEmpty.optional(),
+      value: text().max(65_536).optional(),
+      value_contains: nonEmpty.optional(),
       /** States that must all be set, e.g. `["checked"]`. */
       states: z.array(ElementState).min(1).max(16).optional(),
       /** States that must all be clear, e.g. `["sensitive"]` for a disabled element. */
@@ -53,8 +54,8 @@ export const StatePredicate = named(
     z.strictObject({
       kind: z.literal('window_title'),
       match: z.discriminatedUnion('mode', [
-        z.strictObject({ mode: z.literal('equals'), title: z.string().max(4096) }),
-        z.strictObject({ mode: z.literal('contains'), title: text }),
+        z.strictObject({ mode: z.literal('equals'), title: text().max(4096) }),
+        z.strictObject({ mode: z.literal('contains'), title: nonEmpty }),
       ]),
     }),
   ]),

@@ -3,7 +3,12 @@ import { ErrorCodes, type ErrorCodeName } from '../errors/codes.js';
 import { ErrorEnvelope } from '../errors/envelope.js';
 import { namedSchemas } from '../registry.js';
 import { API_VERSION } from '../api/system.js';
-import { isBinaryBody, type RouteDef } from '../api/route-def.js';
+import {
+  bodyLimitOf,
+  DEFAULT_BODY_LIMIT_BYTES,
+  isBinaryBody,
+  type RouteDef,
+} from '../api/route-def.js';
 import { Routes } from '../api/routes.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -223,6 +228,8 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       },
     };
     if (r.auth === 'admin') op['x-cubicle-role'] = 'admin';
+    // GET requests carry no body (the server does not read one); every other method's limit is published.
+    if (r.method !== 'GET') op['x-cubicle-max-body-bytes'] = bodyLimitOf(r);
     paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: op };
   }
 
@@ -250,7 +257,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         (Object.keys(ErrorCodes) as ErrorCodeName[])
           .map((c) => `\`${c}\` (${ErrorCodes[c].status})`)
           .join(', ') +
-        '.',
+        `. Request bodies are at most \`x-cubicle-max-body-bytes\` bytes per operation (${DEFAULT_BODY_LIMIT_BYTES} unless stated); larger ones are 413 \`payload_too_large\`.`,
     },
     servers: [{ url: 'http://127.0.0.1:8080' }],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',

@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import { ClaimPathParams } from '../claim.js';
-import { ListQuery, listOf } from '../common.js';
-import { ActionRecord, ClaimScreenshotQuery } from '../action-record.js';
+import { listOf, listQueryOf } from '../common.js';
+import { ActionRecord, ActionRecordId, ClaimScreenshotQuery } from '../action-record.js';
 import { binaryBody, defineRoute, type RouteDef } from '../route-def.js';
 import { ActionResult } from '../../guest/action-result.js';
+import { GUEST_MAX_BODY_BYTES } from '../../guest/common.js';
 import { ElementActionRequest } from '../../guest/element-action.js';
 import {
   FileDeleteRequest,
@@ -46,6 +47,7 @@ const drive = <B extends z.ZodType, Res extends z.ZodType>(r: {
   description?: string;
   body: B;
   response: Res;
+  bodyLimit?: number;
   errors: readonly (
     | (typeof writeErrors)[number]
     | 'claim_not_active'
@@ -68,6 +70,7 @@ const drive = <B extends z.ZodType, Res extends z.ZodType>(r: {
     body: r.body,
     responses: { 200: r.response },
     errors: [...r.errors],
+    ...(r.bodyLimit ? { bodyLimit: r.bodyLimit } : {}),
   });
 
 /** Driving a claimed sandbox through its guest driver (tag `drive`). */
@@ -132,6 +135,8 @@ export const driveRoutes = {
       'Synchronous calls are bounded by the job timeout (120 s): longer commands answer 504 `timeout`.',
     body: ShellRunRequest,
     response: ShellRunResult,
+    // stdin of up to 1 Mi characters may take several bytes each once JSON-encoded.
+    bodyLimit: GUEST_MAX_BODY_BYTES,
     errors: fileErrors,
   }),
   readClaimFile: drive({
@@ -148,6 +153,8 @@ export const driveRoutes = {
     summary: 'Write a file in the sandbox',
     body: FileWriteRequest,
     response: FileWriteResponse,
+    // The largest write (FILE_WRITE_MAX_BYTES as base64) with its envelope: the guest's own limit.
+    bodyLimit: GUEST_MAX_BODY_BYTES,
     errors: fileErrors,
   }),
   listClaimFiles: drive({
@@ -209,7 +216,7 @@ export const driveRoutes = {
     auth: 'api_key',
     summary: "The claim's stored ActionResults, newest first",
     params: ClaimPathParams,
-    query: ListQuery,
+    query: listQueryOf(ActionRecordId),
     responses: { 200: listOf(ActionRecord) },
     errors: [...readErrors],
   }),

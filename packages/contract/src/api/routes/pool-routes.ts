@@ -1,4 +1,4 @@
-import { ListQuery, listOf } from '../common.js';
+import { listOf, listQueryOf, PoolId } from '../common.js';
 import { Pool, PoolPathParams, PoolSpec } from '../pool.js';
 import { defineRoute, type RouteDef } from '../route-def.js';
 import { readErrors, writeErrors } from './shared.js';
@@ -12,7 +12,7 @@ export const poolRoutes = {
     tag: 'pools',
     auth: 'api_key',
     summary: 'List pools with live sandbox counts',
-    query: ListQuery,
+    query: listQueryOf(PoolId),
     responses: { 200: listOf(Pool) },
     errors: [...readErrors],
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ClaimPathParams } from '../claim.js';
-import { ListQuery, listOf, ViewerTicketId } from '../common.js';
+import { listOf, listQueryOf, ViewerTicketId } from '../common.js';
 import { defineRoute, type RouteDef } from '../route-def.js';
 import {
   CreateViewerTicketRequest,
@@ -35,7 +35,7 @@ export const viewerRoutes = {
     auth: 'api_key',
     summary: "List a claim's viewer tickets (never the ticket strings)",
     params: ClaimPathParams,
-    query: ListQuery,
+    query: listQueryOf(ViewerTicketId),
     responses: { 200: listOf(ViewerTicket) },
     errors: [...readErrors],
   }),

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+// A NUL, or a UTF-16 surrogate without its partner (JSON can carry both as `\u0000`, `\ud800`).
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** TEXT_RULE is the message every request string that breaks the rule fails with. */
+export const TEXT_RULE = 'must not contain NUL (\\u0000) or unpaired UTF-16 surrogates';
+
+/**
+ * isStorableText is the one rule for request strings: no NUL and well-formed UTF-16. PostgreSQL
+ * refuses both in `text` and `jsonb` (and no syscall takes a NUL), so a string that breaks it
+ * must be a 400 naming the field, before it can reach a statement shared with other requests.
+ */
+export function isStorableText(value: string): boolean {
+  return !UNSTORABLE.test(value);
+}
+
+/**
+ * text is the base of every request string schema (bounds and patterns chain after it). Output
+ * strings need not use it: they come from storage, which already obeys the rule.
+ */
+export function text() {
+  return z.string().refine(isStorableText, TEXT_RULE);
+}
