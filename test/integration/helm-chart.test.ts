@@ -1,0 +1,510 @@
+// The Helm chart (helm/cubicle) against the real test API server: rendered by helm v3.22 (built
+// from the Go module proxy, scripts/lib/helm-tools.mjs) and every object sent as a server-side
+// dry run with strict field validation — the only check that catches unknown fields and
+// out-of-range values (`helm template --validate` and client-node do not). Then the worker's
+// RBAC for real: a sandbox provisioned with nothing but the chart's ServiceAccount token.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createKubeClient,
+  createKubernetesBackend,
+  loadKubeConfig,
+  parseLabelSelector,
+} from '@cubicle/backends';
+import { buildSandboxNetworkPolicy } from '../../packages/backends/src/kube/network-policy.js';
+import { KUBE_TOOL_VERSIONS } from '../../scripts/lib/kube-paths.mjs';
+import {
+  createObject,
+  discoverResources,
+  rawClient,
+  strictDryRun,
+  type KubeObject,
+  type RawClient,
+} from '../harness/kube/dry-run.js';
+import { helm, parseManifests, requireHelm } from '../harness/kube/helm.js';
+import { writeKubeconfigFile } from '../harness/kube/kubeconfig.js';
+import { startKubeCluster, startNodeAgent, type KubeCluster } from '../harness/kube/index.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const chart = join(root, 'helm/cubicle');
+const RELEASE = 'cubicle';
+
+interface Container {
+  name: string;
+  env?: {
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef?: { name: string; key: string } };
+  }[];
+  [key: string]: unknown;
+}
+interface PodTemplate {
+  metadata: { labels: Record<string, string> };
+  spec: { containers: Container[]; serviceAccountName?: string; [key: string]: unknown };
+}
+
+const kindsOf = (objects: KubeObject[]) =>
+  objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+const find = (objects: KubeObject[], kind: string, name: string) => {
+  const obj = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!obj)
+    throw new Error(`${kind}/${name} is not in the rendered chart: ${kindsOf(objects).join(', ')}`);
+  return obj;
+};
+const podTemplate = (obj: KubeObject) => (obj.spec as { template: PodTemplate }).template;
+const envOf = (obj: KubeObject, container = 0) =>
+  new Map((podTemplate(obj).spec.containers[container]!.env ?? []).map((e) => [e.name, e]));
+
+describe('Helm chart helm/cubicle on the real test API server', () => {
+  let cluster: KubeCluster;
+  let client: RawClient;
+  let index: Awaited<ReturnType<typeof discoverResources>>;
+  const scratch = mkdtempSync(join(tmpdir(), 'cubicle-chart-'));
+
+  /** render runs `helm template` in `namespace` with these values files and `--set` pairs. */
+  function render(namespace: string, files: string[], set: string[] = [], chartDir = chart) {
+    const result = helm([
+      'template',
+      RELEASE,
+      chartDir,
+      '--namespace',
+      namespace,
+      '--kube-version',
+      KUBE_TOOL_VERSIONS.kubeApiserver,
+      ...files.flatMap((f) => ['-f', f]),
+      ...set.flatMap((s) => ['--set', s]),
+    ]);
+    return { ...result, objects: result.code === 0 ? parseManifests(result.stdout) : [] };
+  }
+
+  /** Namespaces first (as helm installs them), each for real; then every object as a strict dry run. */
+  async function dryRunAll(objects: KubeObject[], namespace: string) {
+    const refused: string[] = [];
+    for (const ns of objects.filter((o) => o.kind === 'Namespace')) {
+      const dry = await strictDryRun(client, index, ns, namespace);
+      if (dry.status !== 201)
+        refused.push(`Namespace/${ns.metadata.name}: ${dry.status} ${dry.body}`);
+      const created = await createObject(client, index, ns, namespace);
+      expect([201, 409]).toContain(created.status);
+    }
+    for (const obj of objects.filter((o) => o.kind !== 'Namespace')) {
+      const answer = await strictDryRun(client, index, obj, namespace);
+      if (answer.status !== 201 || answer.warnings.length > 0)
+        refused.push(
+          `${obj.kind}/${obj.metadata.name}: ${answer.status} ${answer.body.slice(0, 400)}`,
+        );
+    }
+    return refused;
+  }
+
+  beforeAll(async () => {
+    requireHelm();
+    cluster = await startKubeCluster();
+    client = rawClient(cluster);
+    index = await discoverResources(client);
+  }, 120_000);
+
+  afterAll(async () => {
+    await cluster?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('passes helm lint --strict with the default and the production-like values', () => {
+    for (const values of ['ci/default-values.yaml', 'ci/production-values.yaml']) {
+      const lint = helm([
+        'lint',
+        chart,
+        '--strict',
+        '--kube-version',
+        KUBE_TOOL_VERSIONS.kubeApiserver,
+        '-f',
+        join(chart, values),
+      ]);
+      expect(lint.stdout + lint.stderr, values).toContain('1 chart(s) linted, 0 chart(s) failed');
+      expect(lint.code).toBe(0);
+    }
+  });
+
+  it('default values: every rendered object passes a strict server-side dry run', async () => {
+    const namespace = await cluster.createNamespace('cubicle-rel-');
+    const { code, stderr, objects } = render(namespace, [join(chart, 'ci/default-values.yaml')]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(kindsOf(objects)).toEqual(
+      [
+        'Deployment/cubicle-api',
+        'Deployment/cubicle-web',
+        'Deployment/cubicle-worker',
+        'Job/cubicle-migrate',
+        'Namespace/cubicle-sandboxes',
+        'PodDisruptionBudget/cubicle-api',
+        'PodDisruptionBudget/cubicle-worker',
+        'Role/cubicle-worker',
+        'RoleBinding/cubicle-worker',
+        'Secret/cubicle-keys',
+        'Service/cubicle-api',
+        'Service/cubicle-web',
+        'ServiceAccount/cubicle',
+        'ServiceAccount/cubicle-worker',
+      ].sort(),
+    );
+    expect(await dryRunAll(objects, namespace)).toEqual([]);
+  });
+
+  it('production-like values (Ingress, HPAs, KubeVirt, existing Secrets): all accepted', async () => {
+    const namespace = await cluster.createNamespace('cubicle-prod-');
+    const { code, stderr, objects } = render(namespace, [join(chart, 'ci/production-values.yaml')]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const kinds = kindsOf(objects);
+    for (const expected of [
+      'Ingress/cubicle',
+      'HorizontalPodAutoscaler/cubicle-api',
+      'HorizontalPodAutoscaler/cubicle-worker',
+      'PodDisruptionBudget/cubicle-web',
+      'Namespace/cubicle-sandboxes-prod',
+    ])
+      expect(kinds).toContain(expected);
+    // Keys and connection strings come from the operator's Secrets: the chart makes none.
+    expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
+    // The viewer stream path reaches the API.
+    const ingress = find(objects, 'Ingress', 'cubicle') as unknown as {
+      spec: {
+        rules: {
+          host: string;
+          http: { paths: { path: string; backend: { service: { name: string } } }[] };
+        }[];
+      };
+    };
+    const apiRule = ingress.spec.rules.find((r) => r.host === 'api.cubicle.example.com');
+    expect(
+      apiRule?.http.paths.find((p) => p.path === '/v1/viewer/stream')?.backend.service.name,
+    ).toBe('cubicle-api');
+    const role = find(objects, 'Role', 'cubicle-worker') as unknown as {
+      rules: { apiGroups: string[]; resources: string[] }[];
+    };
+    expect(role.rules.some((r) => r.apiGroups.includes('kubevirt.io'))).toBe(true);
+    expect(
+      envOf(find(objects, 'Deployment', 'cubicle-worker')).get('CUBICLE_BACKENDS')?.value,
+    ).toBe('kubernetes,kubevirt');
+    expect(await dryRunAll(objects, namespace)).toEqual([]);
+  });
+
+  it('trying-out values (inline URLs, in-chart PostgreSQL and Redis): all accepted', async () => {
+    const namespace = await cluster.createNamespace('cubicle-try-');
+    const { code, stderr, objects } = render(
+      namespace,
+      [],
+      [
+        'database.inChart.enabled=true',
+        'redis.inChart.enabled=true',
+        `sandboxes.namespace=${namespace}`,
+      ],
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const kinds = kindsOf(objects);
+    for (const expected of [
+      'StatefulSet/cubicle-postgresql',
+      'Deployment/cubicle-redis',
+      'Secret/cubicle-connections',
+      'Secret/cubicle-postgresql',
+    ])
+      expect(kinds).toContain(expected);
+    // The sandbox namespace is the release's own: no Namespace object, no cross-namespace selector.
+    expect(kinds.filter((k) => k.startsWith('Namespace/'))).toEqual([]);
+    expect(
+      envOf(find(objects, 'Deployment', 'cubicle-worker')).has('KUBE_CONTROL_PLANE_NAMESPACE'),
+    ).toBe(false);
+    // With the in-chart database the migration runs after it exists (post-install).
+    expect(find(objects, 'Job', 'cubicle-migrate').metadata.annotations).toMatchObject({
+      'helm.sh/hook': 'post-install,pre-upgrade',
+    });
+    expect(await dryRunAll(objects, namespace)).toEqual([]);
+  });
+
+  it('a planted unknown field and an out-of-range port are refused by the strict dry run, though helm renders them', async () => {
+    const namespace = await cluster.createNamespace('cubicle-bad-');
+    const planted = join(scratch, 'planted');
+    cpSync(chart, planted, { recursive: true });
+    const apiTemplate = join(planted, 'templates/api.yaml');
+    const text = readFileSync(apiTemplate, 'utf8');
+    const withUnknown = text.replace(
+      '          imagePullPolicy: {{ .Values.image.pullPolicy }}\n',
+      '          imagePullPolicy: {{ .Values.image.pullPolicy }}\n          restartPolicyy: Always\n',
+    );
+    const withBoth = withUnknown.replace(
+      '      port: {{ $v.port }}\n      targetPort: http',
+      '      port: 70000\n      targetPort: http',
+    );
+    expect(withBoth).not.toBe(withUnknown);
+    expect(withUnknown).not.toBe(text);
+    writeFileSync(apiTemplate, withBoth);
+    const { code, objects } = render(
+      namespace,
+      [join(chart, 'ci/default-values.yaml')],
+      [],
+      planted,
+    );
+    expect(code).toBe(0); // helm itself has no objection
+    const deployment = await strictDryRun(
+      client,
+      index,
+      find(objects, 'Deployment', 'cubicle-api'),
+      namespace,
+    );
+    expect(deployment.status).toBe(400);
+    const message = (answer: { json: unknown }) => (answer.json as { message: string }).message;
+    expect(message(deployment)).toContain(
+      'strict decoding error: unknown field "spec.template.spec.containers[0].restartPolicyy"',
+    );
+    const service = await strictDryRun(
+      client,
+      index,
+      find(objects, 'Service', 'cubicle-api'),
+      namespace,
+    );
+    expect(service.status).toBe(422);
+    expect(message(service)).toMatch(/spec\.ports\[0\]\.port: Invalid value: 70000/);
+    // The untouched objects of the same render still pass.
+    expect(
+      (await strictDryRun(client, index, find(objects, 'Deployment', 'cubicle-worker'), namespace))
+        .status,
+    ).toBe(201);
+  });
+
+  it('values.schema.json refuses a bad values file, naming the mistake', () => {
+    const bad = (name: string, yaml: string) => {
+      const file = join(scratch, `${name}.yaml`);
+      writeFileSync(file, yaml);
+      return render('default', [join(chart, 'ci/default-values.yaml'), file]);
+    };
+    const typo = bad('typo', 'api:\n  replica: 3\n');
+    expect(typo.code).not.toBe(0);
+    expect(typo.stderr).toMatch(/values don't meet the specifications of the schema/);
+    expect(typo.stderr).toMatch(/api.*additional properties 'replica' not allowed/);
+    const port = bad('port', 'api:\n  port: 70000\n');
+    expect(port.code).not.toBe(0);
+    expect(port.stderr).toMatch(/api\/port|api\.port/);
+    expect(port.stderr).toMatch(/maximum/);
+    const backend = bad('backend', 'sandboxes:\n  backends: [docker]\n');
+    expect(backend.code).not.toBe(0);
+    expect(backend.stderr).toMatch(/backends/);
+    const namespace = bad('namespace', 'sandboxes:\n  namespace: Not_A_Namespace\n');
+    expect(namespace.code).not.toBe(0);
+    // No database at all: the chart refuses to render instead of shipping a crash-looping release.
+    const none = render('default', []);
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toMatch(/database: set database\.existingSecret/);
+    // The good file of the same test passes (the failures above are the planted values).
+    expect(render('default', [join(chart, 'ci/default-values.yaml')]).code).toBe(0);
+  });
+
+  it('secrets live in Secrets only, are read through secretKeyRef, and are generated once (lookup)', async () => {
+    const namespace = await cluster.createNamespace('cubicle-keys-');
+    const { objects } = render(namespace, [join(chart, 'ci/default-values.yaml')]);
+    expect(objects.filter((o) => o.kind === 'ConfigMap')).toEqual([]);
+    const secretEnv = [
+      'DATABASE_URL',
+      'REDIS_URL',
+      'CUBICLE_KEYRING',
+      'CUBICLE_VIEWER_KEY_PEM',
+      'CUBICLE_WEB_SESSION_SECRET',
+    ];
+    for (const obj of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job'))
+      for (const container of podTemplate(obj).spec.containers)
+        for (const env of container.env ?? [])
+          if (secretEnv.includes(env.name)) {
+            expect(env.value, `${obj.metadata.name} ${env.name}`).toBeUndefined();
+            expect(env.valueFrom?.secretKeyRef?.name).toMatch(/^cubicle-(keys|database|redis)$/);
+          }
+    const keys = find(objects, 'Secret', 'cubicle-keys') as unknown as {
+      data: Record<string, string>;
+      metadata: { annotations: Record<string, string> };
+    };
+    const keyring = Buffer.from(keys.data.keyring!, 'base64').toString();
+    expect(keyring).toMatch(/^k1:[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(keyring.slice(3), 'base64')).toHaveLength(32);
+    // The session key is stored as the dashboard reads it: 32 bytes, base64.
+    const session = Buffer.from(keys.data['session-secret']!, 'base64').toString();
+    expect(Buffer.from(session, 'base64')).toHaveLength(32);
+    expect(Buffer.from(keys.data['viewer-key.pem']!, 'base64').toString()).toMatch(
+      /^-----BEGIN PRIVATE KEY-----/,
+    );
+    expect(keys.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+    // Install the generated keys for real; a render against the cluster (lookup) keeps them.
+    expect(
+      (await createObject(client, index, keys as unknown as KubeObject, namespace)).status,
+    ).toBe(201);
+    const again = helm(
+      [
+        'template',
+        RELEASE,
+        chart,
+        '--namespace',
+        namespace,
+        '--dry-run=server',
+        '--kube-version',
+        KUBE_TOOL_VERSIONS.kubeApiserver,
+        '-f',
+        join(chart, 'ci/default-values.yaml'),
+      ],
+      { KUBECONFIG: cluster.kubeconfigPath },
+    );
+    expect(again.stderr).toBe('');
+    const kept = find(parseManifests(again.stdout), 'Secret', 'cubicle-keys') as unknown as {
+      data: Record<string, string>;
+    };
+    expect(kept.data).toEqual(keys.data);
+    // Without the cluster (no lookup) a render makes new keys: lookup is what keeps them.
+    expect(
+      find(
+        render(namespace, [join(chart, 'ci/default-values.yaml')]).objects,
+        'Secret',
+        'cubicle-keys',
+      ),
+    ).not.toEqual(keys);
+  });
+
+  it('the api and worker Pods carry what the sandbox NetworkPolicy admits; web and sandboxes do not match it', () => {
+    const { objects } = render('cubicle-system', [join(chart, 'ci/default-values.yaml')]);
+    const worker = find(objects, 'Deployment', 'cubicle-worker');
+    const env = envOf(worker);
+    const policy = buildSandboxNetworkPolicy({
+      namespace: env.get('KUBE_NAMESPACE')!.value!,
+      controlPlanePodLabels: parseLabelSelector(env.get('KUBE_CONTROL_PLANE_SELECTOR')!.value!),
+      controlPlaneNamespace: env.get('KUBE_CONTROL_PLANE_NAMESPACE')?.value,
+    });
+    const peer = policy.spec.ingress[0]!.from[0]!;
+    expect(peer.podSelector.matchLabels['app.kubernetes.io/name']).toBe('cubicle');
+    expect(peer.namespaceSelector?.matchLabels['kubernetes.io/metadata.name']).toBe(
+      'cubicle-system',
+    );
+    const matches = (labels: Record<string, string>) =>
+      Object.entries(peer.podSelector.matchLabels).every(([k, v]) => labels[k] === v);
+    expect(matches(podTemplate(find(objects, 'Deployment', 'cubicle-api')).metadata.labels)).toBe(
+      true,
+    );
+    expect(matches(podTemplate(worker).metadata.labels)).toBe(true);
+    // Another release's Pods, the dashboard's and the sandboxes' own do not.
+    const apiLabels = podTemplate(find(objects, 'Deployment', 'cubicle-api')).metadata.labels;
+    expect(matches({ ...apiLabels, 'app.kubernetes.io/instance': 'other' })).toBe(false);
+    expect(matches(policy.spec.podSelector.matchLabels)).toBe(false);
+    // The worker's Role lives in the namespace it drives, bound to its own account.
+    expect(find(objects, 'Role', 'cubicle-worker').metadata.namespace).toBe(
+      env.get('KUBE_NAMESPACE')!.value,
+    );
+    expect(podTemplate(worker).spec.serviceAccountName).toBe('cubicle-worker');
+    expect(
+      podTemplate(find(objects, 'Deployment', 'cubicle-api')).spec.automountServiceAccountToken,
+    ).toBe(false);
+  });
+
+  it("the worker provisions, claims and destroys a sandbox Pod with only the chart's RBAC (its own token)", async () => {
+    const releaseNs = await cluster.createNamespace('cubicle-ctl-');
+    const sandboxNs = await cluster.createNamespace('cubicle-sbx-');
+    const { objects } = render(
+      releaseNs,
+      [join(chart, 'ci/default-values.yaml')],
+      [`sandboxes.namespace=${sandboxNs}`, 'sandboxes.createNamespace=false'],
+    );
+    for (const obj of objects.filter((o) =>
+      ['ServiceAccount', 'Role', 'RoleBinding'].includes(o.kind),
+    )) {
+      const created = await createObject(client, index, obj, releaseNs);
+      expect(created.status, created.body).toBe(201);
+    }
+    // The token the kubelet would mount into the worker Pod (TokenRequest, bound to the account).
+    const tokenAnswer = await client.request(
+      'POST',
+      `/api/v1/namespaces/${releaseNs}/serviceaccounts/cubicle-worker/token`,
+      {
+        apiVersion: 'authentication.k8s.io/v1',
+        kind: 'TokenRequest',
+        spec: { expirationSeconds: 3600 },
+      },
+    );
+    expect(tokenAnswer.status).toBe(201);
+    const token = (tokenAnswer.json as { status: { token: string } }).status.token;
+    const asWorker = rawClient(cluster, token);
+    // Nothing outside the sandbox namespace, nothing cluster-wide.
+    expect((await asWorker.request('GET', `/api/v1/namespaces/${releaseNs}/secrets`)).status).toBe(
+      403,
+    );
+    expect((await asWorker.request('GET', '/api/v1/pods')).status).toBe(403);
+    expect((await asWorker.request('GET', '/api/v1/namespaces')).status).toBe(403);
+    expect(
+      (await asWorker.request('GET', `/api/v1/namespaces/${sandboxNs}/configmaps`)).status,
+    ).toBe(403);
+
+    const env = envOf(find(objects, 'Deployment', 'cubicle-worker'));
+    const kubeconfigPath = join(scratch, 'worker-kubeconfig');
+    writeKubeconfigFile(
+      kubeconfigPath,
+      cluster.server,
+      token,
+      readFileSync(join(cluster.dir, 'certs', 'apiserver.crt'), 'utf8'),
+    );
+    const kubeClient = createKubeClient(loadKubeConfig({ kubeconfigPath }));
+    const warnings: string[] = [];
+    const backend = createKubernetesBackend({
+      client: kubeClient,
+      namespace: env.get('KUBE_NAMESPACE')!.value!,
+      networkPolicy: {
+        controlPlanePodLabels: parseLabelSelector(env.get('KUBE_CONTROL_PLANE_SELECTOR')!.value!),
+        controlPlaneNamespace: env.get('KUBE_CONTROL_PLANE_NAMESPACE')?.value,
+      },
+      onWarning: (msg, err) => warnings.push(`${msg}: ${String(err)}`),
+    });
+    const agent = await startNodeAgent({
+      kubeconfig: cluster.kubeconfig,
+      namespace: sandboxNs,
+      withKubevirt: false,
+    });
+    try {
+      await agent.synced;
+      const sandboxId = 'sbx_01jxhelmrbac0000000000000a';
+      const provisioned = await backend.provision({
+        sandboxId,
+        tenantId: 'ten_01jxtesttenant000000000000',
+        poolId: 'pool_01jxtestpool00000000000000',
+        image: 'cubicle/desktop:test',
+        cpuMillis: 500,
+        memoryMb: 1024,
+        env: {},
+        signal: AbortSignal.timeout(90_000),
+      });
+      expect(provisioned.guestUrl).toMatch(/^http:\/\/127\./);
+      expect(await backend.list()).toContain(sandboxId);
+      await backend.markClaimed(sandboxId);
+      const pod = await client.request(
+        'GET',
+        `/api/v1/namespaces/${sandboxNs}/pods/${provisioned.ref}`,
+      );
+      expect(
+        (pod.json as { metadata: { labels: Record<string, string> } }).metadata.labels[
+          'cubicle.dev/state'
+        ],
+      ).toBe('claimed');
+      const policy = await client.request(
+        'GET',
+        `/apis/networking.k8s.io/v1/namespaces/${sandboxNs}/networkpolicies/cubicle-sandboxes`,
+      );
+      expect(policy.status).toBe(200);
+      await backend.destroy(sandboxId);
+      const gone = await client.request(
+        'GET',
+        `/api/v1/namespaces/${sandboxNs}/pods/${provisioned.ref}`,
+      );
+      expect([404, 200]).toContain(gone.status);
+      expect(warnings.filter((w) => /403|forbidden/i.test(w))).toEqual([]);
+    } finally {
+      await backend.close();
+      kubeClient.close();
+      await agent.stop();
+    }
+  }, 150_000);
+});
