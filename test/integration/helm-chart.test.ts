@@ -3,6 +3,7 @@
 // dry run with strict field validation — the only check that catches unknown fields and
 // out-of-range values (`helm template --validate` and client-node do not). Then the worker's
 // RBAC for real: a sandbox provisioned with nothing but the chart's ServiceAccount token.
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +127,23 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
       expect(lint.stdout + lint.stderr, values).toContain('1 chart(s) linted, 0 chart(s) failed');
       expect(lint.code).toBe(0);
     }
+  });
+
+  it('the values reference (helm/cubicle/values-reference.md) is generated from the current schema', () => {
+    const check = spawnSync(
+      process.execPath,
+      [join(root, 'helm/values-reference.mjs'), '--check'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(check.stderr).toBe('');
+    expect(check.status).toBe(0);
+    const reference = readFileSync(join(chart, 'values-reference.md'), 'utf8');
+    const schema = JSON.parse(readFileSync(join(chart, 'values.schema.json'), 'utf8')) as {
+      properties: Record<string, unknown>;
+    };
+    for (const key of Object.keys(schema.properties)) expect(reference).toContain(`| \`${key}\``);
   });
 
   it('default values: every rendered object passes a strict server-side dry run', async () => {
