@@ -2,6 +2,7 @@ import websocket from '@fastify/websocket';
 import type { ViewerEvents } from '@cubicle/control-plane';
 import type { Db } from '@cubicle/db';
 import {
+  createStreamLeases,
   DEFAULT_STREAM_LIMITS,
   listenForRevocations,
   LiveStreams,
@@ -38,7 +39,19 @@ export async function registerViewer(app: FastifyInstance, wiring: ViewerWiring)
     keys: options.keys,
     ...(wiring.events ? { events: wiring.events } : {}),
   };
-  const streams = new LiveStreams({ ...DEFAULT_STREAM_LIMITS, ...options.limits });
+  const limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits };
+  const streams = new LiveStreams(limits);
+  // With Redis the limits are cluster-wide (leases in Redis); LiveStreams keeps enforcing them
+  // per process too, which is what remains when Redis is unreachable.
+  const leases =
+    redis && wiring.events
+      ? createStreamLeases(redis, {
+          prefix: wiring.events.prefix,
+          limits,
+          ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+          onError: (err) => app.log.warn({ err }, 'viewer stream lease: Redis failed'),
+        })
+      : undefined;
   await app.register(websocket, {
     options: {
       maxPayload: MAX_CLIENT_FRAME_BYTES,
@@ -47,7 +60,7 @@ export async function registerViewer(app: FastifyInstance, wiring: ViewerWiring)
     },
   });
   registerViewerTicketRoutes(app, deps, options);
-  registerViewerStream(app, deps, streams, options);
+  registerViewerStream(app, deps, streams, { ...options, ...(leases ? { leases } : {}) });
 
   if (redis && wiring.events) {
     const subscriber = redis.duplicate();
@@ -64,6 +77,7 @@ export async function registerViewer(app: FastifyInstance, wiring: ViewerWiring)
   app.addHook('preClose', async () => {
     clearInterval(recheck);
     streams.closeAll('shutting_down');
+    await leases?.close();
   });
   return streams;
 }

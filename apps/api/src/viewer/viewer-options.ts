@@ -7,7 +7,10 @@ export interface ViewerOptions {
   webUrl: string;
   /** Public URL of this API for stream_url; default: the scheme and Host of the request. */
   publicApiUrl?: string;
+  /** Concurrent streams per ticket and per tenant, across every replica sharing the Redis. */
   limits?: Partial<StreamLimits>;
+  /** How long a crashed replica's stream slots stay taken (default 30 s). */
+  leaseMs?: number;
   /** Bytes queued for one slow viewer before the proxy stops reading its desktop. */
   highWaterBytes?: number;
   /** How often open streams are re-checked against the database (pub/sub safety net). */

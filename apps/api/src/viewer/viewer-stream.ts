@@ -6,24 +6,29 @@ import {
   type LiveStream,
   type LiveStreams,
   type RfbBridge,
+  type LeaseResult,
   type ResolvedTicket,
+  type StreamLeases,
   type TicketDeps,
 } from '@cubicle/viewer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 const resolvedOf = new WeakMap<FastifyRequest, ResolvedTicket>();
+const leaseOf = new WeakMap<FastifyRequest, LeaseResult>();
 
 /**
  * registerViewerStream mounts `GET /v1/viewer/stream?ticket=…` (WebSocket, subprotocol
  * `binary`). The ticket is checked before the upgrade: a bad, expired or revoked ticket, or one
  * of an ended claim, is a plain 401 `invalid_ticket` and no socket is ever accepted. After the
  * upgrade the stream is admitted against the viewer limits and bridged to the sandbox's VNC.
+ * With `leases` the limits hold across every API replica: the slot is taken in Redis before
+ * the upgrade (the only asynchronous point), and refused or admitted after it.
  */
 export function registerViewerStream(
   app: FastifyInstance,
   deps: TicketDeps,
   streams: LiveStreams,
-  options: { highWaterBytes?: number } = {},
+  options: { highWaterBytes?: number; leases?: StreamLeases } = {},
 ) {
   app.route({
     method: 'GET',
@@ -40,8 +45,12 @@ export function registerViewerStream(
       if (!resolved.vncEndpoint)
         throw new AppError('backend_unavailable', 'this sandbox has no VNC server');
       resolvedOf.set(request, resolved);
+      if (options.leases)
+        leaseOf.set(request, await options.leases.reserve(resolved.ticketId, resolved.tenantId));
     },
-    handler: async () => {
+    handler: async (request) => {
+      const lease = leaseOf.get(request);
+      if (lease?.admitted) lease.release();
       throw new AppError('validation_failed', 'this endpoint only speaks WebSocket');
     },
     wsHandler: (socket, request) => {
@@ -54,9 +63,11 @@ export function registerViewerStream(
         // Only called once admitted, after `bridge` below exists.
         close: (reason) => bridge.close(reason),
       };
-      const admitted = streams.admit(stream);
+      const lease = leaseOf.get(request);
+      const admitted = lease && !lease.admitted ? lease.limit : streams.admit(stream);
       const log = request.log.child({ ticket_id: ticket.ticketId, claim_id: ticket.claimId });
       if (admitted !== 'ok') {
+        if (lease?.admitted) lease.release();
         log.warn({ limit: admitted }, 'viewer refused: limit reached');
         socket.close(
           ViewerCloseCodes.limit,
@@ -72,6 +83,7 @@ export function registerViewerStream(
         ...(options.highWaterBytes ? { highWaterBytes: options.highWaterBytes } : {}),
         onClosed: (info) => {
           streams.release(stream);
+          if (lease?.admitted) lease.release();
           log.info(info, 'viewer stream closed');
         },
       });

@@ -11,7 +11,7 @@ export interface LiveStream {
 export interface StreamLimits {
   /** Concurrent streams of one ticket (a leaked ticket cannot feed a crowd). */
   perTicket: number;
-  /** Concurrent streams of one tenant, in this API process. */
+  /** Concurrent streams of one tenant (across replicas with stream-leases.ts, else per process). */
   perTenant: number;
 }
 
@@ -34,9 +34,10 @@ function remove(index: Index, key: string, stream: LiveStream) {
 
 /**
  * LiveStreams tracks this process's open streams by ticket, claim and tenant, enforces the
- * concurrency limits, and closes streams when a ticket is revoked or a claim ends. Limits are
- * per process: with N API replicas a tenant can hold up to N × perTenant streams (the proxy
- * keeps no shared counter so a Redis outage cannot strand counts).
+ * concurrency limits, and closes streams when a ticket is revoked or a claim ends. Its limits
+ * are per process; the API adds cluster-wide ones through Redis leases (stream-leases.ts), which
+ * lapse on their own so a crashed replica strands no count, and this per-process check is what
+ * remains while Redis is unreachable.
  */
 export class LiveStreams {
   private readonly byTicket: Index = new Map();
