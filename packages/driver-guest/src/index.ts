@@ -10,4 +10,5 @@ export {
   sessionDir,
 } from './desktop/start-desktop.js';
 export { listDesktopIds, listLiveDesktopIds, stopDesktopById } from './desktop/find-desktops.js';
+export { SANDBOX_PATHS, SANDBOX_USER } from './desktop/sandbox-spec.js';
 export { superviseVnc, type VncSupervisor } from './vnc/supervise-vnc.js';

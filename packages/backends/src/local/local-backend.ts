@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { ProvisionInput, ProvisionedSandbox, SandboxBackend } from '@cubicle/control-plane';
+import {
+  vncUnixEndpoint,
+  type ProvisionInput,
+  type ProvisionedSandbox,
+  type SandboxBackend,
+} from '@cubicle/control-plane';
 import {
   listDesktopIds,
   listLiveDesktopIds,
@@ -14,7 +19,7 @@ export interface LocalBackendOptions {
    * `npm start` beside a test run): each only lists and destroys desktops of its own scope.
    */
   scope: string;
-  /** Passed to every desktop (size, GLX); the daemon always runs as its own process. */
+  /** Passed to every desktop (size, GLX); the desktop always runs in its own sandbox. */
   desktop?: Pick<DesktopOptions, 'width' | 'height' | 'depth' | 'withGlx'>;
 }
 
@@ -41,8 +46,10 @@ export const desktopIdOf = (scope: string, sandboxId: string) => `${scope}-${san
  * derived from the sandbox id and every process of it carries that id in its environment, so the
  * backend keeps no state of its own: a restarted worker lists and destroys desktops by sandbox
  * id, and a provisioning re-run after a crash first clears whatever half-started session is
- * left. The guest driver runs as a separate process. The pool's `image` is not used (the
- * desktop is this machine's); its `env` reaches the session's apps.
+ * left. Each desktop, guest driver included, runs in its own bubblewrap sandbox (own user, mount,
+ * PID, IPC and network namespaces; see startDesktop's `sandbox` mode) and is reached through
+ * unix sockets in a directory this process owns. The pool's `image` is not used (the desktop
+ * is this machine's, read-only); its `env` reaches the session's apps.
  */
 export function createLocalBackend(options: LocalBackendOptions): SandboxBackend {
   if (!/^[a-z0-9]{1,16}$/.test(options.scope))
@@ -58,10 +65,10 @@ export function createLocalBackend(options: LocalBackendOptions): SandboxBackend
       const session = await startDesktop({
         ...options.desktop,
         id,
-        daemon: 'child',
+        daemon: 'sandbox',
         appEnv: input.env,
       });
-      if (!session.guestUrl) {
+      if (!session.guestUrl || !session.vncSocket) {
         await session.stop();
         throw new Error('the desktop started without a guest driver');
       }
@@ -69,7 +76,7 @@ export function createLocalBackend(options: LocalBackendOptions): SandboxBackend
         ref: session.display,
         guestUrl: session.guestUrl,
         guestToken: session.guestToken,
-        vncEndpoint: `127.0.0.1:${session.vncPort}`,
+        vncEndpoint: vncUnixEndpoint(session.vncSocket),
       };
     },
     async destroy(sandboxId: string): Promise<void> {

@@ -17,9 +17,11 @@ export interface ProvisionInput {
 export interface ProvisionedSandbox {
   /** The backend's handle (local session id, Pod or VMI name); not secret. */
   ref: string;
+  /** `http://host:port`, or `http+unix://…` for a local sandbox (see endpoints.ts). */
   guestUrl: string;
   /** The guest driver's bearer token; stored only encrypted. */
   guestToken: string;
+  /** `host:port`, or `unix:/path` for a local sandbox (see endpoints.ts). */
   vncEndpoint: string | null;
 }
 

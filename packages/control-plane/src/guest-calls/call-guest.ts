@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { guestSocketPath } from '../backend/endpoints.js';
 
 // Keep-alive: a call reuses the connection to its guest instead of a TCP handshake each time.
 const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, keepAliveMsecs: 10_000 });
@@ -41,12 +42,22 @@ export function callGuest(input: {
 }): Promise<GuestHttpAnswer> {
   const url = new URL(input.path, input.endpoint);
   const isHttps = url.protocol === 'https:';
+  // A local sandbox's guest listens on a unix socket (its network namespace is private); the
+  // agent keys keep-alive connections by socket path as it does by host and port.
+  let socketPath: string | null;
+  try {
+    socketPath = guestSocketPath(url);
+  } catch (err) {
+    return Promise.reject(new GuestUnreachableError((err as Error).message));
+  }
   const payload =
     input.method === 'POST' ? Buffer.from(JSON.stringify(input.body ?? {})) : undefined;
   return new Promise((resolve, reject) => {
     const req = (isHttps ? https : http).request(
-      url,
+      // Over a socket the URL only gives the path; `localhost` is the Host header then.
+      socketPath ? new URL(url.pathname + url.search, 'http://localhost') : url,
       {
+        ...(socketPath ? { socketPath } : {}),
         method: input.method,
         agent: isHttps ? httpsAgent : httpAgent,
         headers: {

@@ -1,14 +1,16 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { releaseSandboxUid } from './sandbox-uid.js';
 import { MARKER_VAR, killSession, processStartTime } from './session-processes.js';
 import {
+  lifeOf,
   liveSessions,
   SESSION_DIR_PREFIX,
   SESSION_FILE,
   sessionDir,
   type SessionFile,
-} from './start-desktop.js';
+} from './session-registry.js';
 
 /**
  * listLiveDesktopIds returns the ids (starting with `idPrefix`) of sessions whose X server is
@@ -27,8 +29,9 @@ export async function listLiveDesktopIds(idPrefix = ''): Promise<string[]> {
       try {
         const file = await readFile(join(tmpdir(), name, SESSION_FILE), 'utf8');
         const record = JSON.parse(file) as SessionFile;
-        if (record.id !== id) return null;
-        return (await processStartTime(record.xvfb.pid)) === record.xvfb.startTime ? id : null;
+        const life = lifeOf(record);
+        if (record.id !== id || !life) return null;
+        return (await processStartTime(life.pid)) === life.startTime ? id : null;
       } catch {
         return null; // starting (no file yet), stopping, or not ours
       }
@@ -71,6 +74,19 @@ export async function stopDesktopById(id: string): Promise<void> {
   // A session of this process stops through its own stop() (supervisor first); the marker scan
   // below then catches anything left, and sessions of other processes.
   await liveSessions.get(id)?.();
+  const record = await readFile(join(sessionDir(id), SESSION_FILE), 'utf8')
+    .then((text) => JSON.parse(text) as SessionFile)
+    .catch(() => null);
+  // A sandbox ends with its PID 1 (the marker scan below finds it too, without the directory).
+  const sandbox = record?.id === id ? record.sandbox : undefined;
+  if (sandbox && (await processStartTime(sandbox.pid)) === sandbox.startTime) {
+    try {
+      process.kill(sandbox.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
   await killSession(id, new Set());
   await rm(sessionDir(id), { recursive: true, force: true });
+  if (sandbox?.uid != null) await releaseSandboxUid(id, sandbox.uid);
 }

@@ -26,6 +26,8 @@ export function sessionEnv(
     runtimeDir: string;
     busAddress?: string;
     a11yAddress?: string;
+    /** Carry the session marker (default true); a sandbox's processes carry nothing of Cubicle's. */
+    mark?: boolean;
   },
 ): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...base };
@@ -41,6 +43,6 @@ export function sessionEnv(
     QT_ACCESSIBILITY: '1',
     QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1',
     GSETTINGS_BACKEND: 'memory',
-    [MARKER_VAR]: session.id,
+    ...(session.mark === false ? {} : { [MARKER_VAR]: session.id }),
   };
 }

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** MARKER_VAR tags every process of one desktop session through inherited environments. */
@@ -120,6 +120,13 @@ export async function killSession(
   graceMs = 1500,
 ): Promise<number[]> {
   const seen = new Set<number>();
+  // A marked process in another pid namespace is a sandbox's PID 1 (bubblewrap's reaper, which
+  // ignores SIGTERM from outside): SIGKILL ends it and with it everything in the sandbox.
+  const ownNamespace = await readlink('/proc/self/ns/pid').catch(() => null);
+  for (const pid of await findSessionProcesses(markerValue, groups)) {
+    const ns = await readlink(`/proc/${pid}/ns/pid`).catch(() => null);
+    if (ns && ownNamespace && ns !== ownNamespace) signal(pid, 'SIGKILL');
+  }
   const deadline = Date.now() + graceMs;
   for (let round = 0; round < 50; round += 1) {
     const pids = await findSessionProcesses(markerValue, groups);

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
@@ -10,7 +9,17 @@ import { inheritedEnv } from '../env.js';
 import { buildGuestApp } from '../server/app.js';
 import { canConnect } from '../server/probe-desktop.js';
 import { freeLocalPort, superviseVnc, type VncSupervisor } from '../vnc/supervise-vnc.js';
+import type { GuestTokenDigest } from '../server/auth.js';
 import { startA11yBus } from './start-a11y-bus.js';
+import {
+  exitHooks,
+  liveSessions,
+  SESSION_DIR_PREFIX,
+  SESSION_FILE,
+  sessionDir,
+  type SessionFile,
+} from './session-registry.js';
+import { startSandboxedDesktop } from './start-sandbox.js';
 import { sessionEnv } from './session-env.js';
 import { findSessionProcesses, killSession, processStartTime } from './session-processes.js';
 import { spawnDetached, waitFor } from './spawn-detached.js';
@@ -24,9 +33,23 @@ export interface DesktopOptions {
   withGlx?: boolean;
   /**
    * Where the guest driver runs: `in-process` (this Node process; cheapest), `child` (a separate
-   * `node dist/main.js`, as in a sandbox image; needs the package built) or `none`.
+   * `node dist/main.js`, as in a sandbox image; needs the package built), `none`, or `sandbox`:
+   * the whole desktop, daemon included, in its own bubblewrap sandbox (start-sandbox.ts), reached
+   * through unix sockets (`guestUrl` http+unix://…, `vncSocket`).
    */
-  daemon?: 'in-process' | 'child' | 'none';
+  daemon?: 'in-process' | 'child' | 'none' | 'sandbox';
+  /** In-process daemon: listen on this unix socket instead of `listenHost`:`guestPort`. */
+  guestSocket?: string;
+  /** x11vnc also serves RFB on this unix socket. */
+  vncSocket?: string;
+  /** In-process daemon: authenticate with the token's SHA-256 only (it never holds the token). */
+  guestTokenDigest?: GuestTokenDigest;
+  /**
+   * Tag every process with the session marker (CUBICLE_DESKTOP_ID) so stop() and
+   * stopDesktopById find escaped ones; true by default. Inside a sandbox its PID namespace
+   * bounds the session instead, and the apps' environment carries nothing of Cubicle's.
+   */
+  markProcesses?: boolean;
   /** Driver port on `listenHost`; a free one by default. */
   guestPort?: number;
   /**
@@ -50,35 +73,7 @@ export interface DesktopOptions {
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** sessionDir is where a session keeps its runtime files; derived from the id so others can remove it. */
-export const sessionDir = (id: string) => join(tmpdir(), `cubicle-desktop-${id}`);
-export const SESSION_DIR_PREFIX = 'cubicle-desktop-';
-
-/**
- * The session file names the X server (pid and start time): the session is live while that
- * process is, which listLiveDesktopIds checks without scanning every process on the machine.
- */
-export const SESSION_FILE = 'session.json';
-export interface SessionFile {
-  id: string;
-  xvfb: { pid: number; startTime: string };
-}
-
-// One process 'exit' listener for all sessions of this process (not one each: many desktops in
-// one worker would pass Node's listener warning threshold).
-const exitHooks = new Set<() => void>();
-
-/**
- * The stop() of every session this process started and has not stopped, by id. stopDesktopById
- * goes through it first: killing a session's processes from outside would leave its x11vnc
- * supervisor relaunching x11vnc for a display that is gone, and its exit hook holding process
- * group ids the system may hand to someone else.
- */
-export const liveSessions = new Map<string, () => Promise<void>>();
-process.on('exit', () => {
-  for (const hook of exitHooks) hook();
-});
+export { sessionDir, SESSION_DIR_PREFIX, SESSION_FILE, liveSessions, type SessionFile };
 
 export interface DesktopPids {
   xvfb: number;
@@ -100,6 +95,10 @@ export interface DesktopSession {
   vncHost: string;
   guestUrl: string | null;
   guestToken: string;
+  /** A sandboxed session's x11vnc socket on this machine (its vncPort is inside the sandbox). */
+  vncSocket?: string;
+  /** A sandboxed session: its PID 1 on this machine and its host uid (null: our own, mapped). */
+  sandbox?: { initPid: number; hostUid: number | null };
   readonly pids: DesktopPids;
   /** Environment for launching apps into this desktop (they are stopped with it). */
   env: Record<string, string>;
@@ -121,9 +120,10 @@ const mainScript = () => fileURLToPath(new URL('../../dist/main.js', import.meta
  * bus is activated by D-Bus, not by us). On any start-up failure everything started is stopped.
  */
 export async function startDesktop(options: DesktopOptions = {}): Promise<DesktopSession> {
-  const started = performance.now();
   if (options.id !== undefined && !SESSION_ID.test(options.id))
     throw new Error('invalid desktop session id');
+  if (options.daemon === 'sandbox') return startSandboxedDesktop(options);
+  const started = performance.now();
   const id = options.id ?? `desk_${randomBytes(8).toString('hex')}`;
   const dir = sessionDir(id);
   await rm(dir, { recursive: true, force: true });
@@ -131,6 +131,9 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   const runtimeDir = join(dir, 'runtime');
   await mkdir(runtimeDir, { mode: 0o700 });
   const base = { ...(options.baseEnv ?? inheritedEnv()), ...options.appEnv };
+  const mark = options.markProcesses ?? true;
+  const envOf = (extra: { display: string; busAddress?: string; a11yAddress?: string }) =>
+    sessionEnv(base, { id, runtimeDir, mark, ...extra });
   const host = options.listenHost ?? '127.0.0.1';
   const groups = new Set<number>();
   const track = (child: ChildProcess) => {
@@ -172,7 +175,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   };
 
   try {
-    const preEnv = sessionEnv(base, { id, display: ':0', runtimeDir });
+    const preEnv = envOf({ display: ':0' });
     const xvfb = await startXvfb(
       {
         width: options.width ?? 1280,
@@ -190,12 +193,9 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     const record: SessionFile = { id, xvfb: { pid: xvfbPid, startTime: xvfbStart } };
     await writeFile(join(dir, SESSION_FILE), JSON.stringify(record), { mode: 0o600 });
     // The session bus hands its environment to what it activates (the a11y bus), so it needs DISPLAY.
-    const bus = await startSessionBus(
-      join(dir, 'bus'),
-      sessionEnv(base, { id, display, runtimeDir }),
-    );
+    const bus = await startSessionBus(join(dir, 'bus'), envOf({ display }));
     track(bus.child);
-    const env = sessionEnv(base, { id, display, runtimeDir, busAddress: bus.address });
+    const env = envOf({ display, busAddress: bus.address });
     const [openbox, a11yAddress, supervisor] = await Promise.all([
       startWindowManager(display, env).then(track),
       startA11yBus(bus.address),
@@ -205,16 +205,11 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
         logFile: join(dir, 'x11vnc.log'),
         ...(options.listenHost === undefined ? {} : { host: options.listenHost }),
         ...(options.vncPort === undefined ? {} : { port: options.vncPort }),
+        ...(options.vncSocket === undefined ? {} : { unixSocket: options.vncSocket }),
       }),
     ]);
     vnc = supervisor;
-    const appEnv = sessionEnv(base, {
-      id,
-      display,
-      runtimeDir,
-      busAddress: bus.address,
-      a11yAddress,
-    });
+    const appEnv = envOf({ display, busAddress: bus.address, a11yAddress });
     const guestToken = options.guestToken ?? randomBytes(32).toString('hex');
     const daemonMode = options.daemon ?? 'in-process';
     let guestUrl: string | null = null;
@@ -222,15 +217,21 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     if (daemonMode === 'in-process') {
       const vncRef = supervisor;
       app = await buildGuestApp({
-        token: guestToken,
+        token: options.guestTokenDigest ?? guestToken,
         display,
         sessionBusAddress: bus.address,
         childEnv: appEnv,
         maxFileBytes: 64 * 1024 * 1024,
         vncPort: () => vncRef.port(),
       });
-      const url = await app.listen({ host, port: options.guestPort ?? 0 });
-      guestUrl = url.replace('localhost', '127.0.0.1');
+      if (options.guestSocket) {
+        await rm(options.guestSocket, { force: true });
+        await app.listen({ path: options.guestSocket });
+        guestUrl = `http+unix://${encodeURIComponent(options.guestSocket)}`;
+      } else {
+        const url = await app.listen({ host, port: options.guestPort ?? 0 });
+        guestUrl = url.replace('localhost', '127.0.0.1');
+      }
     } else if (daemonMode === 'child') {
       const script = mainScript();
       if (!existsSync(script))

@@ -1,4 +1,5 @@
 import type { FastifyServerOptions } from 'fastify';
+import type { GuestTokenDigest } from './auth.js';
 
 /**
  * GuestDeps is everything the guest routes need from the process that hosts them: the token,
@@ -7,8 +8,11 @@ import type { FastifyServerOptions } from 'fastify';
  * in-process. Capability folders read what they need from here, never from `process.env`.
  */
 export interface GuestDeps {
-  /** Bearer token every route but /healthz requires (at least 32 characters). */
-  token: string;
+  /**
+   * Bearer token every route but /healthz requires (at least 32 characters), or only its
+   * SHA-256 (a sandboxed daemon never holds the token itself).
+   */
+  token: string | GuestTokenDigest;
   /** X display name of the desktop, e.g. `:1`. */
   display: string;
   /** Address of the desktop's session D-Bus (the AT-SPI bus is found through it). */

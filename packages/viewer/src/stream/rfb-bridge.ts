@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { parseVncEndpoint } from '@cubicle/control-plane';
 import { ViewerCloseCodes, type ViewerCloseReason, type ViewerMode } from '@cubicle/contract/api';
 import { WebSocket, type RawData } from 'ws';
 import { RfbProtocolViolation, RfbViewFilter } from '../rfb/rfb-view-filter.js';
@@ -21,7 +22,7 @@ const CLOSE_TEXT: Record<ViewerCloseReason, string> = {
 
 export interface BridgeOptions {
   ws: WebSocket;
-  /** The sandbox's VNC server, `host:port`. */
+  /** The sandbox's VNC server, `host:port` or `unix:/path`. */
   upstream: string;
   mode: ViewerMode;
   /** When the ticket expires; the stream closes then (code 4001). */
@@ -43,13 +44,11 @@ export interface RfbBridge {
   readonly closed: Promise<BridgeCloseInfo>;
 }
 
-/** parseEndpoint splits `host:port` or `[v6]:port`; null when it is not one. */
-export function parseEndpoint(endpoint: string): { host: string; port: number } | null {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):([0-9]{1,5})$/.exec(endpoint);
-  const port = Number(m?.[3]);
-  if (!m || port < 1 || port > 65_535) return null;
-  return { host: m[1] ?? m[2]!, port };
-}
+/**
+ * parseEndpoint reads `host:port`, `[v6]:port` or `unix:/path` (a local sandbox's socket); null
+ * when it is none. The one parser lives beside the backends (`parseVncEndpoint`).
+ */
+export const parseEndpoint = parseVncEndpoint;
 
 const toBuffer = (data: RawData): Buffer =>
   Buffer.isBuffer(data)

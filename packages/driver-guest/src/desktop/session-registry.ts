@@ -1,0 +1,37 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** sessionDir is where a session keeps its runtime files; derived from the id so others can remove it. */
+export const sessionDir = (id: string) => join(tmpdir(), `cubicle-desktop-${id}`);
+export const SESSION_DIR_PREFIX = 'cubicle-desktop-';
+
+/**
+ * The session file names the process whose life is the session's (the X server, or a sandbox's
+ * PID 1) with its start time: the session is live while that process is, which
+ * listLiveDesktopIds checks without scanning every process on the machine.
+ */
+export const SESSION_FILE = 'session.json';
+export interface SessionFile {
+  id: string;
+  xvfb?: { pid: number; startTime: string };
+  /** A sandboxed session: its PID 1 (host pid) and the host uid it runs as (root launchers). */
+  sandbox?: { pid: number; startTime: string; uid: number | null };
+}
+
+/** lifeOf is the process a session file ties the session's life to. */
+export const lifeOf = (record: SessionFile) => record.sandbox ?? record.xvfb ?? null;
+
+// One process 'exit' listener for all sessions of this process (not one each: many desktops in
+// one worker would pass Node's listener warning threshold).
+export const exitHooks = new Set<() => void>();
+process.on('exit', () => {
+  for (const hook of exitHooks) hook();
+});
+
+/**
+ * The stop() of every session this process started and has not stopped, by id. stopDesktopById
+ * goes through it first: killing a session's processes from outside would leave its x11vnc
+ * supervisor relaunching x11vnc for a display that is gone, and its exit hook holding process
+ * group ids the system may hand to someone else.
+ */
+export const liveSessions = new Map<string, () => Promise<void>>();
