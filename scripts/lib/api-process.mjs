@@ -1,9 +1,13 @@
 // Spawning a Node app of ours (apps/*/dist/main.js) under the supervisor: own process group,
 // output streamed with a name prefix, kept in a log file and a short in-memory tail.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { portInUseMessage, portOwner } from './port-owner.mjs';
 import { dim } from './ui.mjs';
+
+/** PortInUseError: another process answers on the port the app was started for. */
+export class PortInUseError extends Error {}
 
 const TAIL_LINES = 40;
 
@@ -66,8 +70,23 @@ export function spawnApp({ root, name, entry, args = [], env, logDir, embedded }
   };
 }
 
-/** waitHealthy polls `url` until it answers 200; it fails early when the process exits. */
-export async function waitHealthy(url, exited, timeoutMs = 30_000) {
+/** processGroupOf reads a process's group id from /proc (undefined when it is gone). */
+function processGroupOf(pid) {
+  try {
+    const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(raw.slice(raw.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * waitHealthy polls `url` until it answers 200; it fails early when the process exits. With
+ * `owner: { port, pid }`, a 200 counts only when the socket listening on `port` belongs to the
+ * process group of `pid` (the app just started): another process answering on the port is
+ * reported by name, never taken for ours.
+ */
+export async function waitHealthy(url, exited, timeoutMs = 30_000, owner) {
   let exit;
   void exited.then((value) => (exit = value));
   const deadline = Date.now() + timeoutMs;
@@ -78,8 +97,15 @@ export async function waitHealthy(url, exited, timeoutMs = 30_000) {
       );
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(1_000) });
-      if (response.status === 200) return;
-    } catch {
+      if (response.status === 200) {
+        if (!owner) return;
+        const listener = portOwner(owner.port);
+        if (listener?.pid !== undefined && processGroupOf(listener.pid) === owner.pid) return;
+        if (listener && listener.pid !== undefined)
+          throw new PortInUseError(portInUseMessage(owner.port, listener, owner.variable));
+      }
+    } catch (error) {
+      if (error instanceof PortInUseError) throw error;
       // Not listening yet.
     }
     if (Date.now() > deadline)

@@ -1,18 +1,24 @@
 // `npm start`: the embedded services and the apps, supervised. Ctrl-C or SIGTERM stops them in
-// reverse order; if one dies, the rest are stopped and we exit non-zero with its last log lines.
+// reverse order. A crashed worker, API or web app is restarted with backoff (supervise.mjs);
+// if it crash-loops, or an embedded server dies, the rest are stopped and we exit non-zero with
+// its last log lines.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnApp, waitHealthy } from './api-process.mjs';
+import { PortInUseError, spawnApp, waitHealthy } from './api-process.mjs';
 import { ensureDatabase, loadEmbedded, migrateDatabase } from './data.mjs';
 import { ensureDefaultTenant, ensureKeyring, ensureViewerKeys } from './first-run.mjs';
 import { acquireLock, currentHolder } from './lock.mjs';
+import { portInUseMessage, portOwner } from './port-owner.mjs';
+import { stopInstallationDesktops } from './stop-desktops.mjs';
+import { superviseProcess } from './supervise.mjs';
 import { bold, dim, formatMs, red, say, step, UserError } from './ui.mjs';
 
 /**
  * START_PLAN is what `npm start` runs, in order; processes stop in reverse. A `process` entry
- * returns a handle (pid, exited, stop, logTail) and may publish env for the entries after it; a
- * `task` runs once.
+ * returns a handle (pid, exited, stop, logTail) and may publish env for the entries after it;
+ * with `restart`, a crash starts it again (its `start` runs again). A `task` runs once; an
+ * `on-stop` entry runs when the stack stops, after the entries that follow it have stopped.
  */
 export const START_PLAN = [
   {
@@ -66,8 +72,21 @@ export const START_PLAN = [
     },
   },
   {
+    kind: 'on-stop',
+    name: 'desktops of this installation',
+    // After the worker stopped: desktops it never stopped (started by a crashed worker, adopted
+    // after one) would outlive the stack; the local backend lists them by this installation's
+    // scope.
+    isWanted: (ctx) => (ctx.env.CUBICLE_BACKENDS ?? 'local').split(',').includes('local'),
+    stop: async (ctx) => {
+      const stopped = await stopInstallationDesktops(ctx.root, ctx.env.DATABASE_URL);
+      ctx.log(stopped === 0 ? 'no desktop left' : `stopped ${stopped} desktop(s)`);
+    },
+  },
+  {
     kind: 'process',
     name: 'worker',
+    restart: true,
     start: async (ctx) => {
       const worker = spawnApp({
         root: ctx.root,
@@ -82,15 +101,17 @@ export const START_PLAN = [
         },
       });
       ctx.reaper.watch(worker);
-      ctx.where.push(`worker   ${worker.logFile}`);
+      noteWhere(ctx, `worker   ${worker.logFile}`);
       return worker;
     },
   },
   {
     kind: 'process',
     name: 'api',
+    restart: true,
     start: async (ctx) => {
       const port = ctx.env.API_PORT ?? ctx.env.PORT ?? '8080';
+      assertPortFree(port, 'API_PORT');
       const app = spawnApp({
         root: ctx.root,
         name: 'api',
@@ -108,22 +129,23 @@ export const START_PLAN = [
         },
       });
       ctx.reaper.watch(app);
-      try {
-        await waitHealthy(`http://127.0.0.1:${port}/healthz`, app.exited);
-      } catch (error) {
-        await app.stop();
-        throw new UserError(`the API did not come up: ${error.message}`);
-      }
+      await waitOurs(app, `http://127.0.0.1:${port}/healthz`, 30_000, {
+        what: 'the API',
+        port,
+        variable: 'API_PORT',
+      });
       ctx.apiUrl = `http://127.0.0.1:${port}`;
-      ctx.where.push(`api      ${app.logFile}`);
+      noteWhere(ctx, `api      ${app.logFile}`);
       return app;
     },
   },
   {
     kind: 'process',
     name: 'web',
+    restart: true,
     start: async (ctx) => {
       const port = ctx.env.WEB_PORT ?? '3000';
+      assertPortFree(port, 'WEB_PORT');
       const web = spawnApp({
         root: ctx.root,
         name: 'web',
@@ -140,13 +162,12 @@ export const START_PLAN = [
         },
       });
       ctx.reaper.watch(web);
-      try {
-        await waitHealthy(`http://127.0.0.1:${port}/login`, web.exited, 60_000);
-      } catch (error) {
-        await web.stop();
-        throw new UserError(`the web app did not come up: ${error.message}`);
-      }
-      ctx.where.push(`web      ${web.logFile}`);
+      await waitOurs(web, `http://127.0.0.1:${port}/login`, 60_000, {
+        what: 'the web app',
+        port,
+        variable: 'WEB_PORT',
+      });
+      noteWhere(ctx, `web      ${web.logFile}`);
       return web;
     },
   },
@@ -156,6 +177,35 @@ export const START_PLAN = [
     run: async (ctx) => ensureDefaultTenant(ctx),
   },
 ];
+
+/** noteWhere adds a line to the "where things are" list once (a restarted app adds it again). */
+function noteWhere(ctx, line) {
+  if (!ctx.where.includes(line)) ctx.where.push(line);
+}
+
+/** assertPortFree fails with who holds `port` when another process listens on it. */
+function assertPortFree(port, variable) {
+  const owner = portOwner(port);
+  if (owner) throw new UserError(portInUseMessage(port, owner, variable));
+}
+
+/**
+ * waitOurs waits until the app just started answers `url` itself (the listener on `port` is in
+ * its process group); otherwise it stops the app and says why, naming the port's holder when
+ * another process took the port.
+ */
+async function waitOurs(app, url, timeoutMs, { what, port, variable }) {
+  try {
+    await waitHealthy(url, app.exited, timeoutMs, { port, pid: app.pid, variable });
+  } catch (error) {
+    await app.stop();
+    if (error instanceof PortInUseError) throw new UserError(error.message);
+    const owner = portOwner(port);
+    if (owner)
+      throw new UserError(`${what} did not come up: ${portInUseMessage(port, owner, variable)}`);
+    throw new UserError(`${what} did not come up: ${error.message}`);
+  }
+}
 
 /**
  * webSessionSecret is the key that seals dashboard sessions in Redis: from the environment, or
@@ -203,7 +253,7 @@ export async function startCubicle(root) {
     phase = 'stopping';
     for (const { name, handle } of [...running].reverse()) {
       await step(`stop ${name}`, () => handle.stop()).catch((error) => say(red(error.message)));
-      reaper.unwatch(handle.pid);
+      if (handle.pid !== undefined) reaper.unwatch(handle.pid);
     }
     releaseLock();
     reaper.close();
@@ -223,7 +273,21 @@ export async function startCubicle(root) {
       requestStop(0);
     });
   }
-  const supervise = (name, handle) => {
+  const supervise = (entry, first) => {
+    const { name } = entry;
+    if (entry.restart) {
+      const handle = superviseProcess({
+        name,
+        first,
+        start: () => entry.start(ctx),
+        log: (line) => say(line.startsWith('✗') ? red(line) : line),
+        onRestart: (next) => reaper.watch(next),
+        onGiveUp: () => requestStop(1),
+      });
+      running.push({ name, handle });
+      return;
+    }
+    const handle = first;
     running.push({ name, handle });
     reaper.watch(handle);
     void handle.exited.then((exit) => {
@@ -244,10 +308,13 @@ export async function startCubicle(root) {
       if (pendingStop !== undefined) break;
       if (entry.kind === 'task') {
         await step(entry.name, () => entry.run(ctx));
+      } else if (entry.kind === 'on-stop') {
+        if (entry.isWanted?.(ctx) ?? true)
+          running.push({ name: entry.name, handle: { stop: () => entry.stop(ctx) } });
       } else if (entry.isExternal?.(ctx)) {
         say(`${entry.name}: using the one from the environment`);
       } else {
-        supervise(entry.name, await step(`start ${entry.name}`, () => entry.start(ctx)));
+        supervise(entry, await step(`start ${entry.name}`, () => entry.start(ctx)));
       }
     }
   } catch (error) {

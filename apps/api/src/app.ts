@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { openApiDocument } from '@cubicle/contract/openapi';
 import type { Db } from '@cubicle/db';
-import { GuestCalls, type Enqueue } from '@cubicle/control-plane';
+import { GUEST_CALL_MAX_WAIT_MS, GuestCalls, type Enqueue } from '@cubicle/control-plane';
+import { CreateClaimRequest } from '@cubicle/contract/api';
 import type { KeyVerifierOptions } from '@cubicle/tenancy';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -85,6 +86,17 @@ function withRequestSerializer(
 }
 
 /**
+ * LONGEST_ANSWER_MS is the longest a request may legitimately wait for its answer with nothing on
+ * the wire: a guest call at the catalog's cap, or a claim at the largest `wait_seconds`. The
+ * server's socket timeouts derive from it rather than from a number of their own.
+ */
+export const LONGEST_ANSWER_MS = Math.max(
+  GUEST_CALL_MAX_WAIT_MS,
+  (CreateClaimRequest.shape.wait_seconds.unwrap().maxValue ?? 0) * 1000,
+);
+const SERVER_TIMEOUT_SLACK_MS = 10_000;
+
+/**
  * buildApp assembles the API without listening, so tests drive it with `inject` and the
  * process entry point adds only the listener and signal handling.
  */
@@ -92,9 +104,10 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   const app = Fastify({
     logger: withRequestSerializer(options.logger),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    // Explicit bounds: a slow client cannot hold a connection forever.
-    connectionTimeout: 30_000,
-    requestTimeout: 120_000,
+    // Explicit bounds: a slow client cannot hold a connection forever, but a request waiting for
+    // its answer (a guest call at its bound, a claim's wait_seconds) is not a slow client.
+    connectionTimeout: LONGEST_ANSWER_MS + SERVER_TIMEOUT_SLACK_MS,
+    requestTimeout: LONGEST_ANSWER_MS + SERVER_TIMEOUT_SLACK_MS,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
     requestIdHeader: false,

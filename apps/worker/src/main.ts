@@ -37,6 +37,17 @@ const workers = startWorkers({
   handlers: buildHandlers(deps, metrics),
   concurrency: env.WORKER_CONCURRENCY,
   concurrencyByQueue: { sandboxes: env.PROVISION_CONCURRENCY },
+  // Postgres or Redis away: the job waits for it without spending an attempt.
+  onDependencyWait: (job, err, delayMs) =>
+    log.warn(
+      {
+        job: job.name,
+        jobId: job.id,
+        delayMs,
+        err: err instanceof Error ? err.message : String(err),
+      },
+      'job waits for an unreachable dependency',
+    ),
 });
 /** instrument records job durations and logs failures of one BullMQ Worker. */
 function instrument(w: (typeof workers)[number]) {

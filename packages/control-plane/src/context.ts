@@ -7,7 +7,12 @@ export interface Enqueue {
   enqueue<N extends JobName>(
     name: N,
     payload: JobPayload<N>,
-    options?: { jobId?: string; delayMs?: number; dedupe?: { id: string; ttlMs: number } },
+    options?: {
+      jobId?: string;
+      delayMs?: number;
+      dedupe?: { id: string; ttlMs: number };
+      isRetryOfFinished?: boolean;
+    },
   ): Promise<unknown>;
 }
 

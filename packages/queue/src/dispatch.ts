@@ -1,6 +1,7 @@
 import { Jobs, JobNames, type JobName, type JobPayload } from '@cubicle/contract/jobs';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { isDependencyUnavailable } from './dependency-errors.js';
 
 export interface JobContext {
   job: Job;
@@ -65,13 +66,79 @@ export interface StartWorkersOptions {
   concurrency?: number;
   /** Per-queue concurrency overriding `concurrency` (e.g. fewer desktop starts at once). */
   concurrencyByQueue?: Record<string, number>;
+  /** How a job waits for an unreachable dependency; DEPENDENCY_WAIT by default. */
+  dependencyWait?: DependencyWait;
+  /** Told each time a job is put back to wait for a dependency (for logs). */
+  onDependencyWait?: (job: Job, err: unknown, delayMs: number) => void;
+}
+
+/**
+ * How a job that hit an unreachable dependency (Postgres, Redis) waits: it is put back as
+ * delayed without spending one of its attempts, with a backoff from `initialMs` doubling up to
+ * `maxMs`, until `giveUpAfterMs` after it was enqueued; then its error counts as a failure.
+ */
+export interface DependencyWait {
+  initialMs: number;
+  maxMs: number;
+  giveUpAfterMs: number;
+}
+
+/** Short steps so work resumes within ~2 s of the dependency's return. */
+export const DEPENDENCY_WAIT: DependencyWait = {
+  initialMs: 250,
+  maxMs: 2_000,
+  giveUpAfterMs: 30 * 60_000,
+};
+
+/**
+ * dependencyWaitMs is the delay before the next run of a job that has waited `waits` times
+ * already (0 for the first time), or undefined when it has waited long enough.
+ */
+export function dependencyWaitMs(
+  wait: DependencyWait,
+  waits: number,
+  enqueuedAt: number,
+  now: number,
+): number | undefined {
+  if (now - enqueuedAt >= wait.giveUpAfterMs) return undefined;
+  return Math.min(wait.initialMs * 2 ** Math.min(waits, 20), wait.maxMs);
+}
+
+/**
+ * runJob dispatches one job; when the handler fails because a dependency is unreachable, the
+ * job goes back to the delayed set without spending an attempt (BullMQ `moveToDelayed` skips the
+ * attempt count) and runs again after a backoff. Only the work's own failures use attempts.
+ */
+export async function runJob(
+  handlers: JobHandlers,
+  job: Job,
+  token: string | undefined,
+  options: Pick<StartWorkersOptions, 'dependencyWait' | 'onDependencyWait'> = {},
+): Promise<unknown> {
+  try {
+    return await dispatchJob(handlers, job);
+  } catch (err) {
+    if (!token || err instanceof UnrecoverableError || !isDependencyUnavailable(err)) throw err;
+    // Runs started minus attempts spent: how many times this job already waited (+1, this run).
+    const waits = Math.max(0, (job.attemptsStarted ?? 1) - (job.attemptsMade ?? 0) - 1);
+    const delayMs = dependencyWaitMs(
+      options.dependencyWait ?? DEPENDENCY_WAIT,
+      waits,
+      job.timestamp,
+      Date.now(),
+    );
+    if (delayMs === undefined) throw err;
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    options.onDependencyWait?.(job, err, delayMs);
+    throw new DelayedError();
+  }
 }
 
 /** startWorkers runs one BullMQ Worker per queue name with the shared dispatcher. */
 export function startWorkers(options: StartWorkersOptions): Worker[] {
   return options.queues.map(
     (queue) =>
-      new Worker(queue, (job) => dispatchJob(options.handlers, job), {
+      new Worker(queue, (job, token) => runJob(options.handlers, job, token, options), {
         connection: options.connection,
         prefix: options.prefix ?? 'cubicle',
         concurrency: options.concurrencyByQueue?.[queue] ?? options.concurrency ?? 8,

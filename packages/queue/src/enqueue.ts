@@ -18,6 +18,12 @@ export interface EnqueueOptions {
    * where one run after a burst serves every caller of the burst.
    */
   dedupe?: { id: string; ttlMs: number };
+  /**
+   * With `jobId`: a finished (failed or completed) job of that id is removed first, so the new
+   * one runs. BullMQ keeps finished jobs (failed ones for 7 days) and ignores an add with their
+   * id; a sweep that re-enqueues outstanding work would otherwise be a no-op for that long.
+   */
+  isRetryOfFinished?: boolean;
 }
 
 /**
@@ -65,7 +71,15 @@ export class JobQueues {
           }
         : {}),
     };
-    return this.queue(queueFor(name, data)).add(name, data, jobOptions);
+    const queue = this.queue(queueFor(name, data));
+    if (options.jobId && options.isRetryOfFinished) {
+      const state = await queue.getJobState(options.jobId);
+      if (state === 'failed' || state === 'completed') {
+        // Removing can race another remover or a retry; whatever happens, add decides.
+        await queue.remove(options.jobId).catch(() => 0);
+      }
+    }
+    return queue.add(name, data, jobOptions);
   }
 
   /**

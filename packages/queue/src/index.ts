@@ -1,3 +1,4 @@
 export * from './connection.js';
 export * from './enqueue.js';
 export * from './dispatch.js';
+export * from './dependency-errors.js';

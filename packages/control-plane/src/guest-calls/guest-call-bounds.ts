@@ -7,6 +7,17 @@ export const GUEST_CALL_MARGIN_MS = 5_000;
 export const GUEST_CALL_DEFAULT_MS = 30_000;
 /** A worker never starts a call with less than this left: the caller would have given up before it ends. */
 export const GUEST_CALL_MIN_START_MS = 250;
+/**
+ * The API waits this much past a call's bound, so the worker's own answer (even its `timeout`)
+ * wins the race against the API's 504.
+ */
+export const GUEST_CALL_ANSWER_SLACK_MS = GUEST_CALL_MARGIN_MS / 5;
+/**
+ * The longest an API request waiting for a guest call stays open without a byte on the wire:
+ * the catalog's cap on every bound plus the API's slack. The HTTP server's idle and request
+ * timeouts derive from it (apps/api/src/app.ts), so no call is cut before its answer or its 504.
+ */
+export const GUEST_CALL_MAX_WAIT_MS = Jobs['guest.call'].timeout_ms + GUEST_CALL_ANSWER_SLACK_MS;
 
 /**
  * guestCallBoundMs is how long, from enqueueing, a caller waits for a guest call: the request's
@@ -21,6 +32,14 @@ export function guestCallBoundMs(
   const own = ownWaitMs(operation, request);
   const bound = own === undefined ? GUEST_CALL_DEFAULT_MS : own + GUEST_CALL_MARGIN_MS;
   return Math.min(Math.max(bound, GUEST_CALL_DEFAULT_MS), Jobs['guest.call'].timeout_ms);
+}
+
+/** guestCallWaitMs is how long the API waits for a call's answer before it answers 504 `timeout`. */
+export function guestCallWaitMs(
+  operation: GuestOperation,
+  request: Record<string, unknown>,
+): number {
+  return guestCallBoundMs(operation, request) + GUEST_CALL_ANSWER_SLACK_MS;
 }
 
 function ownWaitMs(

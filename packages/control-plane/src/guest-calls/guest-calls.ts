@@ -3,7 +3,7 @@ import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
 import type { GuestOperation } from '@cubicle/contract/guest';
 import { sqlPoolOf } from '@cubicle/db';
 import type { Deps } from '../context.js';
-import { GUEST_CALL_MARGIN_MS, guestCallBoundMs } from './guest-call-bounds.js';
+import { guestCallWaitMs } from './guest-call-bounds.js';
 import {
   GuestCallOutcome,
   guestAttachChannel,
@@ -110,7 +110,7 @@ export class GuestCalls {
     operation: GuestOperation,
     request: Record<string, unknown>,
   ): Promise<unknown> {
-    const boundMs = guestCallBoundMs(operation, request) + GUEST_CALL_MARGIN_MS / 5;
+    const boundMs = guestCallWaitMs(operation, request);
     let jobId: string | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {

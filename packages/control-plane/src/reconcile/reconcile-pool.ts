@@ -3,6 +3,7 @@ import { nowOf } from '../context.js';
 import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
 import { releaseClaim } from '../claims/manage-claims.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import { CONTROL_PLANE_FAILURES, ControlPlaneFailure } from './failure-reasons.js';
 import { planCreate } from './plan-pool.js';
 
 const FAILURE_WINDOW_MS = 60_000;
@@ -53,7 +54,11 @@ export async function reconcilePool(
     if (timedOut.length > 0) {
       await tx.sandbox.updateMany({
         where: { id: { in: timedOut.map((s) => s.id) } },
-        data: { state: 'failed', failureReason: 'provisioning timed out', endedAt: now },
+        data: {
+          state: 'failed',
+          failureReason: ControlPlaneFailure.provisionTimedOut,
+          endedAt: now,
+        },
       });
       result.timedOut = timedOut.length;
     }
@@ -89,10 +94,11 @@ export async function reconcilePool(
     const tenantLive = await tx.sandbox.count({
       where: { tenantId, state: { in: ['provisioning', 'warm', 'claimed', 'releasing'] } },
     });
+    // Only the image's own failures pause creation: not a sandbox the control plane lost.
     const recentFailures = await tx.sandbox.count({
       where: {
         poolId,
-        failureReason: { not: null },
+        failureReason: { not: null, notIn: CONTROL_PLANE_FAILURES },
         endedAt: { gt: new Date(now.getTime() - FAILURE_WINDOW_MS) },
       },
     });
@@ -129,7 +135,8 @@ export async function reconcilePool(
 /**
  * enqueueOutstanding (re)enqueues a job for every sandbox that is provisioning or being torn
  * down. Job ids are derived from the sandbox id, so BullMQ keeps one job per sandbox; this
- * heals jobs lost when a process died between a commit and its enqueue.
+ * heals jobs lost when a process died between a commit and its enqueue, and jobs that failed
+ * (a finished job of the same id is replaced, not kept blocking the id for 7 days).
  */
 export async function enqueueOutstanding(
   deps: WorkerDeps,
@@ -145,13 +152,13 @@ export async function enqueueOutstanding(
       await deps.queues.enqueue(
         'sandbox.provision',
         { tenant_id: tenantId, sandbox_id: row.id },
-        { jobId: `provision-${row.id}` },
+        { jobId: `provision-${row.id}`, isRetryOfFinished: true },
       );
     } else {
       await deps.queues.enqueue(
         'sandbox.destroy',
         { tenant_id: tenantId, sandbox_id: row.id },
-        { jobId: `destroy-${row.id}` },
+        { jobId: `destroy-${row.id}`, isRetryOfFinished: true },
       );
     }
   }

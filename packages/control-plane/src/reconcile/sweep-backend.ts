@@ -2,6 +2,7 @@ import { nowOf, nudgeReconcile } from '../context.js';
 import type { SandboxBackend } from '../backend/types.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { releaseClaim } from '../claims/manage-claims.js';
+import { ControlPlaneFailure } from './failure-reasons.js';
 
 export interface SweepResult {
   orphansDestroyed: number;
@@ -46,7 +47,11 @@ export async function sweepBackend(
     if (!row.readyAt || row.readyAt >= listedAt) continue;
     const { count } = await deps.db.sandbox.updateMany({
       where: { id: row.id, state: row.state, readyAt: { lt: listedAt } },
-      data: { state: 'failed', failureReason: 'lost by the backend', endedAt: nowOf(deps) },
+      data: {
+        state: 'failed',
+        failureReason: ControlPlaneFailure.lostByBackend,
+        endedAt: nowOf(deps),
+      },
     });
     if (count === 0) continue;
     lostMarkedFailed++;

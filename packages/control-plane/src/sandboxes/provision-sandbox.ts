@@ -1,8 +1,11 @@
 import type { PoolKubernetes } from '@cubicle/contract/api';
-import type { Backends } from '../backend/types.js';
+import type { Backends, ProvisionedSandbox } from '../backend/types.js';
+import { untilReachable } from './until-reachable.js';
 import { nowOf, nudgeReconcile, type Deps } from '../context.js';
 import { seal, type Keyring } from '../crypto/keyring.js';
 import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
+import { sandboxFailedData } from '../webhooks/event-data.js';
+import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 
 export interface WorkerDeps extends Deps {
   backends: Backends;
@@ -13,7 +16,13 @@ export interface WorkerDeps extends Deps {
  * provisionSandbox brings a provisioning sandbox up on its backend and marks it warm, then hands
  * it to a pending claim if one waits. Idempotent and safe to re-run after a crash: a sandbox
  * that is no longer provisioning is left alone, and if it was released while starting, what was
- * started is destroyed again. A failure marks it failed; reconcile replaces it.
+ * started is destroyed again. A failure of the backend (the image's own failure) marks it
+ * failed; reconcile replaces it.
+ *
+ * The database or Redis being unreachable is not the sandbox's failure: before the backend is
+ * asked, the error goes to the queue, which runs the job again later without spending an
+ * attempt; once a desktop runs, its record is retried until the database is back (the job's
+ * timeout bounds it), so the desktop is adopted rather than left unaccounted.
  */
 export async function provisionSandbox(
   deps: WorkerDeps,
@@ -26,9 +35,10 @@ export async function provisionSandbox(
   });
   if (!sandbox || sandbox.state !== 'provisioning') return 'skipped';
   const backend = deps.backends[sandbox.backend];
+  let up: ProvisionedSandbox;
   try {
     if (!backend) throw new Error(`backend ${sandbox.backend} is not configured in this worker`);
-    const up = await backend.provision({
+    up = await backend.provision({
       sandboxId,
       tenantId: sandbox.tenantId,
       poolId: sandbox.poolId,
@@ -39,7 +49,34 @@ export async function provisionSandbox(
       kubernetes: sandbox.pool.kubernetes as PoolKubernetes,
       signal,
     });
-    const { count } = await deps.db.sandbox.updateMany({
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.slice(0, 500) : 'provisioning failed';
+    await untilReachable(signal, async () => {
+      // The failure and its `sandbox.failed` webhook commit together (once: the state guard).
+      await deps.db.$transaction(async (tx) => {
+        const failed = await tx.sandbox.updateMany({
+          where: { id: sandboxId, state: 'provisioning' },
+          data: { state: 'failed', failureReason: reason, endedAt: nowOf(deps) },
+        });
+        if (failed.count > 0)
+          await recordWebhookEvent(
+            tx,
+            sandbox.tenantId,
+            'sandbox.failed',
+            sandboxFailedData(tx, sandboxId, reason),
+          );
+      });
+      await deps.queues.enqueue(
+        'sandbox.destroy',
+        { tenant_id: sandbox.tenantId, sandbox_id: sandboxId },
+        { jobId: `destroy-${sandboxId}`, isRetryOfFinished: true },
+      );
+      await nudgeReconcile(deps, sandbox.tenantId, sandbox.poolId);
+    });
+    return 'failed';
+  }
+  const { count } = await untilReachable(signal, () =>
+    deps.db.sandbox.updateMany({
       where: { id: sandboxId, state: 'provisioning' },
       data: {
         state: 'warm',
@@ -49,26 +86,13 @@ export async function provisionSandbox(
         guestTokenCiphertext: seal(deps.keyring, up.guestToken, sandboxId),
         readyAt: nowOf(deps),
       },
-    });
-    if (count === 0) {
-      await backend.destroy(sandboxId);
-      return 'skipped';
-    }
-  } catch (err) {
-    const reason = err instanceof Error ? err.message.slice(0, 500) : 'provisioning failed';
-    await deps.db.sandbox.updateMany({
-      where: { id: sandboxId, state: 'provisioning' },
-      data: { state: 'failed', failureReason: reason, endedAt: nowOf(deps) },
-    });
-    await deps.queues.enqueue(
-      'sandbox.destroy',
-      { tenant_id: sandbox.tenantId, sandbox_id: sandboxId },
-      { jobId: `destroy-${sandboxId}` },
-    );
-    await nudgeReconcile(deps, sandbox.tenantId, sandbox.poolId);
-    return 'failed';
+    }),
+  );
+  if (count === 0) {
+    await backend!.destroy(sandboxId);
+    return 'skipped';
   }
-  await fulfilPendingClaims(deps, sandbox.pool);
+  await untilReachable(signal, () => fulfilPendingClaims(deps, sandbox.pool));
   return 'warm';
 }
 

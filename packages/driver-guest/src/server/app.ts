@@ -34,8 +34,9 @@ export async function buildGuestApp(deps: GuestDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: GUEST_MAX_BODY_BYTES,
-    connectionTimeout: 30_000,
-    // Long enough for a shell run at its maximum timeout plus the kill grace.
+    // Long enough for a shell run at its maximum timeout plus the kill grace; the socket is idle
+    // while such a call runs, so the idle timeout is the same bound (30 s cut long calls off).
+    connectionTimeout: 3_700_000,
     requestTimeout: 3_700_000,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,

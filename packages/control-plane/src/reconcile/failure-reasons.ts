@@ -1,0 +1,12 @@
+/**
+ * The failure reasons the control plane writes itself when it loses track of a sandbox. They
+ * say nothing about the pool's image (a worker that died while one started, a desktop killed
+ * behind our back), so they never count toward the bad-image pause; every other reason is what
+ * the backend answered when it tried to start the image.
+ */
+export const ControlPlaneFailure = {
+  provisionTimedOut: 'provisioning timed out',
+  lostByBackend: 'lost by the backend',
+} as const;
+
+export const CONTROL_PLANE_FAILURES: string[] = Object.values(ControlPlaneFailure);
