@@ -1,0 +1,62 @@
+package client
+
+// The contract's limits (packages/contract/src/api/pool.ts, tenant.ts, common.ts) that the
+// provider checks at plan time. openapi_test.go compares each one to the OpenAPI document, so a
+// limit changed in the contract fails that test until it is changed here too.
+
+// Pool spec limits.
+const (
+	ImageMaxLength            = 512
+	CPUMax                    = 64.0
+	CPUStep                   = 0.001
+	MemoryMBMin               = 256
+	MemoryMBMax               = 262144
+	AutoscalingSizeMax        = 1000
+	AutoscalingMaxMin         = 1
+	ClaimTTLSecondsMax        = 604800
+	MaxClaimLifetimeSecondsMx = 2592000
+	IdleTimeoutSecondsMax     = 604800
+	EnvValueMaxLength         = 4096
+	// EnvMaxVariables is a refinement (no JSON Schema keyword), so the test cannot see it.
+	EnvMaxVariables        = 64
+	TolerationsMax         = 32
+	RuntimeClassNameMaxLen = 253
+	LabelKeyMaxLength      = 316
+	NodeSelectorMaxLabels  = 32
+	EmbedOriginsMax        = 50
+	EmbedOriginMaxLength   = 253
+	ResourceNameMaxLength  = 63
+	APIKeyNameMaxLength    = 200
+)
+
+// Pool spec defaults: what the API stores for a field the request leaves out.
+const (
+	DefaultBackend                 = "local"
+	DefaultCPU                     = 1.0
+	DefaultMemoryMB                = 2048
+	DefaultAutoscalingMin          = 0
+	DefaultAutoscalingInitial      = 1
+	DefaultAutoscalingMax          = 5
+	DefaultClaimTTLSeconds         = 900
+	DefaultMaxClaimLifetimeSeconds = 86400
+	DefaultTolerationOperator      = "Equal"
+	DefaultAPIKeyRole              = "member"
+)
+
+// Patterns, as the document spells them (Go's regexp reads the `\/` escapes the same way).
+const (
+	ResourceNamePattern     = `^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`
+	EnvNamePattern          = `^[A-Za-z_][A-Za-z0-9_]{0,127}$`
+	RuntimeClassNamePattern = `^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	LabelKeyPattern         = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	LabelValuePattern       = `^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$`
+	EmbedOriginPattern      = `^(https:\/\/(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|http:\/\/(localhost|127\.0\.0\.1))(:[0-9]{1,5})?$`
+)
+
+// Enumerations.
+var (
+	Backends            = []string{"local", "kubernetes", "kubevirt"}
+	APIKeyRoles         = []string{"admin", "member"}
+	TolerationOperators = []string{"Exists", "Equal"}
+	TolerationEffects   = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+)
