@@ -342,7 +342,7 @@ describe('control-plane images: each command runs from this build', () => {
     expect(none.stderr).toContain('DATABASE_URL is not set');
   });
 
-  it('api: its CMD serves /healthz with the image env, and SIGTERM drains and exits 0', async () => {
+  it('api: its CMD serves /healthz with the image env; SIGTERM answers the request in flight, then exits 0', async () => {
     const { env, cmd, workdir } = final('api');
     expect(env).toMatchObject({ NODE_ENV: 'production', API_HOST: '0.0.0.0', API_PORT: '8080' });
     const port = await freeLoopbackPort();
@@ -359,10 +359,54 @@ describe('control-plane images: each command runs from this build', () => {
       inCheckout(workdir),
     );
     children.push(child);
-    const body = await until(`http://127.0.0.1:${port}/healthz`, 200, child, output);
+    const base = `http://127.0.0.1:${port}`;
+    const body = await until(`${base}/healthz`, 200, child, output);
     expect(JSON.parse(body)).toMatchObject({ status: 'ok' });
+    // A tenant and key made with the image's own admin CLI, and a pool with nothing warm: a
+    // claim then waits (wait_seconds) — a request in flight when SIGTERM arrives.
+    const admin = (...args: string[]) => {
+      const r = spawnSync(
+        process.execPath,
+        [join(root, 'images/api/cubicle-admin.mjs'), ...args, '--json'],
+        {
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, DATABASE_URL: db.url },
+        },
+      );
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { id: string; key: string };
+    };
+    const tenant = admin('tenant', 'create', '--name', `drain-${Date.now().toString(36)}`);
+    const { key } = admin(
+      'key',
+      'create',
+      '--tenant',
+      tenant.id,
+      '--name',
+      'admin',
+      '--role',
+      'admin',
+    );
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const pool = await fetch(`${base}/v1/pools/drain`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ image: 'x', autoscaling: { min: 0, initial: 0, max: 1 } }),
+    });
+    expect(pool.status, await pool.text()).toBe(201);
+    const started = Date.now();
+    const inFlight = fetch(`${base}/v1/pools/drain/claims`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ wait_seconds: 3 }),
+    });
+    await sleep(700);
     child.kill('SIGTERM');
-    expect(await waitForExit(child, 20_000)).toBe(0);
+    const answer = await inFlight;
+    expect(answer.status).toBe(202);
+    expect((await answer.json()) as { status: string }).toMatchObject({ status: 'pending' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
+    expect(await waitForExit(child, 20_000), output().slice(-3000)).toBe(0);
   }, 90_000);
 
   it('worker: its CMD serves /healthz and /readyz (database, Redis, workers), and SIGTERM ends it with 0', async () => {

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { openApiDocument } from '@cubicle/contract/openapi';
 import type { Db } from '@cubicle/db';
-import { GUEST_CALL_MAX_WAIT_MS, GuestCalls, type Enqueue } from '@cubicle/control-plane';
+import {
+  GUEST_CALL_MAX_WAIT_MS,
+  GuestCalls,
+  type Enqueue,
+  type Keyring,
+} from '@cubicle/control-plane';
 import { CreateClaimRequest } from '@cubicle/contract/api';
 import type { KeyVerifierOptions } from '@cubicle/tenancy';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -14,6 +19,7 @@ import { registerDriveRoutes } from './routes/drive.js';
 import { registerPoolRoutes } from './routes/pools.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerTenantRoutes } from './routes/tenant.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 import { redactUrl } from './viewer/redact-url.js';
 import { registerViewer } from './viewer/register-viewer.js';
 import type { ViewerOptions } from './viewer/viewer-options.js';
@@ -39,6 +45,13 @@ export interface BuildOptions {
   keyVerifier?: KeyVerifierOptions;
   /** Viewer tickets and the stream proxy (needs `db`; with `redis`, revocations reach every replica). */
   viewer?: ViewerOptions;
+  /** Seals secret values at rest (CUBICLE_KEYRING); without it the secret routes are not mounted. */
+  keyring?: Keyring;
+  /**
+   * Webhook endpoints are mounted with `keyring` (it seals their signing secrets); `allowPrivate`
+   * is the operator's opt-out of the address guard (CUBICLE_WEBHOOKS_ALLOW_PRIVATE), default off.
+   */
+  webhooks?: { allowPrivate?: boolean };
 }
 
 /** Request ids from callers are kept when they look like ids, so logs join across services. */
@@ -134,6 +147,12 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
       ...(options.keyVerifier ? { keyVerifier: options.keyVerifier } : {}),
     });
     registerTenantRoutes(app, options.db);
+    if (options.keyring)
+      registerWebhookRoutes(app, {
+        db: options.db,
+        keyring: options.keyring,
+        allowPrivate: options.webhooks?.allowPrivate ?? false,
+      });
     // Ends of claims and revoked tickets are announced here so every replica closes its streams.
     const events = options.redis
       ? { publisher: options.redis, prefix: options.queuePrefix ?? 'cubicle' }

@@ -47,6 +47,16 @@ export const ApiEnv = z.object({
   /** Concurrent viewer streams per ticket and per tenant (per API process). */
   VIEWER_MAX_STREAMS_PER_TICKET: z.coerce.number().int().min(1).max(1000).default(5),
   VIEWER_MAX_STREAMS_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(100),
+  /**
+   * `id:base64key[,id:base64key…]`, the worker's keyring: seals webhook signing secrets (the
+   * worker opens them to sign). Unset: the webhook routes are not served.
+   */
+  CUBICLE_KEYRING: z.string().min(1).optional(),
+  /**
+   * Operator setting: webhook endpoints may be private, loopback or link-local addresses
+   * (on-premise receivers, tests). Off: such URLs are refused with `webhook_url_refused`.
+   */
+  CUBICLE_WEBHOOKS_ALLOW_PRIVATE: envVars.boolean(false),
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 

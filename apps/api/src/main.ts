@@ -53,7 +53,12 @@ async function shutdown(signal: string) {
   app.log.info({ signal }, 'shutting down');
   const force = setTimeout(() => process.exit(1), 15_000);
   force.unref();
+  // app.close() stops accepting and waits for in-flight requests (viewer streams get a close
+  // frame first). A keep-alive connection busy when it began turns idle once its response is
+  // sent, and would hold the close for the keep-alive timeout: close such connections as they idle.
+  const idleSweep = setInterval(() => app.server.closeIdleConnections(), 100);
   await app.close();
+  clearInterval(idleSweep);
   await queues.close();
   queueConnection.disconnect();
   redis.disconnect();

@@ -42,4 +42,4 @@ export function buildHandlers(deps: WorkerDeps, metrics?: WorkerMetrics): JobHan
 }
 
 /** The fixed queues this worker listens on; per-sandbox `guest-<id>` queues are run by GuestQueues. */
-export const staticQueues = ['sandboxes', 'reclaim', 'reconcile', 'runs'];
+export const staticQueues = ['sandboxes', 'reclaim', 'reconcile', 'runs', 'webhooks'];

@@ -8,6 +8,7 @@ import { createBackends } from './backends.js';
 import { loadWorkerEnv } from './env.js';
 import { GuestQueues } from './guest-queues.js';
 import { buildHandlers, staticQueues } from './handlers.js';
+import { buildWebhookHandlers, webhookOptionsOf } from './webhook-handlers.js';
 import { startHealthServer } from './health.js';
 import { WorkerMetrics } from './metrics.js';
 
@@ -34,7 +35,10 @@ const workers = startWorkers({
   connection: createQueueConnection(env.REDIS_URL),
   prefix: env.QUEUE_PREFIX,
   queues: staticQueues,
-  handlers: buildHandlers(deps, metrics),
+  handlers: {
+    ...buildHandlers(deps, metrics),
+    ...buildWebhookHandlers(deps, webhookOptionsOf(env)),
+  },
   concurrency: env.WORKER_CONCURRENCY,
   concurrencyByQueue: { sandboxes: env.PROVISION_CONCURRENCY },
   // Postgres or Redis away: the job waits for it without spending an attempt.
@@ -81,6 +85,7 @@ await guestQueues.start();
 // One schedule in Redis however many workers run; the database decides what is due.
 await queues.schedule('claims.reclaim', {}, env.RECLAIM_INTERVAL_MS);
 await queues.schedule('pools.sweep', {}, env.SWEEP_INTERVAL_MS);
+await queues.schedule('webhooks.relay', {}, env.WEBHOOK_RELAY_INTERVAL_MS);
 
 const metricsServer =
   env.WORKER_METRICS_PORT === undefined

@@ -1,5 +1,5 @@
 import { buildApp } from '@cubicle/api';
-import { newKeyringSpec } from '@cubicle/control-plane';
+import { newKeyringSpec, parseKeyring } from '@cubicle/control-plane';
 import { createDb, type Db } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
@@ -52,6 +52,9 @@ export async function startStack(options: { backend?: E2eBackendKind } = {}): Pr
     CUBICLE_BACKENDS: 'local',
     RECLAIM_INTERVAL_MS: '200',
     SWEEP_INTERVAL_MS: '2000',
+    CUBICLE_WEBHOOKS_ALLOW_PRIVATE: '1',
+    WEBHOOK_RETRY_BASE_MS: '200',
+    WEBHOOK_RELAY_INTERVAL_MS: '200',
     ...backend.workerEnv,
   };
   // One signing key for the stack's life: tickets survive restartApi(), as with a configured key.
@@ -64,6 +67,10 @@ export async function startStack(options: { backend?: E2eBackendKind } = {}): Pr
       queuePrefix: ns.bullPrefix,
       keyVerifier: { cacheTtlMs: 0 },
       viewer: { keys: viewerKeys, webUrl: 'http://127.0.0.1:3000' },
+      // The worker's keyring: the API seals secrets that the worker opens.
+      keyring: parseKeyring(workerEnv.CUBICLE_KEYRING),
+      // Webhook receivers in the suites listen on loopback (an operator's opt-in, as here).
+      webhooks: { allowPrivate: true },
     });
   let api = await build();
   let worker = startWorker(workerEnv);

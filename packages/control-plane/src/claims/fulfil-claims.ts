@@ -1,6 +1,8 @@
 import type { Pool } from '@cubicle/db';
 import { nowOf, type Deps } from '../context.js';
 import { expiryOf, takeWarmSandbox } from './create-claim.js';
+import { claimActivatedData } from '../webhooks/event-data.js';
+import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 
 /**
  * fulfilPendingClaims gives warm sandboxes to the pool's pending claims, oldest first. The TTL
@@ -24,6 +26,13 @@ export async function fulfilPendingClaims(deps: Deps, pool: Pool): Promise<numbe
         where: { id: claim.id },
         data: { status: 'active', sandboxId, expiresAt, maxExpiresAt, lastHeartbeatAt: now },
       });
+      await recordWebhookEvent(
+        tx,
+        pool.tenantId,
+        'claim.activated',
+        claimActivatedData(tx, claim.id),
+        now,
+      );
       return true;
     });
     if (!done) return fulfilled;

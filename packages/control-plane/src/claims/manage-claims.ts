@@ -5,6 +5,8 @@ import { nowOf, nudgeReconcile, type Deps } from '../context.js';
 import { pageById } from '../page-by-id.js';
 import { publishViewerRevocation } from '../viewer/viewer-events.js';
 import { claimInclude, toClaimView } from './claim-view.js';
+import { claimEndedData } from '../webhooks/event-data.js';
+import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 
 async function findClaim(deps: Deps, tenantId: string, id: string) {
   const row = await deps.db.claim.findFirst({ where: { id, tenantId }, include: claimInclude });
@@ -100,6 +102,8 @@ export async function releaseClaim(
       where: { claimId: id, revokedAt: null },
       data: { revokedAt: now },
     });
+    // Announced with the release itself: a release that commits has its event (any way it ends).
+    await recordWebhookEvent(tx, tenantId, 'claim.ended', claimEndedData(tx, id, reason), now);
     return row;
   });
   if (released) {

@@ -2,6 +2,8 @@ import { nowOf, nudgeReconcile } from '../context.js';
 import type { SandboxBackend } from '../backend/types.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { releaseClaim } from '../claims/manage-claims.js';
+import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
+import { sandboxFailedData } from '../webhooks/event-data.js';
 import { ControlPlaneFailure } from './failure-reasons.js';
 
 export interface SweepResult {
@@ -55,6 +57,12 @@ export async function sweepBackend(
     });
     if (count === 0) continue;
     lostMarkedFailed++;
+    await emitWebhookEvent(
+      deps,
+      row.tenantId,
+      'sandbox.failed',
+      sandboxFailedData(deps.db, row.id, 'lost'),
+    );
     const claims = await deps.db.claim.findMany({
       where: { sandboxId: row.id, status: 'active' },
       select: { id: true },

@@ -30,6 +30,9 @@ export interface WebhookWorkerDeps {
 
 export type DeliveryResult = 'delivered' | 'retrying' | 'failed' | 'skipped';
 
+const spanOf = (ms: number) =>
+  ms >= 3600_000 ? `${Math.round(ms / 3600_000)} h` : `${Math.round(ms / 1000)} s`;
+
 /** Error texts are short: they are for a person reading the deliveries list. */
 const clip = (text: string, max = 500) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
@@ -105,7 +108,7 @@ export async function deliverWebhook(
       : clip(outcome.error);
   const lastError =
     status === 'failed' && outcome.kind !== 'refused'
-      ? `${error}; retries ended ${Math.round(options.retry.windowMs / 3600_000)} h after the event`
+      ? `${error}; retries ended ${spanOf(options.retry.windowMs)} after the event`
       : error;
 
   const recorded = await deps.db.$transaction(async (tx) => {
