@@ -3,7 +3,9 @@
 //   start      bootstrap, then Postgres + Redis (embedded, under .cubicle/), migrations, the API
 //   test       bootstrap, etcd + kube-apiserver for the Kubernetes suites (built from the Go
 //              module proxy into ~/.cache/cubicle-tools the first time), then `vitest run`
-//              (extra args pass through) and a one-line summary
+//              (extra args pass through), the Terraform provider's Go tests (go-tests.mjs;
+//              CUBICLE_SKIP_GO_TESTS=1 skips them) and a one-line summary
+//   test-go    bootstrap, then only the Terraform provider's Go tests against a live Cubicle
 //   migrate    bootstrap, then migrate DATABASE_URL or the embedded database
 //   bootstrap  apt packages when missing, `npm ci` when needed, `turbo run build`
 import { dirname, join } from 'node:path';
@@ -16,6 +18,8 @@ import { ensureNodeModules } from './lib/npm-install.mjs';
 import { run } from './lib/run.mjs';
 import { startCubicle } from './lib/start.mjs';
 import { runVitest } from './lib/test-run.mjs';
+import { runGoTests } from './lib/go-tests.mjs';
+import { ensureTofu } from './lib/tofu-tools.mjs';
 import { bold, dim, formatMs, red, say, step, timings, UserError } from './lib/ui.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,8 +62,31 @@ const COMMANDS = {
     await step('kube tools (etcd, kube-apiserver)', () => ensureKubeTools());
     // The Helm chart's tests render helm/cubicle with helm built the same way (≈ 2 min, once).
     await step('helm (chart tests)', () => ensureHelm());
+    // The Terraform provider's Go tests run after Vitest, unless Vitest got a filter or
+    // CUBICLE_SKIP_GO_TESTS=1. OpenTofu for them: ≈ 5 min the first time (module download +
+    // build), a version check after.
+    const withGo = args.length === 0 && process.env.CUBICLE_SKIP_GO_TESTS !== '1';
+    const tofu = withGo ? await step('OpenTofu (Terraform provider tests)', ensureTofu) : '';
     say(bold('▶ vitest run'));
-    return runVitest(root, args);
+    let vitest = { passed: 0, failed: 0, skipped: 0 };
+    const vitestCode = await runVitest(root, args, { onCounts: (c) => (vitest = c) });
+    const vitestLine = `${vitest.passed} passed, ${vitest.failed} failed, ${vitest.skipped} skipped`;
+    if (!withGo) {
+      console.log(vitestLine);
+      return vitestCode;
+    }
+    const go = await runGoTests(root, { tofu });
+    console.log(
+      `${vitestLine} (vitest) · ${go.passed} passed, ${go.failed} failed, ${go.skipped} skipped (terraform)`,
+    );
+    return vitestCode !== 0 ? vitestCode : go.code === 0 && go.failed === 0 ? 0 : 1;
+  },
+  // Only the Terraform provider's Go tests (unit + acceptance against a live Cubicle).
+  'test-go': async () => {
+    await bootstrap();
+    const tofu = await step('OpenTofu (Terraform provider tests)', ensureTofu);
+    const go = await runGoTests(root, { tofu });
+    return go.code === 0 && go.failed === 0 ? 0 : 1;
   },
   start: async () => {
     await bootstrap();

@@ -18,8 +18,12 @@ export function countResults(report) {
   };
 }
 
-/** runVitest streams `vitest run` (extra args pass through), prints the closing line and resolves with Vitest's exit code. */
-export async function runVitest(root, extraArgs) {
+/**
+ * runVitest streams `vitest run` (extra args pass through), prints the closing line and resolves
+ * with Vitest's exit code. With `onCounts` the counts go there instead of the closing line (the
+ * caller prints one line for every suite it ran).
+ */
+export async function runVitest(root, extraArgs, { onCounts } = {}) {
   const reportDir = mkdtempSync(join(tmpdir(), 'cubicle-vitest-'));
   const reportFile = join(reportDir, 'report.json');
   const args = [
@@ -52,6 +56,7 @@ export async function runVitest(root, extraArgs) {
   if (existsSync(reportFile)) counts = countResults(JSON.parse(readFileSync(reportFile, 'utf8')));
   else console.error('vitest wrote no JSON report; the counts below are empty');
   rmSync(reportDir, { recursive: true, force: true });
-  console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  if (onCounts) onCounts(counts);
+  else console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
   return code;
 }

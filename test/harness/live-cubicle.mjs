@@ -143,7 +143,8 @@ async function start() {
     headers: { authorization: `Bearer ${otherKey.key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ image: 'local', autoscaling: { min: 0, initial: 0, max: 1 } }),
   });
-  if (res.status !== 201) throw new Error(`PUT other tenant's pool: ${res.status} ${await res.text()}`);
+  if (res.status !== 201)
+    throw new Error(`PUT other tenant's pool: ${res.status} ${await res.text()}`);
   return {
     endpoint,
     tenant_id: tenant.id,
