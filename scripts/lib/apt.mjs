@@ -23,6 +23,10 @@ export const APT_PACKAGES = {
   // Local desktop sessions (packages/driver-guest startDesktop, the local backend and every
   // desktop test). One list, shared with the default sandbox image (images/desktop/Dockerfile).
   desktop: DESKTOP_PACKAGES,
+  // The local backend runs every desktop in a bubblewrap sandbox (user, mount, PID, IPC and
+  // network namespaces; packages/driver-guest/src/desktop/start-sandbox.ts). setpriv, which
+  // gives each sandbox its own host uid when the worker is root, is in util-linux.
+  sandbox: ['bubblewrap'],
   // Headless Chromium for the web e2e suites and `npm run bench:viewer` (driven by playwright-core
   // with executablePath /usr/bin/chromium; never a browser download).
   browser: ['chromium'],

@@ -96,7 +96,7 @@ describe('local sandboxes are isolated', () => {
       s.workerEnv.REDIS_URL,
       s.workerEnv.CUBICLE_KEYRING,
     ])
-      expect(env).not.toContain(value);
+      expect(env).not.toContain(value!);
   });
 
   it('sees none of the host: files, checkout, data, other sandboxes', async () => {
@@ -136,7 +136,7 @@ describe('local sandboxes are isolated', () => {
     const b = await sandboxRow(1);
     const pgDir = new URL(s.workerEnv.DATABASE_URL).searchParams.get('host')!;
     const pgSocket = readdirSync(pgDir).find((name) => name.startsWith('.s.PGSQL.'))!;
-    const redisSocket = new URL(s.workerEnv.REDIS_URL).pathname;
+    const redisSocket = new URL(s.workerEnv.REDIS_URL!).pathname;
     const targets = {
       postgres: { path: `${pgDir}/${pgSocket}` },
       redis: { path: redisSocket },
@@ -176,7 +176,7 @@ describe('local sandboxes are isolated', () => {
     for (const host of ['postgres', 'redis-server', 'vitest', 'kube-apiserver'])
       expect(names, host).not.toContain(host);
     expect(names.length).toBeLessThan(20);
-    const keyring = parseKeyring(s.workerEnv.CUBICLE_KEYRING);
+    const keyring = parseKeyring(s.workerEnv.CUBICLE_KEYRING!);
     const a = await sandboxRow(0);
     const token = open(keyring, a.guestTokenCiphertext!, a.id);
     // Every process of the sandbox, the daemon included: environment and command line.

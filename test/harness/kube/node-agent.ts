@@ -1,6 +1,7 @@
 // The test cluster's node: a stand-in for kubelet (Pods) and virt-handler (VirtualMachineInstances)
-// that runs each object of one namespace as a real local desktop session (startDesktop, with the
-// guest driver as a child process) on the object's own loopback IP. See the contract in
+// that runs each object of one namespace as a real local desktop session in its own sandbox
+// (startDesktop `sandbox` mode: the same isolation as the local backend's desktops), with the
+// object's guest and VNC ports forwarded from its own loopback IP. See the contract in
 // test/harness/kube/README.md.
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { startDesktop, stopDesktopById, type DesktopSession } from '@cubicle/driver-guest';
@@ -31,8 +32,12 @@ import {
 } from './workload-spec.js';
 import { updateVmiStatus, VMI_API, writePodStatus } from './write-status.js';
 import { waitForProbe } from './probe.js';
+import { forwardPodPorts, type PodNetwork } from './pod-network.js';
 
 export { NODE_NAME, type WorkloadKind } from './object-refs.js';
+
+/** The socket of an `http+unix://` guest URL (what startDesktop's sandbox mode returns). */
+const socketOf = (guestUrl: string) => decodeURIComponent(new URL(guestUrl).hostname);
 
 export interface RunningWorkload {
   kind: WorkloadKind;
@@ -43,6 +48,8 @@ export interface RunningWorkload {
   spec: WorkloadSpec;
   /** The desktop session (id `kube-<agent pid>_<start>-<uid>`, see stale-desktops.ts). */
   session: DesktopSession;
+  /** The object's TCP ports on `ip`, forwarded to the sandbox's sockets. */
+  network: PodNetwork;
   /** True once the readiness probe answered and Ready was reported. */
   isReady: boolean;
 }
@@ -103,10 +110,11 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     const workload = running.get(key);
     if (!workload) return;
     running.delete(key);
+    await workload.network.close();
     await workload.session.stop();
     // The session's marker finds whatever escaped its process groups (a11y bus activations).
     await stopDesktopById(workload.session.id);
-    for (const pid of Object.values(workload.session.pids)) if (pid) reaper.unwatch(pid);
+    if (workload.session.sandbox) reaper.unwatch(workload.session.sandbox.initPid);
     ips.release(workload.ip);
     log(`node agent: stopped ${key} (${workload.ip})`);
   };
@@ -170,13 +178,11 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     const ip = await ips.allocate([spec.guestPort, spec.vncPort]);
     const startedAt = new Date();
     let session: DesktopSession;
+    let network: PodNetwork;
     try {
       session = await startDesktop({
         id: agentDesktopId(ref.uid),
-        daemon: 'child',
-        listenHost: ip,
-        guestPort: spec.guestPort,
-        vncPort: spec.vncPort,
+        daemon: 'sandbox',
         guestToken: spec.guestToken,
         appEnv: spec.appEnv,
         width: options.width ?? 1280,
@@ -186,12 +192,24 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
       ips.release(ip);
       throw error;
     }
-    for (const pid of Object.values(session.pids)) {
-      if (pid && pid !== process.pid) {
-        const startTime = processStartTime(pid);
-        reaper.watch({ pid, startTime, stopSignal: 'SIGTERM', isGroupLeader: true });
-      }
+    try {
+      network = await forwardPodPorts(ip, [
+        { port: spec.guestPort, socketPath: socketOf(session.guestUrl!) },
+        { port: spec.vncPort, socketPath: session.vncSocket! },
+      ]);
+    } catch (error) {
+      await session.stop();
+      ips.release(ip);
+      throw error;
     }
+    // SIGKILL of the sandbox's PID 1 ends all of it, should this process be killed.
+    const initPid = session.sandbox!.initPid;
+    reaper.watch({
+      pid: initPid,
+      startTime: processStartTime(initPid),
+      stopSignal: 'SIGKILL',
+      isGroupLeader: false,
+    });
     const workload: RunningWorkload = {
       kind: ref.kind,
       name: ref.name,
@@ -199,6 +217,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
       ip,
       spec,
       session,
+      network,
       isReady: false,
     };
     running.set(key, workload);

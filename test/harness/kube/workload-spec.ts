@@ -80,8 +80,10 @@ export async function podWorkload(core: CoreV1Api, pod: V1Pod): Promise<Workload
     typeof probe?.port === 'number'
       ? probe.port
       : namedPort(container, String(probe?.port ?? 'guest'), guestPort);
+  // HOME names the image's writable home; the local sandbox that stands in for the container
+  // has its own (/home/sandbox).
   const appEnv = Object.fromEntries(
-    Object.entries(env).filter(([name]) => !name.startsWith('CUBICLE_GUEST_')),
+    Object.entries(env).filter(([name]) => !name.startsWith('CUBICLE_GUEST_') && name !== 'HOME'),
   );
   return {
     guestToken,

@@ -7,6 +7,32 @@ interface PeerSelector {
   namespaceSelector?: { matchLabels: Record<string, string> };
 }
 
+interface EgressRule {
+  to: Array<
+    | { ipBlock: { cidr: string; except?: string[] } }
+    | {
+        namespaceSelector: Record<string, never>;
+        podSelector: { matchLabels: Record<string, string> };
+      }
+  >;
+  ports?: { protocol: 'TCP' | 'UDP'; port: number }[];
+}
+
+/**
+ * Addresses a sandbox may never reach: private, shared (CGNAT), link-local (cloud metadata
+ * endpoints such as 169.254.169.254) and loopback ranges, where a cluster's Pods, Services,
+ * nodes, databases and the control plane live. What is left is the public internet.
+ */
+export const DENIED_EGRESS_V4 = [
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  '169.254.0.0/16',
+  '127.0.0.0/8',
+];
+export const DENIED_EGRESS_V6 = ['fc00::/7', 'fe80::/10', '::1/128'];
+
 /**
  * The wire shape of a NetworkPolicy. @kubernetes/client-node's V1NetworkPolicy renames `from`
  * to `_from` for its serializer; these objects go to the API server as plain JSON.
@@ -17,8 +43,9 @@ export interface NetworkPolicy {
   metadata: { name: string; namespace: string; labels: Record<string, string> };
   spec: {
     podSelector: { matchLabels: Record<string, string> };
-    policyTypes: 'Ingress'[];
+    policyTypes: ('Ingress' | 'Egress')[];
     ingress: { from: PeerSelector[]; ports: { protocol: 'TCP'; port: number }[] }[];
+    egress: EgressRule[];
   };
 }
 
@@ -31,13 +58,24 @@ export interface NetworkPolicyOptions {
    * `kubernetes.io/metadata.name` label every namespace carries).
    */
   controlPlaneNamespace?: string;
+  /**
+   * What sandboxes may reach: `internet` (default: public addresses, and DNS from the cluster's
+   * resolver) or `none`. Private ranges — other sandboxes, the control plane, its database and
+   * Redis, the API server, node and metadata addresses — are denied either way.
+   */
+  egress?: 'internet' | 'none';
+  /** Further CIDRs to deny, e.g. public addresses of the control plane's own services. */
+  deniedEgressCidrs?: string[];
 }
 
 /**
  * buildSandboxNetworkPolicy selects every sandbox Pod of the namespace (KubeVirt's launcher
  * Pods carry their VMI's labels) and admits only control-plane Pods, and only on the guest
  * driver and VNC ports. Since no sandbox matches the control-plane selector, sandbox-to-sandbox
- * traffic is denied at the receiving end. Egress is left to the cluster's own policies.
+ * traffic is denied at the receiving end. Egress is denied to every private, link-local and
+ * loopback address (other sandboxes, the control plane and its data stores, the API server,
+ * cloud metadata) and to `deniedEgressCidrs`; only public addresses and DNS stay reachable,
+ * or nothing with `egress: 'none'`.
  */
 export function buildSandboxNetworkPolicy(options: NetworkPolicyOptions): NetworkPolicy {
   if (matchesSandboxes(options.controlPlanePodLabels))
@@ -60,7 +98,7 @@ export function buildSandboxNetworkPolicy(options: NetworkPolicyOptions): Networ
     },
     spec: {
       podSelector: { matchLabels: { [LABELS.managedBy]: MANAGED_BY } },
-      policyTypes: ['Ingress'],
+      policyTypes: ['Ingress', 'Egress'],
       ingress: [
         {
           from: [from],
@@ -70,8 +108,30 @@ export function buildSandboxNetworkPolicy(options: NetworkPolicyOptions): Networ
           ],
         },
       ],
+      egress: options.egress === 'none' ? [] : internetEgress(options.deniedEgressCidrs ?? []),
     },
   };
+}
+
+function internetEgress(extra: string[]): EgressRule[] {
+  const v4 = extra.filter((cidr) => !cidr.includes(':'));
+  const v6 = extra.filter((cidr) => cidr.includes(':'));
+  return [
+    {
+      to: [
+        { ipBlock: { cidr: '0.0.0.0/0', except: [...DENIED_EGRESS_V4, ...v4] } },
+        { ipBlock: { cidr: '::/0', except: [...DENIED_EGRESS_V6, ...v6] } },
+      ],
+    },
+    // The cluster resolver lives at a private address: only its DNS port, only kube-dns Pods.
+    {
+      to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+      ports: [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+      ],
+    },
+  ];
 }
 
 // A selector made only of labels every sandbox carries would let sandboxes reach each other.

@@ -39,6 +39,7 @@ describe('buildSandboxPod', () => {
 
   it('takes the token only from the Secret; pool env is plain and cannot override it', () => {
     expect(container?.env).toEqual([
+      { name: 'HOME', value: '/home/cubicle' },
       { name: 'APP_MODE', value: 'demo' },
       { name: 'TZ', value: 'UTC' },
       {
@@ -63,6 +64,31 @@ describe('buildSandboxPod', () => {
     expect(pod.spec?.automountServiceAccountToken).toBe(false);
     expect(container?.securityContext?.allowPrivilegeEscalation).toBe(false);
     expect(container?.securityContext?.capabilities?.drop).toEqual(['ALL']);
+  });
+
+  it('runs as a non-root user under RuntimeDefault seccomp with a read-only root', () => {
+    expect(pod.spec?.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      runAsGroup: 1000,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(container?.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      privileged: false,
+      readOnlyRootFilesystem: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(pod.spec?.enableServiceLinks).toBe(false);
+    // Every path the desktop writes is an emptyDir; secrets and /dev/shm stay in memory.
+    const mounts = Object.fromEntries(
+      (container?.volumeMounts ?? []).map((m) => [m.mountPath, m.name]),
+    );
+    const volumes = Object.fromEntries((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
+    for (const path of ['/tmp', '/var/tmp', '/home/cubicle', '/run/cubicle/secrets', '/dev/shm'])
+      expect(volumes[mounts[path]!]?.emptyDir, path).toBeDefined();
+    expect(volumes[mounts['/run/cubicle/secrets']!]?.emptyDir?.medium).toBe('Memory');
+    expect(container?.env).toContainEqual({ name: 'HOME', value: '/home/cubicle' });
   });
 
   it('has no placement fields unless asked, and copies them verbatim when asked', () => {

@@ -9,6 +9,15 @@ import {
 import { poolEnvEntries, resourcesOf, type SandboxTemplate } from '../kube/template.js';
 
 export const CONTAINER_NAME = 'desktop';
+/** The desktop image's unprivileged user (images/desktop/Dockerfile). */
+export const SANDBOX_UID = 1000;
+/** Writable paths of the read-only root: the desktop's runtime files, the user's home, secrets. */
+export const WRITABLE_PATHS = {
+  tmp: '/tmp',
+  varTmp: '/var/tmp',
+  home: '/home/cubicle',
+  secrets: '/run/cubicle/secrets',
+} as const;
 
 export interface PodSpecOptions {
   namespace: string;
@@ -22,7 +31,11 @@ export interface PodSpecOptions {
  * its guest driver on port 8080 (token from the sandbox Secret via secretKeyRef) and VNC on 5900,
  * ready when /healthz answers. Requests equal limits (Guaranteed QoS: desktops are latency
  * sensitive). The Pod never restarts — a crashed desktop is a lost sandbox that reconcile
- * replaces — and gets no service account token: the guest has no business with the API.
+ * replaces — and gets no service account token: the guest has no business with the API. It runs
+ * as the image's unprivileged user, with every capability dropped, no privilege escalation,
+ * the runtime's default seccomp profile and a read-only root file system; what the desktop
+ * writes goes to emptyDirs (/tmp, /var/tmp, home, /dev/shm, and an in-memory
+ * /run/cubicle/secrets for per-claim secret files).
  */
 export function buildSandboxPod(template: SandboxTemplate, options: PodSpecOptions): V1Pod {
   const name = sandboxObjectName(template.sandboxId);
@@ -44,13 +57,21 @@ export function buildSandboxPod(template: SandboxTemplate, options: PodSpecOptio
       ...(placement.runtimeClassName && { runtimeClassName: placement.runtimeClassName }),
       ...(placement.nodeSelector && { nodeSelector: { ...placement.nodeSelector } }),
       ...(placement.tolerations && { tolerations: placement.tolerations.map((t) => ({ ...t })) }),
-      securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: SANDBOX_UID,
+        runAsGroup: SANDBOX_UID,
+        fsGroup: SANDBOX_UID,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
       containers: [
         {
           name: CONTAINER_NAME,
           image: template.image,
           ...(options.imagePullPolicy && { imagePullPolicy: options.imagePullPolicy }),
           env: [
+            // The writable home (the root is read-only); a pool's env may point it elsewhere.
+            { name: 'HOME', value: WRITABLE_PATHS.home },
             ...poolEnvEntries(template.env).map(([envName, value]) => ({ name: envName, value })),
             {
               name: 'CUBICLE_GUEST_TOKEN',
@@ -72,12 +93,20 @@ export function buildSandboxPod(template: SandboxTemplate, options: PodSpecOptio
             failureThreshold: 3,
           },
           securityContext: {
+            runAsNonRoot: true,
+            runAsUser: SANDBOX_UID,
             allowPrivilegeEscalation: false,
+            privileged: false,
+            readOnlyRootFilesystem: true,
             capabilities: { drop: ['ALL'] },
+            seccompProfile: { type: 'RuntimeDefault' },
           },
           volumeMounts: [
             { name: 'dshm', mountPath: '/dev/shm' },
-            { name: 'tmp', mountPath: '/tmp' },
+            { name: 'tmp', mountPath: WRITABLE_PATHS.tmp },
+            { name: 'var-tmp', mountPath: WRITABLE_PATHS.varTmp },
+            { name: 'home', mountPath: WRITABLE_PATHS.home },
+            { name: 'secrets', mountPath: WRITABLE_PATHS.secrets },
           ],
         },
       ],
@@ -87,6 +116,9 @@ export function buildSandboxPod(template: SandboxTemplate, options: PodSpecOptio
           emptyDir: { medium: 'Memory', sizeLimit: `${options.shmSizeMb ?? 512}Mi` },
         },
         { name: 'tmp', emptyDir: {} },
+        { name: 'var-tmp', emptyDir: {} },
+        { name: 'home', emptyDir: {} },
+        { name: 'secrets', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
       ],
     },
   };

@@ -16,6 +16,7 @@ interface EntryConfig {
   height: number;
   depth: 16 | 24;
   withGlx: boolean;
+  vncPort: number;
   appEnv: Record<string, string>;
 }
 
@@ -52,6 +53,7 @@ const session = await startDesktop({
   height: config.height,
   depth: config.depth,
   withGlx: config.withGlx,
+  vncPort: config.vncPort,
   guestSocket: SANDBOX_PATHS.guestSocket,
   vncSocket: SANDBOX_PATHS.vncSocket,
   guestTokenDigest: tokenDigest,

@@ -125,6 +125,9 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
       height: options.height ?? 800,
       depth: options.depth ?? 24,
       withGlx: options.withGlx ?? false,
+      // x11vnc's port inside the sandbox's own network namespace: always free, so fixed (as in
+      // a Pod); reached from outside only through the socket.
+      vncPort: options.vncPort ?? 5900,
       appEnv: options.appEnv ?? {},
     }),
   );
