@@ -86,7 +86,12 @@ export const WorkerEnv = z.object({
   /** First retry gap of a failed webhook delivery; gaps double up to 2 h. */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /** How long after the event a delivery is retried before it fails for good. */
-  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().min(1000).max(7 * 86_400_000).default(86_400_000),
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(7 * 86_400_000)
+    .default(86_400_000),
   /** Bound of one delivery attempt (resolution, connection, answer). */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** How often the outbox is scanned for due deliveries (those written inside a transaction, lost jobs). */

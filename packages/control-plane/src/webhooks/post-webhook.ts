@@ -66,7 +66,8 @@ export async function postWebhook(input: PostWebhookInput): Promise<PostOutcome>
         const excerpt = Buffer.concat(chunks)
           .subarray(0, RESPONSE_EXCERPT_BYTES)
           .toString('utf8')
-          .replace(/\u0000/g, '');
+          // PostgreSQL text cannot hold NUL.
+          .replaceAll('\u0000', '');
         resolve({
           kind: 'answered',
           statusCode: res.statusCode ?? 0,
