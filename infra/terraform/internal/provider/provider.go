@@ -42,7 +42,7 @@ func (p *cubicleProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 			"api_key": schema.StringAttribute{
 				Optional: true, Sensitive: true,
-				Description: "An API key of the tenant (`cub_…`). Pools need any key; `cubicle_api_key` and `cubicle_tenant_settings` need an admin key. Default: the `CUBICLE_API_KEY` environment variable.",
+				Description: "An API key of the tenant (`cbk_…`). Pools need any key; `cubicle_api_key` and `cubicle_tenant_settings` need an admin key. Default: the `CUBICLE_API_KEY` environment variable.",
 			},
 		},
 	}

@@ -1,0 +1,5 @@
+data "cubicle_pools" "all" {}
+
+output "pool_names" {
+  value = data.cubicle_pools.all.names
+}

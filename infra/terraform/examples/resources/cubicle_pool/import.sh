@@ -1,0 +1,2 @@
+# Pools are imported by name.
+tofu import cubicle_pool.agents agents

@@ -1,0 +1,49 @@
+# A warm pool of desktops on this machine's local backend.
+resource "cubicle_pool" "agents" {
+  name  = "agents"
+  image = "local"
+
+  autoscaling = {
+    min     = 1
+    initial = 2
+    max     = 10
+  }
+
+  claim_ttl_seconds          = 900
+  max_claim_lifetime_seconds = 14400
+  idle_timeout_seconds       = 300
+
+  env = {
+    LANG = "en_US.UTF-8"
+  }
+
+  # destroy waits this long for live claims to end after the drain starts.
+  drain_timeout = "15m"
+}
+
+# A pool of Kubernetes Pods under gVisor on dedicated nodes.
+resource "cubicle_pool" "browsers" {
+  name      = "browsers"
+  image     = "ghcr.io/acme/cubicle-desktop:2026.11"
+  backend   = "kubernetes"
+  cpu       = 1.5
+  memory_mb = 4096
+
+  autoscaling = {
+    min     = 2
+    initial = 4
+    max     = 50
+  }
+
+  kubernetes = {
+    runtime_class_name = "gvisor"
+    node_selector      = { "cubicle.dev/desktops" = "true" }
+    tolerations = [
+      { key = "cubicle.dev/desktops", operator = "Exists", effect = "NoSchedule" },
+    ]
+  }
+}
+
+output "agents_warm" {
+  value = cubicle_pool.agents.counts.warm
+}
