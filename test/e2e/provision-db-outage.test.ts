@@ -108,7 +108,8 @@ describe('provisioning through a Postgres outage', () => {
     });
     expect(put.statusCode).toBe(201);
     const poolId = put.json().id as string;
-    const count = (state: string) => db.sandbox.count({ where: { poolId, state } });
+    const count = (state: 'provisioning' | 'warm') =>
+      db.sandbox.count({ where: { poolId, state } });
     await waitFor(async () => (await count('warm')) === 2, 120_000, 250);
 
     // Claim both: reconcile starts two replacements — the refill the outage hits.
