@@ -17,6 +17,7 @@ import { ApiMetrics, registerMetrics } from './metrics/api-metrics.js';
 import { registerClaimRoutes } from './routes/claims.js';
 import { registerDriveRoutes } from './routes/drive.js';
 import { registerPoolRoutes } from './routes/pools.js';
+import { registerSecretRoutes } from './routes/secrets.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerTenantRoutes } from './routes/tenant.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
@@ -167,7 +168,11 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
     if (options.queues) {
       const deps = { db: options.db, queues: options.queues, ...(events ? { events } : {}) };
       registerPoolRoutes(app, deps);
-      registerClaimRoutes(app, deps);
+      registerClaimRoutes(app, {
+        ...deps,
+        ...(options.keyring ? { keyring: options.keyring } : {}),
+      });
+      if (options.keyring) registerSecretRoutes(app, { ...deps, keyring: options.keyring });
       // Driving a sandbox needs Redis pub/sub for answers: one subscriber connection per process.
       if (options.redis) {
         const subscriber = options.redis.duplicate();

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { parseKeyring, secretLogHooks } from '@cubicle/control-plane';
 import { createDb } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { generateViewerKeySet, parseViewerKeys } from '@cubicle/viewer';
@@ -19,12 +20,19 @@ const queues = new JobQueues(queueConnection, env.QUEUE_PREFIX);
 const viewerKeys = parseViewerKeys(env.CUBICLE_VIEWER_KEYS ?? generateViewerKeySet('ephemeral'));
 
 const app = await buildApp({
-  logger: { level: env.LOG_LEVEL, redact: { paths: redactPaths, censor: '[redacted]' } },
+  // Redacted by path (credentials) and by value (secrets this process sealed lately).
+  logger: {
+    level: env.LOG_LEVEL,
+    redact: { paths: redactPaths, censor: '[redacted]' },
+    hooks: secretLogHooks(),
+  },
   bodyLimit: env.API_BODY_LIMIT_BYTES,
   db,
   redis,
   queues,
   queuePrefix: env.QUEUE_PREFIX,
+  // Secrets are sealed with the same keyring the worker opens them with.
+  ...(env.CUBICLE_KEYRING ? { keyring: parseKeyring(env.CUBICLE_KEYRING) } : {}),
   viewer: {
     keys: viewerKeys,
     webUrl: env.CUBICLE_WEB_URL,

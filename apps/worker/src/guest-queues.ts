@@ -1,5 +1,6 @@
 import {
   answerGuestCallJob,
+  syncClaimSecrets,
   guestAttachChannel,
   guestQueueName,
   type WorkerDeps,
@@ -7,6 +8,7 @@ import {
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { dispatchJob } from '@cubicle/queue';
 
 export interface GuestQueuesOptions {
   /** Shared by the per-sandbox Workers (BullMQ duplicates it for their blocking reads) and used to publish. */
@@ -152,8 +154,13 @@ export class GuestQueues {
     await worker.close();
   }
 
-  /** process runs one call and publishes its answer to the API process waiting for it. */
-  private process(job: Job): Promise<{ status: number }> {
+  /**
+   * process runs one job of the sandbox's queue: a guest call (its answer is published to the API
+   * process waiting for it) or a secrets delivery (queued here so later calls see the files).
+   */
+  private process(job: Job): Promise<unknown> {
+    if (job.name === 'secrets.sync')
+      return dispatchJob({ 'secrets.sync': (p) => syncClaimSecrets(this.deps, p) }, job);
     return answerGuestCallJob(
       this.deps,
       {

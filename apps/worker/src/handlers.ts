@@ -1,4 +1,5 @@
 import {
+  deliverWhenActive,
   destroySandbox,
   provisionSandbox,
   reclaimClaims,
@@ -18,6 +19,7 @@ export function buildHandlers(deps: WorkerDeps, metrics?: WorkerMetrics): JobHan
   return {
     'sandbox.provision': (p, ctx) => provisionSandbox(deps, p.sandbox_id, ctx.signal),
     'sandbox.destroy': (p) => destroySandbox(deps, p.sandbox_id),
+    'secrets.deliver': (p) => deliverWhenActive(deps, p),
     'pool.reconcile': (p) => reconcilePool(deps, p.tenant_id, p.pool_id),
     'claims.reclaim': async () => {
       const released = await reclaimClaims(deps);
@@ -42,4 +44,4 @@ export function buildHandlers(deps: WorkerDeps, metrics?: WorkerMetrics): JobHan
 }
 
 /** The fixed queues this worker listens on; per-sandbox `guest-<id>` queues are run by GuestQueues. */
-export const staticQueues = ['sandboxes', 'reclaim', 'reconcile', 'runs', 'webhooks'];
+export const staticQueues = ['sandboxes', 'reclaim', 'reconcile', 'runs', 'webhooks', 'secrets'];

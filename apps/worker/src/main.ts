@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { createServer } from 'node:http';
-import { parseKeyring, type WorkerDeps } from '@cubicle/control-plane';
+import { parseKeyring, secretLogHooks, type WorkerDeps } from '@cubicle/control-plane';
 import { createDb } from '@cubicle/db';
 import { createQueueConnection, JobQueues, startWorkers } from '@cubicle/queue';
 import { pino } from 'pino';
@@ -14,7 +14,12 @@ import { WorkerMetrics } from './metrics.js';
 
 // Parse configuration before anything starts: a bad variable stops the process here.
 const env = loadWorkerEnv();
-const log = pino({ level: env.LOG_LEVEL, base: { service: 'cubicle-worker' } });
+// Secret values the worker opened lately are redacted from every line (secretLogHooks).
+const log = pino({
+  level: env.LOG_LEVEL,
+  base: { service: 'cubicle-worker' },
+  hooks: secretLogHooks(),
+});
 
 const db = createDb({ databaseUrl: env.DATABASE_URL });
 await db.$queryRaw`SELECT 1`;

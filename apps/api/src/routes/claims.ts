@@ -1,22 +1,26 @@
 import { Routes } from '@cubicle/contract/api';
 import {
-  createClaim,
+  createClaimWithSecrets,
   extendClaim,
   getClaim,
   heartbeatClaim,
   listClaims,
   releaseClaim,
   type Deps,
+  type Keyring,
 } from '@cubicle/control-plane';
 import type { FastifyInstance } from 'fastify';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
 
-/** Claim routes: claim (idempotent with Idempotency-Key), read, heartbeat, extend, release. */
-export function registerClaimRoutes(app: FastifyInstance, deps: Deps) {
+/**
+ * Claim routes: claim (idempotent with Idempotency-Key; with `secrets`, sealed with `keyring`),
+ * read, heartbeat, extend, release.
+ */
+export function registerClaimRoutes(app: FastifyInstance, deps: Deps & { keyring?: Keyring }) {
   route(app, Routes.createClaim, async ({ request, params, body, headers }) => {
     const key = headers['idempotency-key'];
-    const { claim, status } = await createClaim(
+    const { claim, status } = await createClaimWithSecrets(
       deps,
       tenantOf(request),
       params.name,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { named } from '../registry.js';
 import { ClaimId, Metadata, PoolId, ResourceName, Timestamp } from './common.js';
 import { Sandbox } from './sandbox.js';
+import { ClaimSecrets, SecretName } from './secret.js';
 
 /** ClaimStatus: pending (no sandbox yet, 202), active (holds a sandbox), released (ended). */
 export const ClaimStatus = named('ClaimStatus', z.enum(['pending', 'active', 'released']));
@@ -62,6 +63,10 @@ export const CreateClaimRequest = named(
       .optional(),
     metadata: Metadata.default({}),
     wait_seconds: z.number().int().min(0).max(120).default(20),
+    /** Secrets for this claim, `{NAME: value}`: sealed at rest, written into the desktop as files, never returned. */
+    secrets: ClaimSecrets.optional(),
+    /** Names of the tenant's stored secrets (`/v1/secrets`) to attach to the claim, newest version. */
+    stored_secrets: z.array(SecretName).max(64).optional(),
   }),
 );
 export type CreateClaimRequest = z.infer<typeof CreateClaimRequest>;

@@ -5,6 +5,7 @@ import { claimRoutes } from './routes/claim-routes.js';
 import { driveRoutes } from './routes/drive-routes.js';
 import { ticketSecretRunRoutes } from './routes/planned-routes.js';
 import { poolRoutes } from './routes/pool-routes.js';
+import { secretRoutes } from './routes/secret-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
 import { tenantRoutes } from './routes/tenant-routes.js';
 import { viewerRoutes } from './routes/viewer-routes.js';
@@ -21,6 +22,7 @@ export const Routes = {
   ...claimRoutes,
   ...driveRoutes,
   ...viewerRoutes,
+  ...secretRoutes,
   ...ticketSecretRunRoutes,
   ...auditRoutes,
   ...webhookRoutes,

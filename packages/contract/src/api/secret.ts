@@ -6,12 +6,29 @@ export const SecretName = z
   .string()
   .regex(/^[A-Z_][A-Z0-9_]{0,127}$/, 'an upper-case environment variable name');
 
+/** The largest secret value, in UTF-8 bytes; a larger one is 413 `payload_too_large`. */
+export const SECRET_VALUE_MAX_BYTES = 65_536;
+
+/**
+ * SecretValue is a secret's plaintext. Its size is checked in bytes by the service (413
+ * `payload_too_large` above SECRET_VALUE_MAX_BYTES), not here, so that an oversized value is
+ * refused with that code rather than as a validation failure.
+ */
+export const SecretValue = z
+  .string()
+  .min(1)
+  .describe(`The value (at most ${SECRET_VALUE_MAX_BYTES} bytes UTF-8); never returned.`);
+
 /** CreateSecretRequest is the only place a secret value travels toward Cubicle; it is never returned. */
 export const CreateSecretRequest = named(
   'CreateSecretRequest',
-  z.strictObject({ name: SecretName, value: z.string().min(1).max(65_536) }),
+  z.strictObject({ name: SecretName, value: SecretValue }),
 );
 export type CreateSecretRequest = z.infer<typeof CreateSecretRequest>;
+
+/** ClaimSecrets: `{NAME: value}` given with a claim request, delivered to the claimed desktop. */
+export const ClaimSecrets = z.record(SecretName, SecretValue);
+export type ClaimSecrets = z.infer<typeof ClaimSecrets>;
 
 /** SecretRef names a per-claim secret without its value. */
 export const SecretRef = named(
@@ -24,3 +41,30 @@ export const SecretRef = named(
   }),
 );
 export type SecretRef = z.infer<typeof SecretRef>;
+
+export const SecretNamePathParams = z.strictObject({ name: SecretName });
+
+/** PutStoredSecretRequest writes a new version of a tenant's stored secret. */
+export const PutStoredSecretRequest = named(
+  'PutStoredSecretRequest',
+  z.strictObject({ value: SecretValue }),
+);
+export type PutStoredSecretRequest = z.infer<typeof PutStoredSecretRequest>;
+
+/**
+ * StoredSecret is a tenant-level secret without its value: a claim (`stored_secrets`) or a run
+ * (`secrets`) references it by name and receives its newest version.
+ */
+export const StoredSecret = named(
+  'StoredSecret',
+  z.strictObject({
+    name: SecretName,
+    /** The newest version (1 for the first write; every write adds one). */
+    version: z.number().int().min(1),
+    /** When the first version was written. */
+    created_at: Timestamp,
+    /** When the newest version was written. */
+    updated_at: Timestamp,
+  }),
+);
+export type StoredSecret = z.infer<typeof StoredSecret>;

@@ -13,4 +13,5 @@ export * from './files.js';
 export * from './windows.js';
 export * from './health.js';
 export * from './recording.js';
+export * from './secrets.js';
 export * from './routes.js';

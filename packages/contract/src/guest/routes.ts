@@ -21,6 +21,7 @@ import { ObserveRequest, ObserveResponse } from './observe.js';
 import { PixelActionRequest } from './pixel-action.js';
 import { RecordingStartRequest, RecordingStatus } from './recording.js';
 import { ScreenshotImage, ScreenshotRequest } from './screenshot.js';
+import { SecretsDeleteRequest, SecretsResponse, SecretsWriteRequest } from './secrets.js';
 import { ShellKillRequest, ShellKillResponse, ShellRunRequest, ShellRunResult } from './shell.js';
 import { ShellStreamClientMessage, ShellStreamServerMessage } from './shell-stream.js';
 import { VerifyStateRequest, VerifyStateResponse } from './verify-state.js';
@@ -274,6 +275,20 @@ export const GuestRoutes = {
     response: null,
     content_type: 'application/gzip',
     errors: ['not_found'],
+  }),
+  // Called by the worker only (never from a drive route): values come from the sealed store.
+  'secrets.write': http({
+    path: '/secrets/write',
+    summary: 'Write secret files (0600) into the secrets tmpfs',
+    request: SecretsWriteRequest,
+    response: SecretsResponse,
+    errors: ['payload_too_large'],
+  }),
+  'secrets.delete': http({
+    path: '/secrets/delete',
+    summary: 'Remove secret files',
+    request: SecretsDeleteRequest,
+    response: SecretsResponse,
   }),
 } as const satisfies Record<string, GuestRoute>;
 

@@ -96,6 +96,27 @@ export const Jobs = {
     description:
       "Forward one guest protocol call to the sandbox's guest driver and store its result.",
   }),
+  'secrets.sync': job({
+    queue: 'guest-{sandbox_id}',
+    // Ids only: the worker reads and decrypts the claim's secrets when the job runs.
+    payload: z.strictObject({ tenant_id: TenantId, claim_id: ClaimId, sandbox_id: SandboxId }),
+    // Idempotent (it writes the claim's current set and removes the rest), so safe to retry.
+    attempts: 3,
+    backoff: { type: 'exponential', delay_ms: 500 },
+    timeout_ms: 30_000,
+    description:
+      "Write the claim's secrets into its sandbox's secrets tmpfs and remove files of deleted ones; on the sandbox's queue, so later guest calls see them.",
+  }),
+  'secrets.deliver': job({
+    queue: 'secrets',
+    payload: z.strictObject({ tenant_id: TenantId, claim_id: ClaimId }),
+    // A pending claim's secrets wait here until it is active (retried every second for 15 min).
+    attempts: 900,
+    backoff: { type: 'fixed', delay_ms: 1000 },
+    timeout_ms: 30_000,
+    description:
+      "Once a pending claim is active, queue its secrets' delivery (secrets.sync) on its sandbox's queue.",
+  }),
   'run.execute': job({
     queue: 'runs',
     payload: z.strictObject({ tenant_id: TenantId, run_id: RunId }),

@@ -80,3 +80,15 @@ describe('createRedactor', () => {
     expect(none.stream().push('abc')).toBe('abc');
   });
 });
+
+describe('RecentSecrets (log lines)', () => {
+  it('redacts remembered values from log lines, JSON-escaped too, and forgets them after an hour', async () => {
+    const { RecentSecrets } = await import('./log-redaction.js');
+    const recent = new RecentSecrets();
+    const line = (v: string) => `${JSON.stringify({ msg: `failed with ${v}` })}\n`;
+    expect(recent.redactLine(line('pa"ss\\word'))).toBe(line('pa"ss\\word'));
+    recent.remember([{ name: 'DB_PASSWORD', value: 'pa"ss\\word' }], 1_000);
+    expect(recent.redactLine(line('pa"ss\\word'), 2_000)).toBe(line('[secret:DB_PASSWORD]'));
+    expect(recent.redactLine(line('pa"ss\\word'), 1_000 + 3_600_001)).toBe(line('pa"ss\\word'));
+  });
+});

@@ -52,7 +52,7 @@ function base64Cores(value: string): string[] {
   return cores;
 }
 
-/** formsOf lists the spellings of a value looked for: raw, base64 (standard and URL-safe), URL-encoded. */
+/** formsOf lists the spellings of a value looked for: raw, base64 (standard and URL-safe), URL-encoded, JSON-escaped. */
 export function formsOf(value: string): string[] {
   const forms = new Set<string>([value]);
   const b64 = Buffer.from(value, 'utf8').toString('base64');
@@ -66,6 +66,8 @@ export function formsOf(value: string): string[] {
   forms.add(uri.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()));
   forms.add(uri.replace(/%20/g, '+'));
   forms.add(encodeURI(value));
+  // As a JSON string shows it (log lines, stored JSON): quotes, backslashes, controls escaped.
+  forms.add(JSON.stringify(value).slice(1, -1));
   forms.delete('');
   return [...forms];
 }

@@ -2,6 +2,7 @@ import { AppError } from '@cubicle/contract/errors';
 import type { Db } from '@cubicle/db';
 import { openEnvelope, secretAad } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
+import { recentSecrets } from './log-redaction.js';
 import type { NamedSecret } from './redact.js';
 
 /** SecretsContext is what reading or writing secret values needs: the database and the keyring. */
@@ -52,8 +53,10 @@ export async function secretsForRun(
       `unknown secret${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
       { unknown_secrets: unknown },
     );
-  return wanted.map((name) => ({
+  const secrets = wanted.map((name) => ({
     name,
     value: openEnvelope(ctx.keyring, byName.get(name)!, secretAad(tenantId, name)),
   }));
+  recentSecrets.remember(secrets);
+  return secrets;
 }

@@ -7,6 +7,7 @@ import { registerFilesRoutes } from '../files/routes.js';
 import { registerInputRoutes } from '../input/routes.js';
 import { registerRecordingRoutes } from '../recording/routes.js';
 import { registerScreenRoutes } from '../screen/routes.js';
+import { registerSecretsRoutes } from '../secrets/routes.js';
 import { registerShellRoutes } from '../shell/routes.js';
 import { registerWindowsRoutes } from '../windows/routes.js';
 import { registerAuth } from './auth.js';
@@ -20,7 +21,13 @@ export type { GuestDeps } from './deps.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Log paths that may carry secrets; pino replaces their values. */
-export const redactPaths = ['req.headers.authorization', '*.token', '*.content', '*.stdin'];
+export const redactPaths = [
+  'req.headers.authorization',
+  '*.token',
+  '*.content',
+  '*.stdin',
+  '*.value',
+];
 
 /**
  * buildGuestApp assembles the guest protocol v1 without listening, so tests drive it with
@@ -57,6 +64,7 @@ export async function buildGuestApp(deps: GuestDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, deps);
   registerShellRoutes(app, deps);
   registerFilesRoutes(app, deps);
+  registerSecretsRoutes(app, deps);
   // Screen, windows, input and recording (src/screen, src/windows, src/input, src/recording):
   registerScreenRoutes(app, deps);
   registerWindowsRoutes(app, deps);

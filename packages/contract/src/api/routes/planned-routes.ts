@@ -1,48 +1,12 @@
 import { z } from 'zod';
 import { ClaimPathParams } from '../claim.js';
-import { listOf, RunId, SecretId } from '../common.js';
+import { listOf, RunId } from '../common.js';
 import { defineRoute, type RouteDef } from '../route-def.js';
 import { CreateRunRequest, Run, RunEvent } from '../run.js';
-import { CreateSecretRequest, SecretRef } from '../secret.js';
 import { claimChild, IdempotencyHeaders, readErrors, writeErrors } from './shared.js';
 
-/** Per-claim secrets and runs: in the contract, not yet served (see README status). */
+/** Runs: in the contract, not yet served (see README status). Secrets: secret-routes.ts. */
 export const ticketSecretRunRoutes = {
-  createSecret: defineRoute({
-    operationId: 'createSecret',
-    method: 'POST',
-    path: claimChild('secrets'),
-    tag: 'secrets',
-    auth: 'api_key',
-    summary: 'Attach a secret to a claim (write-only: its value is never returned)',
-    params: ClaimPathParams,
-    body: CreateSecretRequest,
-    responses: { 201: SecretRef },
-    errors: [...writeErrors, 'already_exists', 'claim_not_active'],
-  }),
-  listSecrets: defineRoute({
-    operationId: 'listSecrets',
-    method: 'GET',
-    path: claimChild('secrets'),
-    tag: 'secrets',
-    auth: 'api_key',
-    summary: "List a claim's secrets by name",
-    params: ClaimPathParams,
-    responses: { 200: listOf(SecretRef) },
-    errors: [...readErrors],
-  }),
-  deleteSecret: defineRoute({
-    operationId: 'deleteSecret',
-    method: 'DELETE',
-    path: claimChild('secrets/{secret_id}'),
-    tag: 'secrets',
-    auth: 'api_key',
-    summary: 'Delete a secret',
-    params: z.strictObject({ id: ClaimPathParams.shape.id, secret_id: SecretId }),
-    responses: { 204: null },
-    errors: [...writeErrors],
-  }),
-
   createRun: defineRoute({
     operationId: 'createRun',
     method: 'POST',

@@ -1,0 +1,104 @@
+import type { StoredSecret } from '@cubicle/contract/api';
+import { AppError } from '@cubicle/contract/errors';
+import { newId } from '@cubicle/db';
+import type { Deps } from '../context.js';
+import { sealEnvelope, secretAad, type Envelope } from '../crypto/envelope.js';
+import type { Keyring } from '../crypto/keyring.js';
+import { checkSecretValue } from './check-secret-value.js';
+import { recentSecrets } from './log-redaction.js';
+
+/**
+ * putStoredSecret writes a new version of a tenant's stored secret (the first is version 1) and
+ * answers its name and version, never the value. Concurrent writers each get their own version:
+ * a unique (tenant, name, version) collision is retried with the next number.
+ */
+export async function putStoredSecret(
+  deps: Deps & { keyring: Keyring },
+  tenantId: string,
+  name: string,
+  value: string,
+): Promise<StoredSecret> {
+  checkSecretValue(name, value);
+  recentSecrets.remember([{ name, value }]);
+  const envelope = sealEnvelope(deps.keyring, value, secretAad(tenantId, name));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const rows = await deps.db.$queryRaw<{ version: number; first: Date; created_at: Date }[]>`
+        WITH prev AS (
+          SELECT max(version) AS v, min(created_at) AS first FROM tenant_secrets
+          WHERE tenant_id = ${tenantId} AND name = ${name})
+        INSERT INTO tenant_secrets (id, tenant_id, name, version, ciphertext, nonce, wrapped_key, key_id)
+        SELECT ${newId('secret')}, ${tenantId}, ${name}, coalesce(prev.v, 0) + 1,
+               ${Buffer.from(envelope.ciphertext)}, ${Buffer.from(envelope.nonce)},
+               ${Buffer.from(envelope.wrappedKey)}, ${envelope.keyId}
+        FROM prev
+        RETURNING version, (SELECT first FROM prev) AS first, created_at`;
+      const row = rows[0]!;
+      return {
+        name,
+        version: row.version,
+        created_at: (row.first ?? row.created_at).toISOString(),
+        updated_at: row.created_at.toISOString(),
+      };
+    } catch (err) {
+      const code = (err as { code?: string; meta?: { code?: string } }).meta?.code;
+      if (attempt < 5 && (code === '23505' || /23505|unique/i.test(String(err)))) continue;
+      throw err;
+    }
+  }
+}
+
+/** listStoredSecrets lists the tenant's stored secrets: names, newest version, dates. */
+export async function listStoredSecrets(
+  deps: Deps,
+  tenantId: string,
+): Promise<{ data: StoredSecret[]; next_cursor: null }> {
+  const rows = await deps.db.$queryRaw<
+    { name: string; version: number; first: Date; last: Date }[]
+  >`SELECT name, max(version) AS version, min(created_at) AS first, max(created_at) AS last
+    FROM tenant_secrets WHERE tenant_id = ${tenantId} GROUP BY name ORDER BY name`;
+  return {
+    data: rows.map((r) => ({
+      name: r.name,
+      version: Number(r.version),
+      created_at: r.first.toISOString(),
+      updated_at: r.last.toISOString(),
+    })),
+    next_cursor: null,
+  };
+}
+
+/** deleteStoredSecret deletes every version; 404 when the tenant has none of that name. */
+export async function deleteStoredSecret(
+  deps: Deps,
+  tenantId: string,
+  name: string,
+): Promise<void> {
+  const { count } = await deps.db.tenantSecret.deleteMany({ where: { tenantId, name } });
+  if (count === 0) throw new AppError('not_found', `no stored secret ${name}`);
+}
+
+/** latestStoredEnvelopes reads the newest sealed version of each named stored secret that exists. */
+export async function latestStoredEnvelopes(
+  deps: Deps,
+  tenantId: string,
+  names: readonly string[],
+): Promise<Map<string, Envelope>> {
+  const rows = await deps.db.tenantSecret.findMany({
+    where: { tenantId, name: { in: [...names] } },
+    orderBy: { version: 'desc' },
+    distinct: ['name'],
+    select: { name: true, ciphertext: true, nonce: true, wrappedKey: true, keyId: true },
+  });
+  return new Map(
+    rows.map((r) => [
+      r.name,
+      {
+        ciphertext: new Uint8Array(r.ciphertext),
+        nonce: new Uint8Array(r.nonce),
+        wrappedKey: new Uint8Array(r.wrappedKey),
+        keyId: r.keyId,
+      },
+    ]),
+  );
+}

@@ -1,0 +1,281 @@
+import { parseKeyring, secretsForRun } from '@cubicle/control-plane';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisOptionsFromUrl } from '../harness/index.js';
+import { startStack, waitFor, type Stack } from './support/stack.js';
+
+// Values that occur nowhere else: any hit in a dump is a leak.
+const VALUE = `sk-claim-${Math.random().toString(36).slice(2)}-Zq9/+=`;
+const STORED = `sk-stored-${Math.random().toString(36).slice(2)}-Wm7`;
+const LATE = `sk-late-${Math.random().toString(36).slice(2)}`;
+
+/** The spellings a leak could take: raw, base64, URL-encoded. */
+const leakForms = (v: string) => [
+  v,
+  Buffer.from(v).toString('base64').replace(/=+$/, ''),
+  encodeURIComponent(v),
+];
+const countLeaks = (text: string, values: string[]) =>
+  values.flatMap(leakForms).reduce((n, form) => n + text.split(form).length - 1, 0);
+
+/** dumpRedis reads every key of the installation's Redis, whatever its type. */
+async function dumpRedis(url: string): Promise<{ keys: number; text: string }> {
+  const redis = new Redis({ ...redisOptionsFromUrl(url), keyPrefix: '' });
+  const parts: string[] = [];
+  let keys = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, batch] = await redis.scan(cursor, 'COUNT', 1000);
+      cursor = next;
+      for (const key of batch) {
+        keys++;
+        const type = await redis.type(key);
+        let value: unknown;
+        if (type === 'string')
+          value = await redis.getBuffer(key).then((b) => b?.toString('latin1'));
+        else if (type === 'hash') value = await redis.hgetall(key);
+        else if (type === 'list') value = await redis.lrange(key, 0, -1);
+        else if (type === 'set') value = await redis.smembers(key);
+        else if (type === 'zset') value = await redis.zrange(key, 0, -1);
+        else if (type === 'stream') value = await redis.xrange(key, '-', '+');
+        parts.push(key, JSON.stringify(value ?? null));
+      }
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return { keys, text: parts.join('\n') };
+}
+
+/**
+ * Per-claim secrets end to end: sealed by the API, delivered by the worker through the guest
+ * driver into the desktop's secrets tmpfs, and found 0 times in Redis, audit events, action
+ * records and the worker's logs. Real Postgres, Redis, worker process and desktops.
+ */
+describe('claim secrets reach the desktop and nothing else', () => {
+  let s: Stack;
+  let claimId: string;
+  let sandboxId: string;
+  const call = (method: string, url: string, payload?: unknown, headers = s.auth) =>
+    s.api.inject({
+      method: method as 'GET',
+      url,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+      headers,
+    });
+  /** sh runs a command in the claimed desktop as its sandbox user, through the public API. */
+  const sh = async (command: string) => {
+    const res = await call('POST', `/v1/claims/${claimId}/shell`, {
+      argv: ['sh', '-c', command],
+      timeout_ms: 10_000,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as { stdout: string; stderr: string; exit_code: number };
+  };
+
+  beforeAll(async () => {
+    s = await startStack();
+    // Debug logs: the leak check below reads everything the worker wrote.
+    s.workerEnv.LOG_LEVEL = 'debug';
+    await s.restartWorker();
+    expect(
+      (
+        await call('PUT', '/v1/pools/sec', {
+          image: 'local',
+          autoscaling: { min: 0, initial: 1, max: 2 },
+        })
+      ).statusCode,
+    ).toBe(201);
+    await waitFor(
+      async () => (await call('GET', '/v1/pools/sec')).json().counts.warm === 1,
+      120_000,
+      250,
+    );
+  });
+  afterAll(async () => s?.close());
+
+  it('claims a warm desktop with its secrets in one call (no provisioning): files 0600 in a 0700 tmpfs', async () => {
+    const stored = await call('PUT', '/v1/secrets/STORED_TOKEN', { value: STORED });
+    expect(stored.statusCode).toBe(201);
+    expect(stored.json()).toMatchObject({ name: 'STORED_TOKEN', version: 1 });
+    const sandboxesBefore = await s.db.sandbox.count();
+    const t0 = new Date();
+    const claim = await call('POST', '/v1/pools/sec/claims', {
+      wait_seconds: 0,
+      ttl_seconds: 900,
+      secrets: { API_TOKEN: VALUE },
+      stored_secrets: ['STORED_TOKEN'],
+    });
+    expect(claim.statusCode, claim.body).toBe(201);
+    expect(claim.body).not.toContain(VALUE);
+    claimId = claim.json().id;
+    sandboxId = claim.json().sandbox.id;
+    // The warm hit: the sandbox was ready before the request, and no sandbox was provisioned
+    // for it (the refill comes after, from reconcile).
+    const sandbox = await s.db.sandbox.findUniqueOrThrow({ where: { id: sandboxId } });
+    expect(sandbox.readyAt!.getTime()).toBeLessThan(t0.getTime());
+    expect(await s.db.sandbox.count({ where: { createdAt: { lt: t0 } } })).toBe(sandboxesBefore);
+
+    // The first guest call after the claim runs after the delivery (same sandbox queue).
+    const out = await sh(
+      'D="$CUBICLE_SECRETS_DIR"; stat -c "%a %u" "$D" "$D/API_TOKEN" "$D/STORED_TOKEN"; id -u; stat -f -c %T "$D"; ls -A "$D"; cat "$D/API_TOKEN"; echo; cat "$D/STORED_TOKEN"',
+    );
+    const [dirLine, fileLine, storedLine, uid, fsType, ...rest] = out.stdout.trim().split('\n');
+    expect(dirLine).toBe(`700 ${uid}`);
+    expect(fileLine).toBe(`600 ${uid}`);
+    expect(storedLine).toBe(`600 ${uid}`);
+    expect(fsType).toBe('tmpfs');
+    expect(rest).toEqual(['API_TOKEN', 'STORED_TOKEN', VALUE, STORED]);
+
+    const list = await call('GET', `/v1/claims/${claimId}/secrets`);
+    expect(
+      list
+        .json()
+        .data.map((r: { name: string }) => r.name)
+        .sort(),
+    ).toEqual(['API_TOKEN', 'STORED_TOKEN']);
+    expect(list.body).not.toContain(VALUE);
+  });
+
+  it('adds a secret to the live claim (201 SecretRef, no value) and the desktop has it at once', async () => {
+    const res = await call('POST', `/v1/claims/${claimId}/secrets`, { name: 'LATE', value: LATE });
+    expect(res.statusCode).toBe(201);
+    expect(Object.keys(res.json()).sort()).toEqual(['claim_id', 'created_at', 'id', 'name']);
+    expect(res.body).not.toContain(LATE);
+    expect((await sh('cat "$CUBICLE_SECRETS_DIR/LATE"')).stdout).toBe(LATE);
+    const again = await call('POST', `/v1/claims/${claimId}/secrets`, { name: 'LATE', value: 'x' });
+    expect(again.statusCode).toBe(409);
+  });
+
+  it('a run reads the values through secretsForRun: claim secrets first, then stored ones', async () => {
+    const ctx = { db: s.db, keyring: parseKeyring(s.workerEnv.CUBICLE_KEYRING!) };
+    expect(await secretsForRun(ctx, s.tenantId, claimId, ['STORED_TOKEN', 'API_TOKEN'])).toEqual([
+      { name: 'STORED_TOKEN', value: STORED },
+      { name: 'API_TOKEN', value: VALUE },
+    ]);
+    await expect(
+      secretsForRun(ctx, s.tenantId, claimId, ['API_TOKEN', 'NOPE', 'NADA']),
+    ).rejects.toMatchObject({
+      code: 'validation_failed',
+      message: 'unknown secrets: NOPE, NADA',
+      details: { unknown_secrets: ['NOPE', 'NADA'] },
+    });
+    await expect(
+      secretsForRun(ctx, s.other.tenantId, claimId, ['API_TOKEN']),
+    ).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('another tenant cannot list, add, delete or reference them (404), and sees no stored names', async () => {
+    const o = s.other.auth;
+    const refs = (await call('GET', `/v1/claims/${claimId}/secrets`)).json().data as {
+      id: string;
+    }[];
+    for (const res of [
+      await call('GET', `/v1/claims/${claimId}/secrets`, undefined, o),
+      await call('POST', `/v1/claims/${claimId}/secrets`, { name: 'X', value: 'y' }, o),
+      await call('DELETE', `/v1/claims/${claimId}/secrets/${refs[0]!.id}`, undefined, o),
+      await call('DELETE', '/v1/secrets/STORED_TOKEN', undefined, o),
+    ]) {
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error.code).toBe('not_found');
+    }
+    expect((await call('GET', '/v1/secrets', undefined, o)).json().data).toEqual([]);
+    // Referencing the first tenant's stored secret by name: no such name in this tenant.
+    const refused = await call(
+      'POST',
+      '/v1/pools/sec/claims',
+      { wait_seconds: 0, stored_secrets: ['STORED_TOKEN'] },
+      o,
+    );
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.details.unknown_secrets).toEqual(['STORED_TOKEN']);
+    expect(await s.db.claimSecret.count({ where: { tenantId: s.other.tenantId } })).toBe(0);
+    expect((await call('GET', `/v1/claims/${claimId}/secrets`)).json().data).toHaveLength(3);
+  });
+
+  it('refusals change nothing: a value over 64 KiB is 413, unknown stored names are 400 naming them', async () => {
+    const before = await Promise.all([
+      s.db.claim.count(),
+      s.db.claimSecret.count(),
+      s.db.tenantSecret.count(),
+      s.db.sandbox.count({ where: { state: 'warm' } }),
+    ]);
+    const big = 'x'.repeat(65_537);
+    const r1 = await call('POST', '/v1/pools/sec/claims', {
+      wait_seconds: 0,
+      secrets: { BIG: big },
+    });
+    expect(r1.statusCode).toBe(413);
+    expect(r1.json().error).toMatchObject({ code: 'payload_too_large', details: { name: 'BIG' } });
+    const r2 = await call('POST', `/v1/claims/${claimId}/secrets`, { name: 'BIG', value: big });
+    expect(r2.statusCode).toBe(413);
+    const r3 = await call('PUT', '/v1/secrets/BIG', { value: big });
+    expect(r3.statusCode).toBe(413);
+    const r4 = await call('POST', '/v1/pools/sec/claims', {
+      wait_seconds: 0,
+      stored_secrets: ['MISSING_ONE', 'STORED_TOKEN', 'MISSING_TWO'],
+    });
+    expect(r4.statusCode).toBe(400);
+    expect(r4.json().error.message).toContain('MISSING_ONE, MISSING_TWO');
+    expect(r4.json().error.details.unknown_secrets).toEqual(['MISSING_ONE', 'MISSING_TWO']);
+    const r5 = await call('POST', '/v1/pools/sec/claims', {
+      wait_seconds: 0,
+      secrets: { 'lower-case': 'v' },
+    });
+    expect(r5.statusCode).toBe(400);
+    expect(
+      await Promise.all([
+        s.db.claim.count(),
+        s.db.claimSecret.count(),
+        s.db.tenantSecret.count(),
+        s.db.sandbox.count({ where: { state: 'warm' } }),
+      ]),
+    ).toEqual(before);
+  });
+
+  it('DELETE removes the file from the desktop before the claim ends', async () => {
+    const refs = (await call('GET', `/v1/claims/${claimId}/secrets`)).json().data as {
+      id: string;
+      name: string;
+    }[];
+    const id = refs.find((r) => r.name === 'API_TOKEN')!.id;
+    expect((await call('DELETE', `/v1/claims/${claimId}/secrets/${id}`)).statusCode).toBe(204);
+    expect((await call('GET', `/v1/claims/${claimId}`)).json().status).toBe('active');
+    const out = await sh('ls -A "$CUBICLE_SECRETS_DIR"');
+    expect(out.stdout.trim().split('\n')).toEqual(['LATE', 'STORED_TOKEN']);
+    expect((await call('DELETE', `/v1/claims/${claimId}/secrets/${id}`)).statusCode).toBe(404);
+  });
+
+  it('the values appear 0 times in Redis (every key), audit events, action records and worker logs', async () => {
+    const values = [VALUE, STORED, LATE];
+    const redis = await dumpRedis(s.workerEnv.REDIS_URL);
+    expect(redis.keys).toBeGreaterThan(0);
+    // The delivery jobs are there (ids only) and prove the dump reads job data.
+    expect(redis.text).toContain('secrets.sync');
+    expect(countLeaks(redis.text, values)).toBe(0);
+
+    const audit = await call('GET', '/v1/audit-events?limit=200');
+    expect(audit.statusCode).toBe(200);
+    expect(audit.json().data.length).toBeGreaterThan(3);
+    const auditRows = JSON.stringify(await s.db.auditEvent.findMany());
+    expect(countLeaks(audit.body + auditRows, values)).toBe(0);
+
+    const actions = JSON.stringify(await s.db.actionRecord.findMany());
+    expect(countLeaks(actions, values)).toBe(0);
+
+    const sealed = await s.db.claimSecret.findMany();
+    const storedRows = await s.db.tenantSecret.findMany();
+    const bytes = Buffer.concat(
+      [...sealed, ...storedRows].flatMap((r) => [
+        Buffer.from(r.ciphertext),
+        Buffer.from(r.wrappedKey),
+      ]),
+    ).toString('latin1');
+    expect(countLeaks(bytes, values)).toBe(0);
+
+    const logs = s.worker.output();
+    expect(logs.length).toBeGreaterThan(0);
+    expect(countLeaks(logs, values)).toBe(0);
+  });
+});
