@@ -229,3 +229,94 @@ func TestAccPoolDrainTimeoutNamesTheClaims(t *testing.T) {
 		},
 	})
 }
+
+// TestAccPoolEveryField: each field of the spec survives apply → refresh with an empty plan
+// (kubernetes placement with a defaulted toleration operator, a fractional cpu, an idle
+// timeout), and removing the optional blocks sets them back to the API's null.
+func TestAccPoolEveryField(t *testing.T) {
+	live := accPreCheck(t)
+	full := providerBlock(live.Endpoint, live.AdminKey) + `
+resource "cubicle_pool" "full" {
+  name                       = "tf-acc-full"
+  image                      = "ghcr.io/acme/desktop:1"
+  backend                    = "kubernetes"
+  cpu                        = 0.5
+  memory_mb                  = 1024
+  autoscaling                = { min = 0, initial = 0, max = 3 }
+  claim_ttl_seconds          = 60
+  max_claim_lifetime_seconds = 3600
+  idle_timeout_seconds       = 120
+  env                        = { LANG = "C.UTF-8", MODE = "test" }
+  kubernetes = {
+    runtime_class_name = "gvisor"
+    node_selector      = { "cubicle.dev/desktops" = "true" }
+    tolerations = [
+      { key = "cubicle.dev/desktops", effect = "NoSchedule" },
+      { key = "zone", operator = "Exists", effect = "NoExecute", toleration_seconds = 30 },
+    ]
+  }
+}
+`
+	plain := providerBlock(live.Endpoint, live.AdminKey) + `
+resource "cubicle_pool" "full" {
+  name        = "tf-acc-full"
+  image       = "ghcr.io/acme/desktop:1"
+  backend     = "kubernetes"
+  autoscaling = { min = 0, initial = 0, max = 3 }
+}
+`
+	addr := "cubicle_pool.full"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: accProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: full,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("cpu"), knownvalue.Float64Exact(0.5)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("idle_timeout_seconds"), knownvalue.Int64Exact(120)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes").AtMapKey("tolerations").AtSliceIndex(0).AtMapKey("operator"), knownvalue.StringExact("Equal")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes").AtMapKey("tolerations").AtSliceIndex(1).AtMapKey("toleration_seconds"), knownvalue.Int64Exact(30)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes").AtMapKey("node_selector").AtMapKey("cubicle.dev/desktops"), knownvalue.StringExact("true")),
+				},
+			},
+			{ResourceName: addr, ImportState: true, ImportStateId: "tf-acc-full", ImportStateVerify: true,
+				ImportStateVerifyIdentifierAttribute: "name", ImportStateVerifyIgnore: []string{"counts"}},
+			{
+				Config: plain,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("idle_timeout_seconds"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("cpu"), knownvalue.Float64Exact(1)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("env"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+				},
+			},
+		},
+	})
+}
+
+// TestAccPoolCreateRefusesAnExistingName: a pool made outside Terraform is not silently taken
+// over by create; the error says how to import it.
+func TestAccPoolCreateRefusesAnExistingName(t *testing.T) {
+	live := accPreCheck(t)
+	api := apiClient(t, live.Endpoint, live.AdminKey)
+	spec := client.PoolSpec{Image: "local", Backend: "local", CPU: 1, MemoryMB: 2048,
+		Autoscaling: client.Autoscaling{Max: 1}, ClaimTTLSeconds: 900, MaxClaimLifetimeSeconds: 86400, Env: map[string]string{}}
+	if _, err := api.ApplyPool(context.Background(), "tf-acc-existing", spec); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = api.DeletePool(context.Background(), "tf-acc-existing") })
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: accProviders,
+		Steps: []resource.TestStep{{
+			Config:      providerBlock(live.Endpoint, live.AdminKey) + "resource \"cubicle_pool\" \"p\" {\n  name  = \"tf-acc-existing\"\n  image = \"local\"\n}\n",
+			ExpectError: regexp.MustCompile(`(?s)Pool already exists.*tofu import`),
+		}},
+	})
+}
