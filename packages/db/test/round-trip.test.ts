@@ -339,6 +339,64 @@ describe('data model round-trip', () => {
     });
   });
 
+  it('webhook endpoint, delivery (outbox) and attempts', async () => {
+    const webhookId = newId('webhook');
+    const deliveryId = newId('webhook_delivery');
+    const sealed = new Uint8Array([1, 2, 3, 0, 255]);
+    await db.webhookEndpoint.create({
+      data: {
+        id: webhookId,
+        tenantId: ids.tenant,
+        url: 'https://hooks.acme.test/cubicle',
+        events: ['claim.activated', 'claim.ended'],
+        secretCiphertext: sealed,
+      },
+    });
+    const body = '{"type":"claim.ended","timestamp":"2026-12-01T00:00:00.000Z","data":{}}';
+    await db.webhookDelivery.create({
+      data: {
+        id: deliveryId,
+        tenantId: ids.tenant,
+        webhookId,
+        eventId: newId('webhook_event'),
+        eventType: 'claim.ended',
+        body,
+        nextAttemptAt: now,
+      },
+    });
+    await db.webhookAttempt.create({
+      data: { tenantId: ids.tenant, deliveryId, attempt: 1, statusCode: 503, durationMs: 40 },
+    });
+    // One row per attempt number.
+    await expect(
+      db.webhookAttempt.create({
+        data: { tenantId: ids.tenant, deliveryId, attempt: 1, statusCode: 200, durationMs: 5 },
+      }),
+    ).rejects.toThrow();
+    const endpoint = await db.webhookEndpoint.findUniqueOrThrow({
+      where: { id: webhookId },
+      include: { deliveries: { include: { attempts: true } } },
+    });
+    expect(endpoint).toMatchObject({
+      enabled: true,
+      description: null,
+      events: ['claim.activated', 'claim.ended'],
+      previousSecretCiphertext: null,
+    });
+    expect([...endpoint.secretCiphertext]).toEqual([...sealed]);
+    expect(endpoint.deliveries).toHaveLength(1);
+    expect(endpoint.deliveries[0]).toMatchObject({
+      status: 'pending',
+      attemptCount: 0,
+      body,
+      lockedUntil: null,
+      finishedAt: null,
+    });
+    expect(endpoint.deliveries[0]!.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+      [1, 503],
+    ]);
+  });
+
   it('covers every model of the schema', () => {
     // Adding a model without adding it to this file fails here.
     expect(Object.keys(Prisma.ModelName).sort()).toEqual(
@@ -355,6 +413,9 @@ describe('data model round-trip', () => {
         'Sandbox',
         'Tenant',
         'ViewerTicket',
+        'WebhookAttempt',
+        'WebhookDelivery',
+        'WebhookEndpoint',
       ].sort(),
     );
   });
@@ -373,7 +434,10 @@ describe('data model round-trip', () => {
       db.actionRecord.count(),
       db.idempotencyKey.count(),
       db.auditEvent.count(),
+      db.webhookEndpoint.count(),
+      db.webhookDelivery.count(),
+      db.webhookAttempt.count(),
     ]);
-    expect(counts).toEqual(Array(11).fill(0));
+    expect(counts).toEqual(Array(14).fill(0));
   });
 });
