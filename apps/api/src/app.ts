@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_BODY_LIMIT_BYTES } from '@cubicle/contract/api';
 import { openApiDocument } from '@cubicle/contract/openapi';
 import type { Db } from '@cubicle/db';
 import {
@@ -32,7 +33,6 @@ export type HealthCheck = () => Promise<unknown>;
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
-  bodyLimit?: number;
   checks?: Record<string, HealthCheck>;
   /** With a database: API keys, audit, and every authenticated route. Without: system routes only. */
   db?: Db;
@@ -46,6 +46,8 @@ export interface BuildOptions {
   keyVerifier?: KeyVerifierOptions;
   /** Viewer tickets and the stream proxy (needs `db`; with `redis`, revocations reach every replica). */
   viewer?: ViewerOptions;
+  /** Request timings; serve them with serveMetrics on a private listener (never on this app). */
+  metrics?: ApiMetrics;
   /** Seals secret values at rest (CUBICLE_KEYRING); without it the secret routes are not mounted. */
   keyring?: Keyring;
   /**
@@ -117,7 +119,8 @@ const SERVER_TIMEOUT_SLACK_MS = 10_000;
 export async function buildApp(options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: withRequestSerializer(options.logger),
-    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // Routes apply their own published limits (bodyLimitOf); this covers the rest (/docs, /metrics).
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     // Explicit bounds: a slow client cannot hold a connection forever, but a request waiting for
     // its answer (a guest call at its bound, a claim's wait_seconds) is not a slow client.
     connectionTimeout: LONGEST_ANSWER_MS + SERVER_TIMEOUT_SLACK_MS,
@@ -186,7 +189,7 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
       }
     }
   }
-  registerMetrics(app, new ApiMetrics(options.db));
+  registerMetrics(app, options.metrics ?? new ApiMetrics(options.db));
   const doc = openApiDocument();
   registerSystemRoutes(app, options.checks ?? {}, () => doc);
   await app.ready();

@@ -11,8 +11,11 @@ const isViewerKeySet = (value: string) => {
   }
 };
 
+const isLoopback = (host: string) =>
+  host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+
 /** ApiEnv is everything the API process reads from its environment, parsed once at start. */
-export const ApiEnv = z.object({
+const ApiEnvFields = z.object({
   NODE_ENV: envVars.nodeEnv(),
   API_HOST: envVars.host('127.0.0.1'),
   API_PORT: envVars.port(8080),
@@ -24,13 +27,6 @@ export const ApiEnv = z.object({
     .string()
     .regex(/^[a-z0-9:_-]{1,80}$/)
     .default('cubicle'),
-  /** Largest accepted request body; file uploads to sandboxes have their own limit. */
-  API_BODY_LIMIT_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(64 * 1024 * 1024)
-    .default(1024 * 1024),
   /**
    * Ed25519 keys that sign viewer tickets, as a JWK set `{"keys":[{kty:"OKP",crv:"Ed25519",x,d,kid}]}`.
    * The first key signs, every key verifies (rotate by prepending a new key). Unset: a key is
@@ -40,6 +36,14 @@ export const ApiEnv = z.object({
     .string()
     .refine(isViewerKeySet, 'must be a JWK set of Ed25519 keys; the first with its private part d')
     .optional(),
+  /**
+   * Prometheus metrics (`GET /metrics`) on a listener of their own, never on the public API: the
+   * series name tenants and pools. Unset: no metrics listener; 0 picks a free port.
+   */
+  API_METRICS_PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  API_METRICS_HOST: envVars.host('127.0.0.1'),
+  /** Bearer token scrapes must send; required when API_METRICS_HOST is not loopback. */
+  API_METRICS_TOKEN: z.string().min(16).optional(),
   /** Public URL of the web app; viewer_url is `<this>/embed/<ticket>`. */
   CUBICLE_WEB_URL: z.url().default('http://127.0.0.1:3000'),
   /** Public URL of this API as browsers reach it (for the viewer's stream_url); default: the request's host. */
@@ -60,6 +64,18 @@ export const ApiEnv = z.object({
 });
 export type ApiEnv = z.infer<typeof ApiEnv>;
 
+
+/** The metrics listener names tenants: bound beyond loopback, it takes a token. */
+export const ApiEnv = ApiEnvFields.refine(
+  (env) =>
+    env.API_METRICS_PORT === undefined ||
+    env.API_METRICS_TOKEN !== undefined ||
+    isLoopback(env.API_METRICS_HOST),
+  {
+    message: 'API_METRICS_TOKEN is required when API_METRICS_HOST is not a loopback address',
+    path: ['API_METRICS_TOKEN'],
+  },
+);
 export function loadApiEnv(source: Record<string, string | undefined> = process.env): ApiEnv {
   return loadEnv('cubicle-api', ApiEnv, source);
 }

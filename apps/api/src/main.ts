@@ -6,6 +6,8 @@ import { generateViewerKeySet, parseViewerKeys } from '@cubicle/viewer';
 import { loadApiEnv } from './env.js';
 import { buildApp, redactPaths } from './app.js';
 import { createRedis } from './lib/redis.js';
+import { ApiMetrics } from './metrics/api-metrics.js';
+import { serveMetrics, type MetricsServer } from './metrics/metrics-server.js';
 import { withViewerKeysFromPem } from './viewer-key-pem.js';
 
 // Parse configuration before anything starts: a bad variable stops the process here.
@@ -19,14 +21,15 @@ const queues = new JobQueues(queueConnection, env.QUEUE_PREFIX);
 
 const viewerKeys = parseViewerKeys(env.CUBICLE_VIEWER_KEYS ?? generateViewerKeySet('ephemeral'));
 
+const metrics = new ApiMetrics(db);
 const app = await buildApp({
+  metrics,
   // Redacted by path (credentials) and by value (secrets this process sealed lately).
   logger: {
     level: env.LOG_LEVEL,
     redact: { paths: redactPaths, censor: '[redacted]' },
     hooks: secretLogHooks(),
   },
-  bodyLimit: env.API_BODY_LIMIT_BYTES,
   db,
   redis,
   queues,
@@ -53,6 +56,14 @@ if (!env.CUBICLE_VIEWER_KEYS)
     'CUBICLE_VIEWER_KEYS is not set: viewer tickets are signed with a key made at start-up and stop working when this process restarts',
   );
 
+const metricsServer: MetricsServer | undefined =
+  env.API_METRICS_PORT === undefined
+    ? undefined
+    : await serveMetrics(metrics, {
+        host: env.API_METRICS_HOST,
+        port: env.API_METRICS_PORT,
+        ...(env.API_METRICS_TOKEN ? { token: env.API_METRICS_TOKEN } : {}),
+      });
 let closing = false;
 /** shutdown stops accepting, drains in-flight requests, then closes Redis and Prisma (reverse of start-up). */
 async function shutdown(signal: string) {
@@ -66,6 +77,7 @@ async function shutdown(signal: string) {
   // sent, and would hold the close for the keep-alive timeout: close such connections as they idle.
   const idleSweep = setInterval(() => app.server.closeIdleConnections(), 100);
   await app.close();
+  await metricsServer?.close();
   clearInterval(idleSweep);
   await queues.close();
   queueConnection.disconnect();
@@ -77,3 +89,4 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ host: env.API_HOST, port: env.API_PORT });
+if (metricsServer) app.log.info({ url: `${metricsServer.url}/metrics` }, 'metrics listener');

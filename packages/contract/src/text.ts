@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-// A NUL, or a UTF-16 surrogate without its partner (JSON can carry both as `\u0000`, `\ud800`).
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// A UTF-16 surrogate without its partner (JSON can carry one as `\ud800`, and a NUL as `\u0000`).
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** TEXT_RULE is the message every request string that breaks the rule fails with. */
 export const TEXT_RULE = 'must not contain NUL (\\u0000) or unpaired UTF-16 surrogates';
@@ -12,7 +12,7 @@ export const TEXT_RULE = 'must not contain NUL (\\u0000) or unpaired UTF-16 surr
  * must be a 400 naming the field, before it can reach a statement shared with other requests.
  */
 export function isStorableText(value: string): boolean {
-  return !UNSTORABLE.test(value);
+  return !value.includes('\u0000') && !LONE_SURROGATE.test(value);
 }
 
 /**

@@ -1,5 +1,11 @@
 import { AppError } from '@cubicle/contract/errors';
-import { isBinaryBody, toFastifyPath, type BinaryBody, type RouteDef } from '@cubicle/contract/api';
+import {
+  bodyLimitOf,
+  isBinaryBody,
+  toFastifyPath,
+  type BinaryBody,
+  type RouteDef,
+} from '@cubicle/contract/api';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { zodIssues } from '@cubicle/http';
@@ -65,6 +71,8 @@ export function route<
   app.route({
     method: def.method,
     url: toFastifyPath(def.path),
+    // The limit the document publishes for this operation, and no other.
+    bodyLimit: bodyLimitOf(def),
     config: { routeDef: def },
     ...(level !== 'none' && authenticate
       ? {

@@ -44,7 +44,11 @@ export class ApiMetrics {
   }
 }
 
-/** registerMetrics times every request and serves /metrics (keep it off public ingress). */
+/**
+ * registerMetrics times every request of the public app. The series are served elsewhere
+ * (serveMetrics, on a private listener): they name tenants and pools, so the public API never
+ * answers them.
+ */
 export function registerMetrics(app: FastifyInstance, metrics: ApiMetrics) {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -56,9 +60,5 @@ export function registerMetrics(app: FastifyInstance, metrics: ApiMetrics) {
     if (request.method === 'POST' && route === '/v1/pools/:name/claims') {
       metrics.claimLatency.observe({ status: String(reply.statusCode) }, seconds);
     }
-  });
-  app.get('/metrics', async (_request, reply) => {
-    reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
   });
 }
