@@ -21,9 +21,13 @@ function request(base, method, path, headers, body) {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    const url = new URL(path, base);
+    // A local sandbox's guest is `http+unix://<socket path>` (its network namespace is private).
+    const socketPath = url.protocol === 'http+unix:' ? decodeURIComponent(url.hostname) : null;
     const req = http.request(
-      new URL(path, base),
+      socketPath ? new URL(url.pathname + url.search, 'http://localhost') : url,
       {
+        ...(socketPath ? { socketPath } : {}),
         method,
         agent,
         headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) },

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ViewerCloseCodes } from '@cubicle/contract/api';
 import { viewerChannel } from '@cubicle/control-plane';
@@ -91,9 +92,16 @@ describe('live view through the stream proxy', () => {
     const claim = await call('POST', '/v1/pools/viewer/claims', { ttl_seconds: 900 });
     expect(claim.statusCode).toBe(201);
     claimId = claim.json().id;
+    // The sandbox sees none of the checkout: the test app goes in through the files API.
+    const app = '/tmp/gtk-test-app.py';
+    const copied = await drive('files/write', {
+      path: app,
+      content: readFileSync(GTK_APP, 'utf8'),
+    });
+    expect(copied.statusCode, copied.body).toBe(200);
     const launched = await drive('windows/launch', {
       // The app quits when its stdin ends: give it one that stays open.
-      argv: ['/bin/sh', '-c', 'sleep 3600 | /usr/bin/python3 "$0" 3 viewer-e2e', GTK_APP],
+      argv: ['/bin/sh', '-c', 'sleep 3600 | /usr/bin/python3 "$0" 3 viewer-e2e', app],
       wait_for_window_ms: 20_000,
     });
     expect(launched.statusCode, launched.body).toBe(200);

@@ -48,8 +48,11 @@ class ByteQueue {
 
 /** tcpTransport connects to `host:port` (x11vnc). */
 export async function tcpTransport(endpoint) {
+  // `unix:/path` (a local sandbox's VNC socket) or `host:port`.
   const [host, port] = endpoint.split(':');
-  const socket = connect({ host, port: Number(port), noDelay: true });
+  const socket = endpoint.startsWith('unix:')
+    ? connect(endpoint.slice('unix:'.length))
+    : connect({ host, port: Number(port), noDelay: true });
   await once(socket, 'connect');
   return {
     send: (buf) => socket.write(buf),

@@ -10,6 +10,7 @@ import { closeSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { tokenDigestOf } from '../server/auth.js';
 import { SANDBOX_PATHS } from './sandbox-spec.js';
 import { startDesktop } from './start-desktop.js';
+import { serveVncSocket } from '../vnc/serve-vnc-socket.js';
 
 interface EntryConfig {
   width: number;
@@ -55,13 +56,16 @@ const session = await startDesktop({
   withGlx: config.withGlx,
   vncPort: config.vncPort,
   guestSocket: SANDBOX_PATHS.guestSocket,
-  vncSocket: SANDBOX_PATHS.vncSocket,
   guestTokenDigest: tokenDigest,
   // The sandbox's environment is already the allow-list; the pool's env goes to the apps.
   baseEnv: { ...process.env },
   appEnv: config.appEnv,
   markProcesses: false,
 });
+
+// x11vnc listens inside the sandbox's network namespace; outside reaches it through this socket.
+const vncPort = session.vncPort;
+await serveVncSocket(SANDBOX_PATHS.vncSocket, () => vncPort);
 
 let stopping = false;
 const stop = async () => {

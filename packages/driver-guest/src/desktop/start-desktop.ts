@@ -40,8 +40,6 @@ export interface DesktopOptions {
   daemon?: 'in-process' | 'child' | 'none' | 'sandbox';
   /** In-process daemon: listen on this unix socket instead of `listenHost`:`guestPort`. */
   guestSocket?: string;
-  /** x11vnc also serves RFB on this unix socket. */
-  vncSocket?: string;
   /** In-process daemon: authenticate with the token's SHA-256 only (it never holds the token). */
   guestTokenDigest?: GuestTokenDigest;
   /**
@@ -205,7 +203,6 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
         logFile: join(dir, 'x11vnc.log'),
         ...(options.listenHost === undefined ? {} : { host: options.listenHost }),
         ...(options.vncPort === undefined ? {} : { port: options.vncPort }),
-        ...(options.vncSocket === undefined ? {} : { unixSocket: options.vncSocket }),
       }),
     ]);
     vnc = supervisor;

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canConnect } from '../server/probe-desktop.js';
@@ -28,11 +27,6 @@ export interface VncOptions {
    * IP; by default `-localhost` (127.0.0.1).
    */
   host?: string;
-  /**
-   * Also serve RFB on this unix socket (x11vnc `-unixsock`): a sandboxed desktop has a private
-   * network namespace, so the control plane reaches its VNC through a socket file it owns.
-   */
-  unixSocket?: string;
   /** Where x11vnc logs; nothing is logged without it. */
   logFile?: string;
   startTimeoutMs?: number;
@@ -72,10 +66,6 @@ export async function superviseVnc(options: VncOptions): Promise<VncSupervisor> 
     // (kernel.shmmni) until nothing, Postgres included, can allocate one. Reading the
     // framebuffer without SHM costs a little CPU per update, only while a viewer watches.
     args.push('-nopw', '-forever', '-shared', '-noxdamage', '-noshm', '-quiet');
-    if (options.unixSocket) {
-      await rm(options.unixSocket, { force: true }); // a dead instance's socket file
-      args.push('-unixsock', options.unixSocket);
-    }
     if (options.logFile) args.push('-o', options.logFile);
     const proc = spawn('x11vnc', args, { env: options.env, detached: true, stdio: 'ignore' });
     child = proc;
@@ -90,10 +80,7 @@ export async function superviseVnc(options: VncOptions): Promise<VncSupervisor> 
     });
     const deadline = Date.now() + (options.startTimeoutMs ?? 10_000);
     while (Date.now() < deadline && !exited && !isStopping) {
-      const isListening =
-        (await canConnect({ host, port }, 200)) &&
-        (!options.unixSocket || (await canConnect({ path: options.unixSocket }, 200)));
-      if (isListening) {
+      if (await canConnect({ host, port }, 200)) {
         isUp = true;
         return true;
       }
