@@ -1,9 +1,12 @@
-// The rendered chart run for real on the test cluster: its objects created in the API server, the
-// migration Job's Pod and the api and worker Deployments' Pods run as local processes from this
-// checkout's build (test/harness/kube/control-plane-pods.ts: the manifest's env, Secrets, args
-// and a real service-account token of the chart's account), and a claim made through the api
-// Service's endpoint provisions a sandbox Pod in the sandbox namespace, which the node agent runs
-// as a desktop. The worker has nothing but the chart's RBAC: a missing verb fails the claim.
+// The chart run for real on the test cluster: `helm install` (its hooks run by the test in helm's
+// order: the generated keys Secret, then the migration Job's Pod), the api and worker
+// Deployments' Pods run as local processes from this checkout's build
+// (test/harness/kube/control-plane-pods.ts: the manifest's env, Secrets, args and a real
+// service-account token of the chart's account), a claim through the api Service's endpoint
+// provisions a sandbox Pod in the sandbox namespace (the node agent runs it as a desktop) with
+// nothing but the chart's RBAC, and `helm upgrade` with a changed value re-runs the migration,
+// rolls both Deployments (new Pod Ready, then the old one drains) and the claim survives.
+// There is no controller manager here: the test plays the Job and ReplicaSet controllers.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +44,8 @@ interface Template {
   metadata: { labels: Record<string, string> };
   spec: PodSpec;
 }
+const hookOf = (o: KubeObject) =>
+  (o.metadata.annotations as Record<string, string> | undefined)?.['helm.sh/hook'];
 const templateOf = (objects: KubeObject[], kind: string, name: string) => {
   const obj = objects.find((o) => o.kind === kind && o.metadata.name === name);
   if (!obj) throw new Error(`${kind}/${name} is not rendered`);
@@ -58,6 +63,11 @@ describe('the rendered control plane, run for real on the test cluster', () => {
   let releaseNs = '';
   let sandboxNs = '';
   let objects: KubeObject[] = [];
+  let values: string[] = [];
+  const running = new Map<string, RunningPod>();
+  let base = '';
+  let headers: Record<string, string> = {};
+  let claimId = '';
 
   beforeAll(async () => {
     requireHelm();
@@ -90,14 +100,7 @@ describe('the rendered control plane, run for real on the test cluster', () => {
       (await secret('cubicle-database', withDatabase(postgres.adminUrl, databaseName))).status,
     ).toBe(201);
     expect((await secret('cubicle-redis', redis.url)).status).toBe(201);
-    const rendered = helm([
-      'template',
-      'cubicle',
-      chart,
-      '--namespace',
-      releaseNs,
-      '--kube-version',
-      KUBE_TOOL_VERSIONS.kubeApiserver,
+    values = [
       '-f',
       join(chart, 'ci/default-values.yaml'),
       '--set',
@@ -108,14 +111,22 @@ describe('the rendered control plane, run for real on the test cluster', () => {
       `queuePrefix=${redis.bullPrefix}`,
       '--set',
       'web.enabled=false',
+    ];
+    const rendered = helm([
+      'template',
+      'cubicle',
+      chart,
+      '--namespace',
+      releaseNs,
+      '--kube-version',
+      KUBE_TOOL_VERSIONS.kubeApiserver,
+      ...values,
     ]);
     expect(rendered.stderr).toBe('');
     objects = parseManifests(rendered.stdout);
-    // Everything goes into the API server, hooks first (as helm orders them).
-    const hooks = objects.filter(
-      (o) => (o.metadata.annotations as Record<string, string> | undefined)?.['helm.sh/hook'],
-    );
-    for (const obj of [...hooks, ...objects.filter((o) => !hooks.includes(o))]) {
+    // The pre-install hooks before the Job (weight -10: the generated keys Secret), as helm
+    // would create them; the Job itself is run by the first test.
+    for (const obj of objects.filter((o) => hookOf(o) && o.kind !== 'Job')) {
       const created = await createObject(client, index, obj, releaseNs);
       expect(created.status, `${obj.kind}/${obj.metadata.name}: ${created.body}`).toBe(201);
     }
@@ -133,39 +144,70 @@ describe('the rendered control plane, run for real on the test cluster', () => {
       );
   }, 60_000);
 
-  const start = async (kind: string, name: string, ports: number[]) => {
-    const template = templateOf(objects, kind, name);
+  /** helm with this cluster as its kubeconfig. */
+  const helmHere = (args: string[]) => helm(args, { KUBECONFIG: cluster.kubeconfigPath });
+  /** The Deployment as the API server has it (what a controller would read). */
+  const deployment = async (name: string) => {
+    const answer = await client.request(
+      'GET',
+      `/apis/apps/v1/namespaces/${releaseNs}/deployments/${name}`,
+    );
+    expect(answer.status).toBe(200);
+    return answer.json as { metadata: { generation: number }; spec: { template: Template } };
+  };
+  /** start runs one Pod of the Deployment's current template (a ReplicaSet's worth of one). */
+  const start = async (name: string, ports: number[], generation: number) => {
+    const d = await deployment(name);
     const pod = await runControlPlanePod({
       cluster,
       client,
       namespace: releaseNs,
-      name: `${name}-0`,
-      spec: template.spec,
+      name: `${name}-g${generation}`,
+      spec: d.spec.template.spec,
       ip: await ips.allocate(ports),
     });
     pods.push(pod);
     return pod;
   };
-
-  it('the migration Job runs cubicle-migrate against the operator database, then api and worker Pods become Ready', async () => {
+  /** The pre-install/pre-upgrade migration Job's Pod, run to its end. */
+  const migrate = async () => {
     const job = templateOf(objects, 'Job', 'cubicle-migrate');
-    const migrated = await runToCompletion({
+    return runToCompletion({
       cluster,
       client,
       namespace: releaseNs,
-      name: 'cubicle-migrate-0',
+      name: 'cubicle-migrate',
       spec: job.spec,
       ip: await ips.allocate([]),
     });
+  };
+
+  it('the migration Job runs cubicle-migrate against the operator database, then api and worker Pods become Ready', async () => {
+    const migrated = await migrate();
     expect(migrated.code, migrated.output).toBe(0);
     expect(migrated.output).toMatch(/migrate: done \([1-9]\d* applied\)/);
-    const api = await start('Deployment', 'cubicle-api', [8080]);
-    const worker = await start('Deployment', 'cubicle-worker', [8081]);
+    // The release itself (its hooks ran above): Deployments, Services, RBAC, PDBs.
+    const install = helmHere([
+      'install',
+      'cubicle',
+      chart,
+      '--namespace',
+      releaseNs,
+      '--no-hooks',
+      ...values,
+    ]);
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stdout).toContain('STATUS: deployed');
+    const api = await start('cubicle-api', [8080], 1);
+    const worker = await start('cubicle-worker', [8081], 1);
+    running.set('cubicle-api', api);
+    running.set('cubicle-worker', worker);
     await Promise.all([api.ready(), worker.ready()]);
   }, 120_000);
 
   it("a claim through the api Service's endpoint provisions a sandbox Pod with only the chart's RBAC", async () => {
-    const [api, worker] = pods;
+    const api = running.get('cubicle-api');
+    const worker = running.get('cubicle-worker');
     expect(api && worker, 'the previous test starts them').toBeTruthy();
     // The Service selects the api Pod (what kube-proxy would route): its targetPort is the Pod's.
     const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'cubicle-api')!;
@@ -175,7 +217,7 @@ describe('the rendered control plane, run for real on the test cluster', () => {
     };
     const labels = templateOf(objects, 'Deployment', 'cubicle-api').metadata.labels;
     expect(Object.entries(selector).every(([k, v]) => labels[k] === v)).toBe(true);
-    const base = `http://${api!.ip}:${api!.port(ports[0]!.targetPort)}`;
+    base = `http://${api!.ip}:${api!.port(ports[0]!.targetPort)}`;
 
     agent = await startNodeAgent({
       kubeconfig: cluster.kubeconfig,
@@ -211,7 +253,7 @@ describe('the rendered control plane, run for real on the test cluster', () => {
       '--role',
       'admin',
     );
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const pool = await fetch(`${base}/v1/pools/desktops`, {
       method: 'PUT',
       headers,
@@ -251,12 +293,71 @@ describe('the rendered control plane, run for real on the test cluster', () => {
       `/apis/networking.k8s.io/v1/namespaces/${sandboxNs}/networkpolicies/cubicle-sandboxes`,
     );
     expect(policy.status).toBe(200);
-    expect(worker!.output()).not.toMatch(/403|forbidden/i);
-    const released = await fetch(`${base}/v1/claims/${body.id}`, { method: 'DELETE', headers });
+    // An RBAC refusal reads "403 Forbidden … is forbidden: User system:serviceaccount:…".
+    expect(worker!.output()).not.toMatch(/\b403 Forbidden\b|is forbidden/);
+    claimId = body.id;
+  }, 180_000);
+
+  it('helm upgrade with a changed value: migration hook, the Deployments roll, the claim survives', async () => {
+    expect(claimId, 'the previous test claims').not.toBe('');
+    const before = await deployment('cubicle-api');
+    const upgrade = helmHere([
+      'upgrade',
+      'cubicle',
+      chart,
+      '--namespace',
+      releaseNs,
+      '--no-hooks',
+      ...values,
+      '--set',
+      'logLevel=debug',
+    ]);
+    expect(upgrade.code, upgrade.stderr).toBe(0);
+    expect(upgrade.stdout).toContain('REVISION: 2');
+    // pre-upgrade: the migration Job again, with nothing left to apply.
+    const migrated = await migrate();
+    expect(migrated.code, migrated.output).toBe(0);
+    expect(migrated.output).toContain('migrate: done (0 applied)');
+    // Each Deployment's template changed; roll it (maxUnavailable 0: the new Pod is Ready before
+    // the old one gets SIGTERM, and the old one drains and exits 0).
+    for (const [name, port] of [
+      ['cubicle-api', 8080],
+      ['cubicle-worker', 8081],
+    ] as const) {
+      const d = await deployment(name);
+      expect(d.metadata.generation).toBeGreaterThan(
+        name === 'cubicle-api' ? before.metadata.generation : 1,
+      );
+      const env = d.spec.template.spec.containers[0]!.env ?? [];
+      expect(env.find((e) => e.name === 'LOG_LEVEL')?.value).toBe('debug');
+      const next = await start(name, [port], 2);
+      await next.ready();
+      const old = running.get(name)!;
+      expect(await old.stop(), old.output().slice(-2000)).toBe(0);
+      running.set(name, next);
+    }
+    // The claim made before the upgrade, read and kept alive through the new api Pod.
+    const api = running.get('cubicle-api')!;
+    base = `http://${api.ip}:${api.port('http')}`;
+    const claim = await fetch(`${base}/v1/claims/${claimId}`, { headers });
+    expect(claim.status).toBe(200);
+    expect(((await claim.json()) as { status: string }).status).toBe('active');
+    const heartbeat = await fetch(`${base}/v1/claims/${claimId}/heartbeat`, {
+      method: 'POST',
+      headers,
+    });
+    expect(heartbeat.status).toBeLessThan(300);
+    const list = await client.request(
+      'GET',
+      `/api/v1/namespaces/${sandboxNs}/pods?labelSelector=cubicle.dev%2Fstate%3Dclaimed`,
+    );
+    expect((list.json as { items: unknown[] }).items).toHaveLength(1);
+    const released = await fetch(`${base}/v1/claims/${claimId}`, { method: 'DELETE', headers });
     expect(released.status).toBeLessThan(300);
   }, 180_000);
 
   it('SIGTERM: api and worker drain and exit 0', async () => {
-    for (const pod of pods) expect(await pod.stop(), pod.output().slice(-2000)).toBe(0);
+    expect(running.size).toBe(2);
+    for (const pod of running.values()) expect(await pod.stop(), pod.output().slice(-2000)).toBe(0);
   }, 90_000);
 });
