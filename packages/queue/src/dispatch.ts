@@ -105,9 +105,10 @@ export function dependencyWaitMs(
 }
 
 /**
- * runJob dispatches one job; when the handler fails because a dependency is unreachable, the
- * job goes back to the delayed set without spending an attempt (BullMQ `moveToDelayed` skips the
- * attempt count) and runs again after a backoff. Only the work's own failures use attempts.
+ * runJob dispatches one job; when the handler of a retryable job (attempts > 1) fails because a
+ * dependency is unreachable, the job goes back to the delayed set without spending an attempt
+ * (BullMQ `moveToDelayed` skips the attempt count) and runs again after a backoff. Only the
+ * work's own failures use attempts.
  */
 export async function runJob(
   handlers: JobHandlers,
@@ -119,6 +120,9 @@ export async function runJob(
     return await dispatchJob(handlers, job);
   } catch (err) {
     if (!token || err instanceof UnrecoverableError || !isDependencyUnavailable(err)) throw err;
+    // A job the catalog never retries (a run, a guest call: replaying may repeat an action) is
+    // not run again for this either.
+    if ((job.opts.attempts ?? 1) <= 1) throw err;
     // Runs started minus attempts spent: how many times this job already waited (+1, this run).
     const waits = Math.max(0, (job.attemptsStarted ?? 1) - (job.attemptsMade ?? 0) - 1);
     const delayMs = dependencyWaitMs(

@@ -76,6 +76,18 @@ describe('jobs waiting for a dependency', () => {
     expect(waits.slice(0, 5)).toEqual([20, 40, 50, 50, 50]);
   });
 
+  it('does not run again a job the catalog never retries', async () => {
+    const job = await queues
+      .queue('sandboxes')
+      .add(
+        'sandbox.provision',
+        { tenant_id: tenant, sandbox_id: sandboxId(3) },
+        { jobId: 'provision-3', attempts: 1 },
+      );
+    await expect(job.waitUntilFinished(events, 20_000)).rejects.toThrow(/ENOENT/);
+    expect(runs.get(sandboxId(3))).toBe(1);
+  });
+
   it('enqueues a job again under the id of one that failed, when asked to', async () => {
     const payload = { tenant_id: tenant, sandbox_id: sandboxId(2) };
     // One attempt, so it fails at once (the catalog's 10 with backoff would take minutes).
