@@ -470,6 +470,17 @@ describe('webhooks', () => {
     expect(w!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(recv.verify(w!, fresh.secret)).toBeTruthy();
     expect(recv.verify(w!, hook.secret)).toBeTruthy();
+    // Both calls are audited, by action and endpoint id, and the audit log holds no secret.
+    const audited = await until(
+      () => db.auditEvent.findMany({ where: { tenantId: t.id, targetId: hook.id } }),
+      (rows) => rows.length === 2,
+    );
+    expect(audited.map((a) => a.action).sort()).toEqual([
+      'webhook.create',
+      'webhook.rotate_secret',
+    ]);
+    const log = JSON.stringify(audited);
+    for (const secret of [hook.secret, fresh.secret]) expect(log).not.toContain(secret.slice(6));
   });
 
   it('a disabled endpoint gets no new events; a deleted one is gone with its deliveries', async () => {

@@ -11,7 +11,9 @@ export interface AuditAction {
  * Operation ids that do not read as verb + resource. Everything else is derived:
  * `applyPool` → `pool.apply`, `createViewerTicket` → `viewer_ticket.create`.
  */
-export const auditActionOverrides: Record<string, AuditAction> = {};
+export const auditActionOverrides: Record<string, AuditAction> = {
+  rotateWebhookSecret: { action: 'webhook.rotate_secret', targetType: 'webhook' },
+};
 
 const VERB_NOUN = /^([a-z]+)([A-Z][A-Za-z]*)$/;
 

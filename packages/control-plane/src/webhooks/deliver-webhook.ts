@@ -1,4 +1,4 @@
-import type { Db } from '@cubicle/db';
+import type { Db, WebhookEndpoint } from '@cubicle/db';
 import type { Enqueue } from '../context.js';
 import { open, type Keyring } from '../crypto/keyring.js';
 import { DELIVERY_LEASE_MS } from './emit-webhook-event.js';
@@ -29,6 +29,25 @@ export interface WebhookWorkerDeps {
 }
 
 export type DeliveryResult = 'delivered' | 'retrying' | 'failed' | 'skipped';
+
+/**
+ * signingSecrets opens the endpoint's current secret, and the previous one while its grace
+ * period lasts; null when the keyring lacks the key they were sealed with.
+ */
+function signingSecrets(keyring: Keyring, endpoint: WebhookEndpoint, at: Date): string[] | null {
+  try {
+    const secrets = [open(keyring, endpoint.secretCiphertext, endpoint.id)];
+    if (
+      endpoint.previousSecretCiphertext &&
+      endpoint.previousSecretExpiresAt &&
+      endpoint.previousSecretExpiresAt > at
+    )
+      secrets.push(open(keyring, endpoint.previousSecretCiphertext, endpoint.id));
+    return secrets;
+  } catch {
+    return null;
+  }
+}
 
 const spanOf = (ms: number) =>
   ms >= 3600_000 ? `${Math.round(ms / 3600_000)} h` : `${Math.round(ms / 1000)} s`;
@@ -70,28 +89,32 @@ export async function deliverWebhook(
   if (!endpoint.enabled) {
     outcome = { kind: 'refused', error: 'the endpoint is disabled', durationMs: 0 };
   } else {
-    const secrets = [open(deps.keyring, endpoint.secretCiphertext, endpoint.id)];
-    if (
-      endpoint.previousSecretCiphertext &&
-      endpoint.previousSecretExpiresAt &&
-      endpoint.previousSecretExpiresAt > started
-    )
-      secrets.push(open(deps.keyring, endpoint.previousSecretCiphertext, endpoint.id));
-    const headers = signWebhook(
-      secrets,
-      delivery.eventId,
-      Math.floor(started.getTime() / 1000),
-      delivery.body,
-    );
-    outcome = await postWebhook({
-      url: endpoint.url,
-      body: delivery.body,
-      headers: { ...headers },
-      timeoutMs: options.timeoutMs,
-      allowPrivate: options.allowPrivate,
-    });
+    const secrets = signingSecrets(deps.keyring, endpoint, started);
+    if (!secrets) {
+      // A keyring without the endpoint's key (misconfigured worker): retried, so a fixed
+      // keyring delivers within the window.
+      outcome = {
+        kind: 'failed',
+        error: "the signing secret does not open with this worker's keyring",
+        durationMs: 0,
+      };
+    } else {
+      outcome = await postWebhook({
+        url: endpoint.url,
+        body: delivery.body,
+        headers: {
+          ...signWebhook(
+            secrets,
+            delivery.eventId,
+            Math.floor(started.getTime() / 1000),
+            delivery.body,
+          ),
+        },
+        timeoutMs: options.timeoutMs,
+        allowPrivate: options.allowPrivate,
+      });
+    }
   }
-
   const finished = now();
   const ok = outcome.kind === 'answered' && outcome.statusCode >= 200 && outcome.statusCode < 300;
   const next =
