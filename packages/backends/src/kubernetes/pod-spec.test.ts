@@ -85,9 +85,9 @@ describe('buildSandboxPod', () => {
       (container?.volumeMounts ?? []).map((m) => [m.mountPath, m.name]),
     );
     const volumes = Object.fromEntries((pod.spec?.volumes ?? []).map((v) => [v.name, v]));
-    for (const path of ['/tmp', '/var/tmp', '/home/cubicle', '/run/cubicle/secrets', '/dev/shm'])
+    for (const path of ['/tmp', '/var/tmp', '/home/cubicle', '/run/cubicle', '/dev/shm'])
       expect(volumes[mounts[path]!]?.emptyDir, path).toBeDefined();
-    expect(volumes[mounts['/run/cubicle/secrets']!]?.emptyDir?.medium).toBe('Memory');
+    expect(volumes[mounts['/run/cubicle']!]?.emptyDir?.medium).toBe('Memory');
     expect(container?.env).toContainEqual({ name: 'HOME', value: '/home/cubicle' });
   });
 

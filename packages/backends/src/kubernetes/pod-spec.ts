@@ -16,7 +16,11 @@ export const WRITABLE_PATHS = {
   tmp: '/tmp',
   varTmp: '/var/tmp',
   home: '/home/cubicle',
-  secrets: '/run/cubicle/secrets',
+  /**
+   * In memory; the launcher creates /run/cubicle/secrets in it (0700, its own user's: an
+   * emptyDir's own root is root's and world-writable) for per-claim secret files.
+   */
+  run: '/run/cubicle',
 } as const;
 
 export interface PodSpecOptions {
@@ -34,8 +38,8 @@ export interface PodSpecOptions {
  * replaces — and gets no service account token: the guest has no business with the API. It runs
  * as the image's unprivileged user, with every capability dropped, no privilege escalation,
  * the runtime's default seccomp profile and a read-only root file system; what the desktop
- * writes goes to emptyDirs (/tmp, /var/tmp, home, /dev/shm, and an in-memory
- * /run/cubicle/secrets for per-claim secret files).
+ * writes goes to emptyDirs (/tmp, /var/tmp, home, /dev/shm, and an in-memory /run/cubicle
+ * holding the secrets directory for per-claim secret files).
  */
 export function buildSandboxPod(template: SandboxTemplate, options: PodSpecOptions): V1Pod {
   const name = sandboxObjectName(template.sandboxId);
@@ -106,7 +110,7 @@ export function buildSandboxPod(template: SandboxTemplate, options: PodSpecOptio
             { name: 'tmp', mountPath: WRITABLE_PATHS.tmp },
             { name: 'var-tmp', mountPath: WRITABLE_PATHS.varTmp },
             { name: 'home', mountPath: WRITABLE_PATHS.home },
-            { name: 'secrets', mountPath: WRITABLE_PATHS.secrets },
+            { name: 'run', mountPath: WRITABLE_PATHS.run },
           ],
         },
       ],
@@ -118,7 +122,7 @@ export function buildSandboxPod(template: SandboxTemplate, options: PodSpecOptio
         { name: 'tmp', emptyDir: {} },
         { name: 'var-tmp', emptyDir: {} },
         { name: 'home', emptyDir: {} },
-        { name: 'secrets', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
+        { name: 'run', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
       ],
     },
   };

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // cubicle-desktop: start a desktop session in the foreground (Ctrl-C or SIGTERM stops all of it),
 // or stop one started elsewhere through its state file.
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { inheritedEnv } from '../env.js';
 import { loadLauncherEnv } from './env.js';
+import { SANDBOX_PATHS } from './sandbox-spec.js';
 import { isAlive, killSession } from './session-processes.js';
 import { startDesktop } from './start-desktop.js';
 
@@ -30,6 +31,7 @@ async function start(values: Record<string, string | boolean | undefined>) {
     throw new Error(`--daemon ${daemon}?\n${USAGE}`);
   const num = (name: string) => (values[name] === undefined ? undefined : Number(values[name]));
   const env = loadLauncherEnv();
+  await makeSecretsDir();
   const session = await startDesktop({
     width: num('width'),
     height: num('height'),
@@ -76,6 +78,15 @@ async function start(values: Record<string, string | boolean | undefined>) {
       env: session.env,
     })}\n`,
   );
+}
+
+/**
+ * makeSecretsDir creates the sandbox's secrets directory (0700, ours) when the image runs with
+ * an in-memory /run/cubicle (the Kubernetes Pod spec mounts one); the guest writes per-claim
+ * secret files there. Elsewhere there is no /run/cubicle to write to, and nothing is done.
+ */
+async function makeSecretsDir() {
+  await mkdir(SANDBOX_PATHS.secrets, { mode: 0o700 }).catch(() => undefined);
 }
 
 async function stop(values: Record<string, string | boolean | undefined>) {
