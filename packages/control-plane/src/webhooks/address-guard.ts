@@ -95,6 +95,9 @@ export class AddressRefusal extends Error {
   }
 }
 
+/** A name that does not resolve within this long counts as unresolvable. */
+const LOOKUP_TIMEOUT_MS = 5000;
+
 /** hostOf strips the brackets URL puts around IPv6 literals. */
 export function hostOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -114,10 +117,19 @@ export async function resolveDeliverable(
   let addresses: ResolvedAddress[];
   if (literal !== 0) addresses = [{ address: host, family: literal as 4 | 6 }];
   else {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      addresses = (await lookup(host, { all: true, verbatim: true })) as ResolvedAddress[];
+      // getaddrinfo cannot be cancelled; a resolver that hangs only loses the race.
+      addresses = (await Promise.race([
+        lookup(host, { all: true, verbatim: true }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), LOOKUP_TIMEOUT_MS);
+        }),
+      ])) as ResolvedAddress[];
     } catch {
       throw new AddressRefusal(host, null, 'unresolvable');
+    } finally {
+      clearTimeout(timer);
     }
     if (addresses.length === 0) throw new AddressRefusal(host, null, 'unresolvable');
   }
