@@ -7,6 +7,7 @@
 // bytes zeroed: this process keeps only the SHA-256, so reading its memory or environment from
 // another process of the sandbox (same user) gives nothing a caller could present.
 import { closeSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { inheritedEnv } from '../env.js';
 import { tokenDigestOf } from '../server/auth.js';
 import { SANDBOX_PATHS } from './sandbox-spec.js';
 import { startDesktop } from './start-desktop.js';
@@ -58,7 +59,7 @@ const session = await startDesktop({
   guestSocket: SANDBOX_PATHS.guestSocket,
   guestTokenDigest: tokenDigest,
   // The sandbox's environment is already the allow-list; the pool's env goes to the apps.
-  baseEnv: { ...process.env },
+  baseEnv: inheritedEnv(),
   appEnv: config.appEnv,
   markProcesses: false,
 });

@@ -5,6 +5,7 @@ import { chown, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { inheritedEnv } from '../env.js';
 import {
   bwrapOptions,
   groupText,
@@ -93,7 +94,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     passwdFile,
     groupFile,
     code,
-    env: sandboxEnv(process.env),
+    env: sandboxEnv(inheritedEnv()),
     infoFd: FD.info,
   });
   const [command, prefix] =
