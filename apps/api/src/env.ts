@@ -48,7 +48,7 @@ const ApiEnvFields = z.object({
   CUBICLE_WEB_URL: z.url().default('http://127.0.0.1:3000'),
   /** Public URL of this API as browsers reach it (for the viewer's stream_url); default: the request's host. */
   CUBICLE_PUBLIC_API_URL: z.url().optional(),
-  /** Concurrent viewer streams per ticket and per tenant (per API process). */
+  /** Concurrent viewer streams per ticket and per tenant, across every API replica sharing the Redis. */
   VIEWER_MAX_STREAMS_PER_TICKET: z.coerce.number().int().min(1).max(1000).default(5),
   VIEWER_MAX_STREAMS_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(100),
   /**
