@@ -7,6 +7,7 @@ import {
 } from '@cubicle/contract/api';
 import {
   deliverWebhook,
+  emitWebhookEvent,
   newKeyringSpec,
   parseKeyring,
   relayWebhookDeliveries,
@@ -374,6 +375,28 @@ describe('webhooks', () => {
     }
     // The endpoint subscribed to sandbox.failed only got nothing.
     expect(await deliveriesOf(t, other.id)).toEqual([]);
+  });
+
+  it('emitWebhookEvent (how a run end is announced) reaches only subscribed endpoints', async () => {
+    const t = await tenant('runs');
+    const recv = await receiver();
+    const hook = await createEndpoint(t, recv.url, ['run.finished']);
+    await createEndpoint(t, 'https://93.184.215.14/claims-only', ['claim.ended']);
+    const data = {
+      run_id: newId('run'),
+      claim_id: newId('claim'),
+      status: 'failed' as const,
+      exit_code: 3,
+      reason: 'exited',
+    };
+    const deps = { db, queues };
+    const ids = await emitWebhookEvent(deps, t.id, 'run.finished', data);
+    expect(ids).toHaveLength(1);
+    const [w] = await recv.waitFor(1);
+    expect(recv.verify(w!, hook.secret)).toMatchObject({ type: 'run.finished', data });
+    // Nobody listens to sandbox.failed here: nothing is recorded.
+    expect(await emitWebhookEvent(deps, t.id, 'sandbox.failed', async () => null)).toEqual([]);
+    expect(await db.webhookDelivery.count({ where: { tenantId: t.id } })).toBe(1);
   });
 
   it('retries a receiver that fails twice; the third attempt delivers, with the same webhook-id', async () => {
