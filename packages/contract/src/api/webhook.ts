@@ -63,7 +63,10 @@ export const CreateWebhookRequest = named(
 );
 export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequest>;
 
-/** UpdateWebhookRequest changes what is given; `enabled: false` pauses deliveries of new events. */
+/**
+ * UpdateWebhookRequest changes what is given. `enabled: false` stops deliveries: no new event is
+ * recorded for the endpoint, and pending ones fail at their next attempt.
+ */
 export const UpdateWebhookRequest = named(
   'UpdateWebhookRequest',
   z
