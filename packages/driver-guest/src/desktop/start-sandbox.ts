@@ -29,6 +29,11 @@ import type { DesktopOptions, DesktopPids, DesktopSession } from './start-deskto
 const entryScript = () =>
   fileURLToPath(new URL('../../dist/desktop/sandbox-entry.js', import.meta.url));
 const SYSTEM_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
+/** What the launcher needs (setpriv only as root), with the Debian package that has it. */
+const TOOLS: [string, string][] = [
+  ['bwrap', 'bubblewrap'],
+  ['setpriv', 'util-linux'],
+];
 /** The launcher's descriptors (see sandbox-entry.ts): args, token, config, info, ready. */
 const FD = { args: 3, token: 4, config: 5, info: 6, ready: 7 };
 
@@ -73,12 +78,15 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
   const script = entryScript();
   if (!existsSync(script))
     throw new Error(`${script} is missing: build @cubicle/driver-guest first`);
+  const isRoot = process.getuid?.() === 0;
+  for (const [tool, pkg] of isRoot ? TOOLS : TOOLS.slice(0, 1))
+    if (!SYSTEM_PATH.split(':').some((bin) => existsSync(join(bin, tool))))
+      throw new Error(`${tool} is missing: local desktops run in a sandbox (install ${pkg})`);
   const dir = sessionDir(id);
   await rm(dir, { recursive: true, force: true });
   // Traversable (not listable) by the sandbox's host uid: bubblewrap, running as it, opens the
   // socket directory and the passwd/group files below.
   await mkdir(dir, { mode: 0o711 });
-  const isRoot = process.getuid?.() === 0;
   const uid = isRoot ? await claimSandboxUid(id) : null;
   const socketDir = join(dir, 'sock');
   await mkdir(socketDir, { mode: 0o700 });
