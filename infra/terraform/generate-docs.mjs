@@ -93,6 +93,14 @@ try {
     ),
     'tfplugindocs generate',
   );
+  // The repository's format check covers docs/ too.
+  check(
+    spawnSync(join(here, '../../node_modules/.bin/prettier'), ['--write', join(here, 'docs')], {
+      env,
+      encoding: 'utf8',
+    }),
+    'prettier --write docs',
+  );
   console.log(
     `docs regenerated in ${join(here, 'docs')} (${readFileSync(join(here, 'docs/index.md'), 'utf8').length} bytes of index)`,
   );
