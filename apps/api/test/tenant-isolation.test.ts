@@ -103,9 +103,17 @@ describe('tenant isolation and bad input on every endpoint', () => {
   /** Path values pointing at tenant A's resources. */
   function pathFor(r: RouteDef): string {
     return r.path
-      .replace('{name}', a.poolName)
-      .replace('{id}', r.path.startsWith('/v1/api-keys') ? a.keyId : a.claimId)
+      .replace('{name}', r.path.startsWith('/v1/secrets') ? 'ALPHA' : a.poolName)
+      .replace(
+        '{id}',
+        r.path.startsWith('/v1/api-keys')
+          ? a.keyId
+          : r.path.startsWith('/v1/webhooks')
+            ? newId('webhook')
+            : a.claimId,
+      )
       .replace('{ticket_id}', a.ticketId)
+      .replace('{run_id}', newId('run'))
       .replace(/\{[a-z_]+\}/g, newId('secret'));
   }
 
@@ -258,6 +266,7 @@ function bodyFor(r: RouteDef): Record<string, unknown> {
       return { window_id: 1, predicates: [{ kind: 'element_exists', selector: { role: 'text' } }] };
     case 'runClaimShell':
     case 'launchClaimWindow':
+    case 'createRun':
       return { argv: ['true'] };
     case 'readClaimFile':
     case 'listClaimFiles':

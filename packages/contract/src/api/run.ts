@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 import { ClaimId, RunId, Timestamp } from './common.js';
 import { SecretName } from './secret.js';
 
@@ -16,9 +17,9 @@ export type RunStatus = z.infer<typeof RunStatus>;
 export const CreateRunRequest = named(
   'CreateRunRequest',
   z.strictObject({
-    argv: z.array(z.string().max(32_768)).min(1).max(1024),
-    cwd: z.string().max(4096).optional(),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(32_768)).default({}),
+    argv: z.array(text().min(1).max(32_768)).min(1).max(1024),
+    cwd: text().max(4096).optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), text().max(32_768)).default({}),
     secrets: z.array(SecretName).max(64).default([]),
     timeout_seconds: z.number().int().min(1).max(86_400).default(3600),
   }),
