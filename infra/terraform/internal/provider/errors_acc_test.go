@@ -64,6 +64,8 @@ func TestAccInvalidSpecFailsAtPlan(t *testing.T) {
   kubernetes = { node_selector = { "bad key!" = "x" } }`, `Kubernetes label key`},
 		{`image = "local"
   drain_timeout = "soon"`, `duration`},
+		{`image = "local"
+  kubernetes = {}`, `Set at least one of runtime_class_name`},
 	}
 	steps := []resource.TestStep{{
 		Config:      providerBlock(live.Endpoint, live.AdminKey) + "resource \"cubicle_pool\" \"bad\" {\n  name  = \"Bad_Name\"\n  image = \"local\"\n}\n",

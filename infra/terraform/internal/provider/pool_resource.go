@@ -82,6 +82,11 @@ func validatePoolSpec(ctx context.Context, m poolSpecModel) diag.Diagnostics {
 	if !m.Kubernetes.IsNull() && !m.Kubernetes.IsUnknown() {
 		var k kubernetesModel
 		diags.Append(m.Kubernetes.As(ctx, &k, basetypes.ObjectAsOptions{})...)
+		// The API stores an empty placement as none (null): an empty block would never match.
+		if k.RuntimeClassName.IsNull() && k.NodeSelector.IsNull() && k.Tolerations.IsNull() {
+			diags.AddAttributeError(path.Root("kubernetes"), "Empty kubernetes block",
+				"Set at least one of runtime_class_name, node_selector or tolerations, or leave kubernetes out.")
+		}
 		if !k.Tolerations.IsNull() && !k.Tolerations.IsUnknown() {
 			var ts []tolerationModel
 			diags.Append(k.Tolerations.ElementsAs(ctx, &ts, false)...)
