@@ -29,11 +29,14 @@ import type { DesktopOptions, DesktopPids, DesktopSession } from './start-deskto
 const entryScript = () =>
   fileURLToPath(new URL('../../dist/desktop/sandbox-entry.js', import.meta.url));
 const SYSTEM_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
-/** What the launcher needs (setpriv only as root), with the Debian package that has it. */
+/** What the launcher needs (setpriv and prlimit only as root), with their Debian packages. */
 const TOOLS: [string, string][] = [
   ['bwrap', 'bubblewrap'],
   ['setpriv', 'util-linux'],
+  ['prlimit', 'util-linux'],
 ];
+/** Processes and threads one sandbox may have (a browser alone runs a few hundred threads). */
+const SANDBOX_MAX_TASKS = 4096;
 /** The launcher's descriptors (see sandbox-entry.ts): args, token, config, info, ready. */
 const FD = { args: 3, token: 4, config: 5, info: 6, ready: 7 };
 
@@ -105,15 +108,25 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     env: sandboxEnv(inheritedEnv()),
     infoFd: FD.info,
   });
-  const [command, prefix] =
+  // As root, the sandbox gets its own uid, and with it a task limit of its own (RLIMIT_NPROC
+  // counts per uid): a fork bomb inside stops there instead of starving the machine.
+  const asUser =
     uid === null
-      ? ['bwrap', []]
-      : ['setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all']];
+      ? []
+      : [
+          'prlimit',
+          `--nproc=${SANDBOX_MAX_TASKS}`,
+          'setpriv',
+          `--reuid=${uid}`,
+          `--regid=${uid}`,
+          '--clear-groups',
+          '--inh-caps=-all',
+        ];
   let child: ChildProcess;
   try {
     const inside = [process.execPath, '--max-semi-space-size=1', sandboxPath(code, script)];
-    const bwrap = ['bwrap', '--args', String(FD.args), '--', ...inside];
-    child = spawn(command, uid === null ? bwrap.slice(1) : [...prefix, ...bwrap], {
+    const [command, ...rest] = [...asUser, 'bwrap', '--args', String(FD.args), '--', ...inside];
+    child = spawn(command!, rest, {
       // The marker lets stopDesktopById find a sandbox whose session directory is gone; it is in
       // the environment of bubblewrap's own processes only, never of the sandbox's.
       env: { PATH: SYSTEM_PATH, [MARKER_VAR]: id },
