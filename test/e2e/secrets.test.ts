@@ -247,6 +247,40 @@ describe('claim secrets reach the desktop and nothing else', () => {
     expect((await call('DELETE', `/v1/claims/${claimId}/secrets/${id}`)).statusCode).toBe(404);
   });
 
+  it('an agent typing a secret: its ActionRecord keeps [secret:NAME], never the value', async () => {
+    const launched = await call('POST', `/v1/claims/${claimId}/windows/launch`, {
+      argv: [
+        '/usr/bin/python3',
+        '-c',
+        "import gi; gi.require_version('Gtk','3.0'); from gi.repository import Gtk; w=Gtk.Window(title='secret-entry'); w.add(Gtk.Entry()); w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()",
+      ],
+      wait_for_window_ms: 20_000,
+    });
+    expect(launched.statusCode, launched.body).toBe(200);
+    const windowId = launched.json().window.window_id as number;
+    const snap = await call('POST', `/v1/claims/${claimId}/observe`, {
+      window_id: windowId,
+      include_screenshot: false,
+    });
+    const entry = (snap.json().elements as { element_token: string; role: string }[]).find(
+      (e) => e.role === 'text' || e.role === 'entry',
+    )!;
+    const typed = await call('POST', `/v1/claims/${claimId}/act`, {
+      window_id: windowId,
+      element_token: entry.element_token,
+      action: 'type_text',
+      text: STORED,
+    });
+    expect(typed.statusCode, typed.body).toBe(200);
+    // The caller (the claim's holder) gets the read-back; what is stored does not.
+    expect(typed.body).toContain(STORED);
+    const records = await s.db.actionRecord.findMany({ where: { claimId } });
+    const stored = JSON.stringify(records);
+    expect(records.length).toBeGreaterThan(0);
+    expect(stored).toContain('[secret:STORED_TOKEN]');
+    expect(countLeaks(stored, [STORED])).toBe(0);
+  });
+
   it('the values appear 0 times in Redis (every key), audit events, action records and worker logs', async () => {
     const values = [VALUE, STORED, LATE];
     const redis = await dumpRedis(s.workerEnv.REDIS_URL);

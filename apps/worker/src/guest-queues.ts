@@ -1,5 +1,6 @@
 import {
   answerGuestCallJob,
+  redactRequest,
   syncClaimSecrets,
   guestAttachChannel,
   guestQueueName,
@@ -158,22 +159,42 @@ export class GuestQueues {
    * process runs one job of the sandbox's queue: a guest call (its answer is published to the API
    * process waiting for it) or a secrets delivery (queued here so later calls see the files).
    */
-  private process(job: Job): Promise<unknown> {
+  private async process(job: Job): Promise<unknown> {
     if (job.name === 'secrets.sync')
       return dispatchJob({ 'secrets.sync': (p) => syncClaimSecrets(this.deps, p) }, job);
-    return answerGuestCallJob(
-      this.deps,
-      {
-        publisher: this.options.connection,
-        prefix: this.options.prefix,
-        onError: (err) =>
-          this.options.log.error(
-            { jobId: job.id, err: (err as Error).message },
-            'guest call failed',
-          ),
-      },
-      job,
-    );
+    try {
+      return await answerGuestCallJob(
+        this.deps,
+        {
+          publisher: this.options.connection,
+          prefix: this.options.prefix,
+          onError: (err) =>
+            this.options.log.error(
+              { jobId: job.id, err: (err as Error).message },
+              'guest call failed',
+            ),
+        },
+        job,
+      );
+    } finally {
+      await this.forgetTypedValues(job);
+    }
+  }
+
+  /**
+   * forgetTypedValues rewrites a finished call's job data with what it typed, set or wrote
+   * replaced (redactRequest): BullMQ keeps finished jobs in Redis for a while, and a typed
+   * password must not rest there. Calls with nothing to hide cost no extra round trip.
+   */
+  private async forgetTypedValues(job: Job): Promise<void> {
+    const data = job.data as { request?: unknown };
+    const redacted = redactRequest(data.request);
+    if (JSON.stringify(redacted) === JSON.stringify(data.request)) return;
+    await job
+      .updateData({ ...data, request: redacted })
+      .catch((err: Error) =>
+        this.options.log.warn({ jobId: job.id, err: err.message }, 'job data not redacted'),
+      );
   }
 
   /** The sandboxes whose queues this process serves. */

@@ -41,7 +41,7 @@ export function sealEnvelope(keyring: Keyring, value: string, aad: string): Enve
 /** openEnvelope decrypts what sealEnvelope made with any key of the keyring; tampering throws. */
 export function openEnvelope(
   keyring: Keyring,
-  envelope: Pick<Envelope, 'ciphertext' | 'nonce' | 'wrappedKey'>,
+  envelope: { ciphertext: Uint8Array; nonce: Uint8Array; wrappedKey: Uint8Array },
   aad: string,
 ): string {
   const dataKey = openBytes(keyring, envelope.wrappedKey, aad);

@@ -12,6 +12,7 @@ import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { callGuest, GuestTimeoutError } from './call-guest.js';
 import { GUEST_CALL_MIN_START_MS, guestCallBoundMs } from './guest-call-bounds.js';
 import { redactRequest } from './redact-request.js';
+import { claimRedactor } from '../secrets/claim-redactor.js';
 
 export type GuestCallPayload = JobPayload<'guest.call'>;
 
@@ -55,7 +56,13 @@ export async function runGuestCall(
     );
 
   const route = GuestRoutes[p.operation as GuestOperation];
-  if (route.transport !== 'http' || route.response === null || !route.auth)
+  // secrets.* carry values: only the worker's secrets.sync job calls them, never a guest.call.
+  if (
+    route.transport !== 'http' ||
+    route.response === null ||
+    !route.auth ||
+    p.operation.startsWith('secrets.')
+  )
     return failure(
       'validation_failed',
       `operation ${p.operation} cannot be called through the API`,
@@ -79,9 +86,11 @@ export async function runGuestCall(
   const { rows } = await sqlPoolOf(deps.db).query<{
     guest_endpoint: string | null;
     guest_token_ciphertext: Buffer | null;
+    has_secrets: boolean;
   }>({
-    name: 'cubicle_guest_call_sandbox_v1',
-    text: `SELECT s.guest_endpoint, s.guest_token_ciphertext
+    name: 'cubicle_guest_call_sandbox_v2',
+    text: `SELECT s.guest_endpoint, s.guest_token_ciphertext,
+                  EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets
            FROM sandboxes s JOIN claims c ON c.sandbox_id = s.id
            WHERE s.id = $1 AND s.tenant_id = $2 AND s.state = 'claimed'
              AND c.id = $3 AND c.status = 'active' AND c.expires_at > $4`,
@@ -135,6 +144,11 @@ export async function runGuestCall(
 
   if (route.response === ActionResult) {
     const result = checked.data as ActionResult;
+    // The claim's secret values never rest in an ActionRecord, typed or echoed: `[secret:NAME]`.
+    const redactor = found.has_secrets
+      ? await claimRedactor(deps, p.tenant_id, p.claim_id)
+      : undefined;
+    const stored = <T>(value: T): T => (redactor ? redactor.redactDeep(value) : value);
     await sqlPoolOf(deps.db).query({
       name: 'cubicle_insert_action_record_v1',
       text: `INSERT INTO action_records (id, tenant_id, claim_id, sandbox_id, operation, request,
@@ -146,8 +160,8 @@ export async function runGuestCall(
         p.claim_id,
         p.sandbox_id,
         p.operation,
-        JSON.stringify(redactRequest(parsed.data ?? {})),
-        JSON.stringify(result),
+        JSON.stringify(stored(redactRequest(parsed.data ?? {}))),
+        JSON.stringify(stored(result)),
         result.effect,
         Math.round(durationMs),
       ],

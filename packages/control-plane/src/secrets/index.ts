@@ -9,3 +9,4 @@ export * from './rewrap-secrets.js';
 export * from './create-claim-with-secrets.js';
 export * from './secrets-cli.js';
 export * from './log-redaction.js';
+export * from './claim-redactor.js';

@@ -1,0 +1,37 @@
+import type { Db } from '@cubicle/db';
+import { sqlPoolOf } from '@cubicle/db';
+import { openEnvelope, secretAad } from '../crypto/envelope.js';
+import type { Keyring } from '../crypto/keyring.js';
+import { createRedactor, type Redactor } from './redact.js';
+
+/**
+ * claimRedactor builds the redactor of a claim's current secrets, for what is stored about the
+ * claim (ActionRecords): a value the agent typed or the desktop echoed is kept as
+ * `[secret:NAME]`. One named query; a claim without secrets gets the identity redactor.
+ */
+export async function claimRedactor(
+  deps: { db: Db; keyring: Keyring },
+  tenantId: string,
+  claimId: string,
+): Promise<Redactor> {
+  const { rows } = await sqlPoolOf(deps.db).query<{
+    name: string;
+    ciphertext: Buffer;
+    nonce: Buffer;
+    wrapped_key: Buffer;
+  }>({
+    name: 'cubicle_claim_secrets_for_redaction_v1',
+    text: 'SELECT name, ciphertext, nonce, wrapped_key FROM claim_secrets WHERE claim_id = $1 AND tenant_id = $2',
+    values: [claimId, tenantId],
+  });
+  return createRedactor(
+    rows.map((r) => ({
+      name: r.name,
+      value: openEnvelope(
+        deps.keyring,
+        { ciphertext: r.ciphertext, nonce: r.nonce, wrappedKey: r.wrapped_key },
+        secretAad(tenantId, r.name),
+      ),
+    })),
+  );
+}
