@@ -1,5 +1,6 @@
 import { Routes, toFastifyPath, type RouteDef } from '@cubicle/contract/api';
 import { ErrorCodeList } from '@cubicle/contract/errors';
+import { newKeyringSpec, parseKeyring } from '@cubicle/control-plane';
 import { createDb, newId, type Db } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
@@ -35,6 +36,8 @@ describe('tenant isolation and bad input on every endpoint', () => {
       queues,
       keyVerifier: { cacheTtlMs: 0 },
       viewer: { keys: parseViewerKeys(generateViewerKeySet()), webUrl: 'https://web.test' },
+      // Mounts the secret routes (and webhooks): they are checked like every other route.
+      keyring: parseKeyring(newKeyringSpec()),
     });
     const ta = await createTenant(db, { name: 'A' });
     const tb = await createTenant(db, { name: 'B' });
@@ -125,6 +128,8 @@ describe('tenant isolation and bad input on every endpoint', () => {
       db.apiKey.count({ where: { revokedAt: null } }),
       db.claim.count({ where: { status: 'released' } }),
       db.viewerTicket.count({ where: { revokedAt: null } }),
+      db.claimSecret.count(),
+      db.tenantSecret.count(),
       db.tenant.findMany({ orderBy: { id: 'asc' } }),
     ]);
 
@@ -158,7 +163,14 @@ describe('tenant isolation and bad input on every endpoint', () => {
     const before = await snapshot();
     for (const r of implemented()) {
       // PUT of a pool name is tenant-scoped by design: B's PUT makes B's own pool (checked below).
-      if (r.auth === 'none' || !r.params || r.operationId === 'applyPool') continue;
+      // PUT of a stored secret's name is tenant-scoped the same way (B writes B's own secret).
+      if (
+        r.auth === 'none' ||
+        !r.params ||
+        r.operationId === 'applyPool' ||
+        r.operationId === 'putStoredSecret'
+      )
+        continue;
       const res = await app.inject({
         method: r.method,
         url: pathFor(r),
@@ -254,6 +266,13 @@ function bodyFor(r: RouteDef): Record<string, unknown> {
       return { ttl_seconds: 60 };
     case 'createClaim':
       return { wait_seconds: 0 };
+    case 'createSecret':
+    case 'createStoredSecret':
+      return { name: 'ALPHA', value: 'v' };
+    case 'putStoredSecret':
+      return { value: 'v' };
+    case 'updateWebhook':
+      return { enabled: false };
     // Drive routes: valid guest requests (the claim is pending, so nothing reaches a guest).
     case 'observeClaim':
     case 'closeClaimWindow':
