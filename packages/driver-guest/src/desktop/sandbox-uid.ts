@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readlinkSync, unlinkSync } from 'node:fs';
 import { mkdir, readlink, symlink, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,4 +42,14 @@ export async function claimSandboxUid(id: string): Promise<number> {
 export async function releaseSandboxUid(id: string, uid: number): Promise<void> {
   const claim = join(claimsDir(), String(uid));
   if ((await readlink(claim).catch(() => null)) === id) await unlink(claim).catch(() => undefined);
+}
+
+/** releaseSandboxUidSync is releaseSandboxUid for process exit hooks (no event loop left). */
+export function releaseSandboxUidSync(id: string, uid: number): void {
+  const claim = join(claimsDir(), String(uid));
+  try {
+    if (readlinkSync(claim) === id) unlinkSync(claim);
+  } catch {
+    /* not ours, or gone */
+  }
 }

@@ -14,7 +14,7 @@ import {
   sandboxEnv,
   sandboxPath,
 } from './sandbox-spec.js';
-import { claimSandboxUid, releaseSandboxUid } from './sandbox-uid.js';
+import { claimSandboxUid, releaseSandboxUid, releaseSandboxUidSync } from './sandbox-uid.js';
 import {
   exitHooks,
   liveSessions,
@@ -169,6 +169,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
   const killOnExit = () => {
     killSandbox();
     rmSync(dir, { recursive: true, force: true });
+    if (uid !== null) releaseSandboxUidSync(id, uid);
   };
   exitHooks.add(killOnExit);
   let stopping: Promise<void> | null = null;
