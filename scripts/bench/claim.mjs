@@ -11,6 +11,25 @@ import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 const args = process.argv.slice(2);
 const concurrency = Number(args[args.indexOf('--concurrency') + 1]) || 32;
 const rounds = Number(args[args.indexOf('--rounds') + 1]) || 6;
+// `--secrets N`: rounds alternate between plain claims and claims carrying N secrets (64-byte
+// values) in the request, on the same stack, so both see the same machine; the figures with
+// secrets (`secrets_*`) must stay those of the warm fast path (issue 12: within 10 %).
+const secretCount = args.includes('--secrets')
+  ? Number(args[args.indexOf('--secrets') + 1]) || 2
+  : 0;
+const claimBody = (withSecrets) => ({
+  wait_seconds: 0,
+  ...(withSecrets
+    ? {
+        secrets: Object.fromEntries(
+          Array.from({ length: secretCount }, (_, i) => [
+            `BENCH_SECRET_${i}`,
+            `v${i}-${Math.random().toString(36).slice(2)}`.padEnd(64, 'x'),
+          ]),
+        ),
+      }
+    : {}),
+});
 
 const stack = await startStack();
 try {
@@ -24,6 +43,7 @@ try {
   log(`warm in ${warmSeconds.toFixed(1)} s`);
   const client = await stack.httpClient(concurrency);
   const latencies = [];
+  const secretLatencies = [];
   const firstRound = [];
   let doubleClaims = 0;
   let notFromWarm = 0;
@@ -48,16 +68,18 @@ try {
     // Clients of a control plane keep connections alive: open the 32 connections first, so the
     // figure is the claim's latency, not TCP and HTTP set-up after the refill's idle minutes.
     await Promise.all(Array.from({ length: concurrency }, () => client('GET', '/v1/version')));
+    const withSecrets = secretCount > 0 && r % 2 === 0;
     const results = await Promise.all(
       Array.from({ length: concurrency }, async () => {
         const started = performance.now();
-        const res = await client('POST', '/v1/pools/bench/claims', { wait_seconds: 0 });
+        const res = await client('POST', '/v1/pools/bench/claims', claimBody(withSecrets));
         return { ms: performance.now() - started, res };
       }),
     );
     const sandboxes = new Set();
     for (const { ms, res } of results) {
       if (r === 0) firstRound.push(ms);
+      else if (withSecrets) secretLatencies.push(ms);
       else latencies.push(ms);
       if (res.status !== 201) notFromWarm++;
       const id = res.body.sandbox?.id;
@@ -67,17 +89,26 @@ try {
     await Promise.all(results.map(({ res }) => stack.call('DELETE', `/v1/claims/${res.body.id}`)));
     const thisRound = results.map((x) => x.ms);
     log(
-      `round ${r + 1}/${rounds}: p50 ${round(percentile(thisRound, 50))} ms, max ${round(Math.max(...thisRound))} ms`,
+      `round ${r + 1}/${rounds}${withSecrets ? ' (with secrets)' : ''}: p50 ${round(percentile(thisRound, 50))} ms, max ${round(Math.max(...thisRound))} ms`,
     );
   }
   client.close();
   const line = {
     bench: 'claim',
     concurrency,
+    secrets: secretCount,
     claims: latencies.length,
     p50_ms: round(percentile(latencies, 50)),
     p99_ms: round(percentile(latencies, 99)),
     max_ms: round(Math.max(...latencies)),
+    ...(secretCount > 0
+      ? {
+          secrets_claims: secretLatencies.length,
+          secrets_p50_ms: round(percentile(secretLatencies, 50)),
+          secrets_p99_ms: round(percentile(secretLatencies, 99)),
+          secrets_p50_ratio: round(percentile(secretLatencies, 50) / percentile(latencies, 50)),
+        }
+      : {}),
     first_round_p50_ms: round(percentile(firstRound, 50)),
     first_round_max_ms: round(Math.max(...firstRound)),
     double_claims: doubleClaims,

@@ -281,6 +281,42 @@ describe('claim secrets reach the desktop and nothing else', () => {
     expect(countLeaks(stored, [STORED])).toBe(0);
   });
 
+  it('a pending claim receives its secrets once a desktop is provisioned for it', async () => {
+    expect(
+      (
+        await call('PUT', '/v1/pools/cold', {
+          image: 'local',
+          autoscaling: { min: 0, initial: 0, max: 1 },
+        })
+      ).statusCode,
+    ).toBe(201);
+    const pending = await call('POST', '/v1/pools/cold/claims', {
+      wait_seconds: 0,
+      secrets: { COLD_TOKEN: VALUE },
+    });
+    expect(pending.statusCode).toBe(202);
+    const coldId = pending.json().id as string;
+    await waitFor(
+      async () => (await call('GET', `/v1/claims/${coldId}`)).json().status === 'active',
+      120_000,
+      250,
+    );
+    let seen = '';
+    await waitFor(
+      async () => {
+        const res = await call('POST', `/v1/claims/${coldId}/shell`, {
+          argv: ['sh', '-c', 'cat "$CUBICLE_SECRETS_DIR/COLD_TOKEN" 2>/dev/null'],
+        });
+        seen = res.json().stdout ?? '';
+        return seen === VALUE;
+      },
+      30_000,
+      250,
+    );
+    expect(seen).toBe(VALUE);
+    expect((await call('DELETE', `/v1/claims/${coldId}`)).statusCode).toBe(200);
+  });
+
   it('the values appear 0 times in Redis (every key), audit events, action records and worker logs', async () => {
     const values = [VALUE, STORED, LATE];
     const redis = await dumpRedis(s.workerEnv.REDIS_URL);
