@@ -62,8 +62,6 @@ const ApiEnvFields = z.object({
    */
   CUBICLE_WEBHOOKS_ALLOW_PRIVATE: envVars.boolean(false),
 });
-export type ApiEnv = z.infer<typeof ApiEnv>;
-
 
 /** The metrics listener names tenants: bound beyond loopback, it takes a token. */
 export const ApiEnv = ApiEnvFields.refine(
@@ -78,4 +76,6 @@ export const ApiEnv = ApiEnvFields.refine(
 );
 export function loadApiEnv(source: Record<string, string | undefined> = process.env): ApiEnv {
   return loadEnv('cubicle-api', ApiEnv, source);
+export type ApiEnv = z.infer<typeof ApiEnv>;
+
 }
