@@ -74,8 +74,8 @@ export const ApiEnv = ApiEnvFields.refine(
     path: ['API_METRICS_TOKEN'],
   },
 );
-export function loadApiEnv(source: Record<string, string | undefined> = process.env): ApiEnv {
-  return loadEnv('cubicle-api', ApiEnv, source);
 export type ApiEnv = z.infer<typeof ApiEnv>;
 
+export function loadApiEnv(source: Record<string, string | undefined> = process.env): ApiEnv {
+  return loadEnv('cubicle-api', ApiEnv, source);
 }
