@@ -18,6 +18,7 @@ import { ApiMetrics, registerMetrics } from './metrics/api-metrics.js';
 import { registerClaimRoutes } from './routes/claims.js';
 import { registerDriveRoutes } from './routes/drive.js';
 import { registerPoolRoutes } from './routes/pools.js';
+import { registerRunRoutes } from './routes/runs.js';
 import { registerSecretRoutes } from './routes/secrets.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerTenantRoutes } from './routes/tenant.js';
@@ -186,6 +187,12 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
         });
         registerDriveRoutes(app, deps, guest);
         app.addHook('onClose', async () => subscriber.disconnect());
+        // Runs: events published on Redis, input queued there for the worker holding the run.
+        await registerRunRoutes(
+          app,
+          { ...deps, redis: options.redis, prefix: options.queuePrefix ?? 'cubicle' },
+          options.redis,
+        );
       }
     }
   }

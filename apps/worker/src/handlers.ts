@@ -5,6 +5,7 @@ import {
   reclaimClaims,
   reconcilePool,
   sweepBackend,
+  type RunSupervisor,
   type WorkerDeps,
 } from '@cubicle/control-plane';
 import type { JobHandlers } from '@cubicle/queue';
@@ -15,8 +16,13 @@ import type { WorkerMetrics } from './metrics.js';
  * lives in @cubicle/control-plane, and every handler is idempotent because BullMQ may run a job
  * again after a worker dies mid-job (stalled-job recovery).
  */
-export function buildHandlers(deps: WorkerDeps, metrics?: WorkerMetrics): JobHandlers {
+export function buildHandlers(
+  deps: WorkerDeps,
+  metrics?: WorkerMetrics,
+  runs?: RunSupervisor,
+): JobHandlers {
   return {
+    ...(runs ? { 'run.execute': (p) => runs.execute(p.tenant_id, p.run_id) } : {}),
     'sandbox.provision': (p, ctx) => provisionSandbox(deps, p.sandbox_id, ctx.signal),
     'sandbox.destroy': (p) => destroySandbox(deps, p.sandbox_id),
     'secrets.deliver': (p) => deliverWhenActive(deps, p),

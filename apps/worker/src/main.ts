@@ -10,6 +10,7 @@ import { GuestQueues } from './guest-queues.js';
 import { buildHandlers, staticQueues } from './handlers.js';
 import { buildWebhookHandlers, webhookOptionsOf } from './webhook-handlers.js';
 import { startHealthServer } from './health.js';
+import { startRunSupervision } from './run-supervision.js';
 import { WorkerMetrics } from './metrics.js';
 
 // Parse configuration before anything starts: a bad variable stops the process here.
@@ -35,13 +36,21 @@ const deps: WorkerDeps = {
   events: { publisher: connection, prefix: env.QUEUE_PREFIX },
 };
 const metrics = new WorkerMetrics();
+// Runs hold their guest streams here; started before the `runs` queue is served.
+const runSubscriber = createQueueConnection(env.REDIS_URL);
+const runs = await startRunSupervision(deps, {
+  connection,
+  subscriber: runSubscriber,
+  prefix: env.QUEUE_PREFIX,
+  log,
+});
 
 const workers = startWorkers({
   connection: createQueueConnection(env.REDIS_URL),
   prefix: env.QUEUE_PREFIX,
   queues: staticQueues,
   handlers: {
-    ...buildHandlers(deps, metrics),
+    ...buildHandlers(deps, metrics, runs),
     ...buildWebhookHandlers(deps, webhookOptionsOf(env)),
   },
   concurrency: env.WORKER_CONCURRENCY,
@@ -126,6 +135,8 @@ async function shutdown(signal: string) {
   metricsServer?.close();
   health?.markClosing();
   await Promise.all([guestQueues.close(), ...workers.map((w) => w.close())]);
+  await runs.close();
+  runSubscriber.disconnect();
   // Backends with background work (Kubernetes watches) stop it once no job needs them.
   await Promise.all(Object.values(backends).map((b) => b?.close?.()));
   guestSubscriber.disconnect();

@@ -17,5 +17,6 @@ export * from './reclaim/reclaim-claims.js';
 export * from './idempotency/idempotency.js';
 export * from './reconcile/sweep-backend.js';
 export * from './guest-calls/index.js';
+export * from './runs/index.js';
 export * from './viewer/viewer-events.js';
 export * from './webhooks/index.js';

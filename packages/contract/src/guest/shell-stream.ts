@@ -26,7 +26,12 @@ export const ShellStreamClientMessage = named(
       encoding: OutputEncoding.default('utf8'),
     }),
     z.strictObject({ type: z.literal('stdin_end') }),
-    z.strictObject({ type: z.literal('kill'), signal: ShellSignal.default('SIGTERM') }),
+    z.strictObject({
+      type: z.literal('kill'),
+      signal: ShellSignal.default('SIGTERM'),
+      /** After this long a group that is still alive gets SIGKILL (default: the driver's 2 s). */
+      grace_ms: z.int().min(0).max(60_000).optional(),
+    }),
   ]),
 );
 export type ShellStreamClientMessage = z.infer<typeof ShellStreamClientMessage>;

@@ -19,7 +19,7 @@ export interface RunHandle {
   stdout: Readable;
   stderr: Readable;
   /** Signals the whole process group; false when it had already ended. */
-  kill(signal: ShellSignal, reason?: 'kill' | 'timeout'): boolean;
+  kill(signal: ShellSignal, reason?: 'kill' | 'timeout', graceMs?: number): boolean;
   writeStdin(chunk: Buffer): void;
   endStdin(): void;
   done: Promise<ShellExit>;
@@ -95,12 +95,16 @@ export async function startRun(
   let endedBy: 'kill' | 'timeout' | null = null;
   let killTimer: NodeJS.Timeout | undefined;
 
-  const kill = (signal: ShellSignal, reason: 'kill' | 'timeout' = 'kill') => {
+  const kill = (
+    signal: ShellSignal,
+    reason: 'kill' | 'timeout' = 'kill',
+    graceMs: number = KILL_GRACE_MS,
+  ) => {
     if (exited) return false;
     const ok = signalGroup(child, signal);
     if (ok && !endedBy) endedBy = reason;
     if (ok && signal !== 'SIGKILL' && !killTimer) {
-      killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS);
+      killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);
       killTimer.unref();
     }
     return ok;

@@ -105,7 +105,7 @@ export function streamShell(
         handle.endStdin();
         return;
       case 'kill':
-        handle.kill(message.signal);
+        handle.kill(message.signal, 'kill', message.grace_ms);
         return;
       default:
         message satisfies never;

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { ClaimPathParams } from '../claim.js';
+import { listOf, listQueryOf, RunId } from '../common.js';
+import { defineRoute, type RouteDef } from '../route-def.js';
+import {
+  CreateRunRequest,
+  Run,
+  RunCancelRequest,
+  RunEventPage,
+  RunStdinRequest,
+  RunStreamQuery,
+} from '../run.js';
+import { claimChild, IdempotencyHeaders, readErrors, writeErrors } from './shared.js';
+
+const RunPathParams = z.strictObject({ run_id: RunId });
+
+/**
+ * Runs: a program started in a claimed sandbox by the worker through the guest's shell stream,
+ * with its output as a dense, resumable event log (JSON pages, Server-Sent Events, WebSocket).
+ */
+export const runRoutes = {
+  createRun: defineRoute({
+    operationId: 'createRun',
+    method: 'POST',
+    path: claimChild('runs'),
+    tag: 'runs',
+    auth: 'api_key',
+    summary: 'Start a run in the claimed sandbox (202: queued; follow its events)',
+    description:
+      "`secrets` names the claim's secrets to pass as environment variables of this run only; an unknown name is 400 naming it. With `Idempotency-Key`, a retry with the same body returns the same run.",
+    params: ClaimPathParams,
+    headers: IdempotencyHeaders,
+    body: CreateRunRequest,
+    responses: { 202: Run },
+    errors: [
+      ...writeErrors,
+      'claim_not_active',
+      'idempotency_key_reused',
+      'idempotency_in_progress',
+    ],
+  }),
+  listClaimRuns: defineRoute({
+    operationId: 'listClaimRuns',
+    method: 'GET',
+    path: claimChild('runs'),
+    tag: 'runs',
+    auth: 'api_key',
+    summary: "A claim's runs, newest first",
+    params: ClaimPathParams,
+    query: listQueryOf(RunId),
+    responses: { 200: listOf(Run) },
+    errors: [...readErrors],
+  }),
+  getRun: defineRoute({
+    operationId: 'getRun',
+    method: 'GET',
+    path: '/v1/runs/{run_id}',
+    tag: 'runs',
+    auth: 'api_key',
+    summary: 'Get a run',
+    params: RunPathParams,
+    responses: { 200: Run },
+    errors: [...readErrors],
+  }),
+  listRunEvents: defineRoute({
+    operationId: 'listRunEvents',
+    method: 'GET',
+    path: '/v1/runs/{run_id}/events',
+    tag: 'runs',
+    auth: 'api_key',
+    summary: "A run's events in order, after `after_seq` (secret values redacted)",
+    params: RunPathParams,
+    query: z.strictObject({
+      after_seq: z.coerce.number().int().min(0).default(0),
+      limit: z.coerce.number().int().min(1).max(1000).default(200),
+    }),
+    responses: { 200: RunEventPage },
+    errors: [...readErrors],
+  }),
+  streamRunEvents: defineRoute({
+    operationId: 'streamRunEvents',
+    method: 'GET',
+    path: '/v1/runs/{run_id}/events/stream',
+    tag: 'runs',
+    auth: 'api_key',
+    summary:
+      "A run's events live as Server-Sent Events (`id:` is the seq; resume with `Last-Event-ID`)",
+    description:
+      'Each event is `id: <seq>`, `event: <type>`, `data: <RunEvent JSON>`. The stream first replays the events after `Last-Event-ID` (or `?after_seq=`), then follows the run live, and ends with `event: end` after the final status. The same stream is served as a WebSocket at `/v1/runs/{run_id}/events/ws` (one RunEvent JSON per text frame).',
+    params: RunPathParams,
+    query: RunStreamQuery,
+    responses: { 200: null },
+    errors: [...readErrors],
+  }),
+  writeRunStdin: defineRoute({
+    operationId: 'writeRunStdin',
+    method: 'POST',
+    path: '/v1/runs/{run_id}/stdin',
+    tag: 'runs',
+    auth: 'api_key',
+    summary: "Write to a run's stdin (delivered in order; `eof` closes it)",
+    params: RunPathParams,
+    body: RunStdinRequest,
+    responses: { 202: Run },
+    errors: [...writeErrors, 'conflict'],
+  }),
+  cancelRun: defineRoute({
+    operationId: 'cancelRun',
+    method: 'POST',
+    path: '/v1/runs/{run_id}/cancel',
+    tag: 'runs',
+    auth: 'api_key',
+    summary:
+      'Cancel a run: SIGINT to its process group, SIGKILL after the grace period (idempotent)',
+    params: RunPathParams,
+    body: RunCancelRequest,
+    responses: { 202: Run },
+    errors: [...writeErrors],
+  }),
+} satisfies Record<string, RouteDef>;

@@ -1,0 +1,87 @@
+import type { RunEvent } from '@cubicle/contract/api';
+import { sqlPoolOf } from '@cubicle/db';
+import { appendRunEvents, publishRunEvents, type NewRunEvent } from './append-run-events.js';
+import type { RunDeps } from './run-deps.js';
+
+/** One commit carries at most this much output (a bound on statement and message size). */
+const MAX_BATCH_BYTES = 2 * 1024 * 1024;
+/** Above this much unwritten output the producer is asked to pause (see onPressure). */
+const HIGH_WATER_BYTES = 8 * 1024 * 1024;
+const LOW_WATER_BYTES = 2 * 1024 * 1024;
+const RETRY_MS = 250;
+
+/**
+ * RunEventLog is the group commit of one run's events: `add` queues an event; if no commit is in
+ * flight one starts at once, else the event joins the next, so a quiet run's line is stored and
+ * published within one round trip while a chatty run's output goes in few large commits. Commits
+ * of one log never overlap, so seq follows the order of `add`. Each commit is published after
+ * it is durable: a live reader never sees an event the database does not have.
+ */
+export class RunEventLog {
+  private pending: NewRunEvent[] = [];
+  private pendingBytes = 0;
+  private flushing: Promise<void> | null = null;
+  private paused = false;
+  /** The last seq stored (for the caller's own bookkeeping). */
+  lastSeq = 0;
+
+  constructor(
+    private readonly deps: RunDeps,
+    private readonly runId: string,
+    /** Called with true above the high-water mark, false once it is drained below the low one. */
+    private readonly onPressure: (pause: boolean) => void = () => undefined,
+    private readonly onCommitted: (events: RunEvent[]) => void = () => undefined,
+  ) {}
+
+  add(event: NewRunEvent, bytes = 0) {
+    this.pending.push(event);
+    this.pendingBytes += bytes;
+    if (!this.paused && this.pendingBytes > HIGH_WATER_BYTES) {
+      this.paused = true;
+      this.onPressure(true);
+    }
+    this.flushing ??= this.drain();
+  }
+
+  /** flush resolves once everything added so far is committed and published. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length > 0) {
+        const batch: NewRunEvent[] = [];
+        let bytes = 0;
+        while (this.pending.length > 0 && (batch.length === 0 || bytes < MAX_BATCH_BYTES)) {
+          const next = this.pending.shift()!;
+          batch.push(next);
+          bytes += typeof next.data.text === 'string' ? next.data.text.length : 64;
+        }
+        this.pendingBytes = Math.max(0, this.pendingBytes - bytes);
+        const events = await this.commit(batch);
+        this.lastSeq = events.at(-1)?.seq ?? this.lastSeq;
+        await publishRunEvents(this.deps, events);
+        this.onCommitted(events);
+        if (this.paused && this.pendingBytes < LOW_WATER_BYTES) {
+          this.paused = false;
+          this.onPressure(false);
+        }
+      }
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  /** commit retries a failed insert: losing output silently is worse than storing it late. */
+  private async commit(batch: NewRunEvent[]): Promise<RunEvent[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await appendRunEvents(sqlPoolOf(this.deps.db), this.runId, batch);
+      } catch (err) {
+        if (attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
+    }
+  }
+}

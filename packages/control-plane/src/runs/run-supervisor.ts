@@ -1,0 +1,311 @@
+import { randomBytes } from 'node:crypto';
+import { sqlPoolOf } from '@cubicle/db';
+import { open as openSealed } from '../crypto/keyring.js';
+import type { Subscriber } from '../guest-calls/guest-call-messages.js';
+import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import { viewerChannel } from '../viewer/viewer-events.js';
+import { finishRun, type RunOutcome } from './finish-run.js';
+import { LiveRun } from './live-run.js';
+import { RunInput, runControlChannel, runInputKey, type RunRedis } from './run-channels.js';
+import type { RunDeps } from './run-deps.js';
+import { createRedactor } from '../secrets/redact.js';
+import { secretsForRun } from '../secrets/secrets-for-run.js';
+import { passThrough } from './run-secrets.js';
+import { RUN_COLUMNS, type RunRow } from './run-view.js';
+
+/** A worker renews the leases of the runs it holds this often… */
+const TICK_MS = 1000;
+/** …and a lease not renewed for this long means the worker is gone (its runs end worker_lost). */
+export const RUN_LEASE_MS = 6000;
+/** Queued runs nobody picked up after this long are enqueued again (a lost enqueue). */
+const ORPHAN_AFTER_MS = 10_000;
+
+export interface RunSupervisorOptions {
+  deps: WorkerDeps;
+  redis: RunRedis;
+  /** A connection of its own in subscriber mode (control nudges, claim ends). */
+  subscriber: Subscriber;
+  prefix: string;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+/**
+ * RunSupervisor is the worker's side of runs. `execute` (the `run.execute` job) takes a queued
+ * run under a lease, starts it through the guest's shell stream and returns once the process is
+ * running; the stream then lives here, not in the job. Every second it renews its runs' leases
+ * and, from the same query, sees cancel requests and claims that ended (their runs are stopped
+ * and end `cancelled` with reason `claim_ended`); a claim-end message makes that immediate. It
+ * also ends the runs of workers whose lease lapsed: `failed`, reason `worker_lost`. A dead
+ * worker's runs are not re-attached: its stream closed, and the guest kills a stream's process
+ * group when the stream closes, so there is nothing left to attach to and nothing is replayed.
+ */
+export class RunSupervisor {
+  readonly workerId = `wrk_${randomBytes(8).toString('hex')}`;
+  private readonly live = new Map<string, LiveRun>();
+  private readonly inputChains = new Map<string, Promise<void>>();
+  private readonly runDeps: RunDeps;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private ticks = 0;
+  private closed = false;
+
+  constructor(private readonly options: RunSupervisorOptions) {
+    this.runDeps = {
+      db: options.deps.db,
+      queues: options.deps.queues,
+      redis: options.redis,
+      prefix: options.prefix,
+    };
+  }
+
+  async start(): Promise<void> {
+    const control = runControlChannel(this.options.prefix);
+    const claims = viewerChannel(this.options.prefix);
+    this.options.subscriber.on('message', (channel, message) => {
+      if (channel === control) {
+        if (this.live.has(message)) this.drainInput(message);
+      } else if (channel === claims && message.includes('"claim"')) {
+        void this.tick();
+      }
+    });
+    await this.options.subscriber.subscribe(control, claims);
+    this.timer = setInterval(() => void this.tick(), TICK_MS);
+    this.timer.unref();
+  }
+
+  /** The runs whose streams this worker holds. */
+  get held(): string[] {
+    return [...this.live.keys()];
+  }
+
+  /**
+   * execute starts one queued run. Idempotent: a run that is not queued, or that another worker
+   * took, is left alone, so a job delivered twice (a stalled job) starts nothing twice.
+   */
+  async execute(tenantId: string, runId: string): Promise<{ started: boolean }> {
+    if (this.closed) throw new Error('the run supervisor is closing');
+    const { rows } = await sqlPoolOf(this.runDeps.db).query<RunRow>({
+      name: 'cubicle_take_run_v1',
+      text: `UPDATE runs SET worker_id = $3,
+               lease_expires_at = clock_timestamp() + $4 * interval '1 millisecond'
+             WHERE id = $1 AND tenant_id = $2 AND status = 'queued' AND worker_id IS NULL
+             RETURNING ${RUN_COLUMNS}`,
+      values: [runId, tenantId, this.workerId, RUN_LEASE_MS],
+    });
+    const row = rows[0];
+    if (!row) return { started: false };
+    try {
+      return await this.startTaken(tenantId, row);
+    } catch (err) {
+      // Taken but not started: end it now rather than leave it to the lease sweep.
+      this.live.get(runId)?.abandon();
+      await finishRun(this.runDeps, runId, {
+        status: 'failed',
+        reason: 'start_failed',
+        detail: 'the worker could not start the run',
+      });
+      throw err;
+    }
+  }
+
+  private async startTaken(tenantId: string, row: RunRow): Promise<{ started: boolean }> {
+    const runId = row.id;
+    const fail = async (outcome: RunOutcome) => {
+      await finishRun(this.runDeps, runId, outcome);
+      return { started: false };
+    };
+    if (row.cancel_requested_at) return fail({ status: 'cancelled', reason: 'cancelled' });
+
+    const { rows: found } = await sqlPoolOf(this.runDeps.db).query<{
+      status: string;
+      expires_at: Date;
+      release_reason: string | null;
+      sandbox_id: string | null;
+      guest_endpoint: string | null;
+      guest_token_ciphertext: Buffer | null;
+    }>({
+      name: 'cubicle_run_sandbox_v1',
+      text: `SELECT c.status, c.expires_at, c.release_reason, s.id AS sandbox_id,
+               s.guest_endpoint, s.guest_token_ciphertext
+             FROM claims c LEFT JOIN sandboxes s ON s.id = c.sandbox_id
+             WHERE c.id = $1 AND c.tenant_id = $2`,
+      values: [row.claim_id, tenantId],
+    });
+    const claim = found[0];
+    if (!claim || claim.status !== 'active' || claim.expires_at.getTime() <= Date.now())
+      return fail({
+        status: 'cancelled',
+        reason: 'claim_ended',
+        detail: claim?.release_reason ?? 'expired',
+      });
+    if (!claim.sandbox_id || !claim.guest_endpoint || !claim.guest_token_ciphertext)
+      return fail({
+        status: 'failed',
+        reason: 'start_failed',
+        detail: 'the sandbox has no guest driver endpoint',
+      });
+
+    // Values are read here, at start, and live only in this process's memory: the guest gets
+    // them as this run's environment; the redactor keeps them out of its events.
+    let secrets: { name: string; value: string }[] = [];
+    try {
+      secrets = await secretsForRun(
+        { db: this.runDeps.db, keyring: this.options.deps.keyring },
+        tenantId,
+        row.claim_id,
+        row.secret_names,
+      );
+    } catch (err) {
+      return fail({ status: 'failed', reason: 'start_failed', detail: (err as Error).message });
+    }
+    const redactor = secrets.length > 0 ? createRedactor(secrets) : null;
+    const run = new LiveRun({
+      deps: this.runDeps,
+      row,
+      workerId: this.workerId,
+      endpoint: claim.guest_endpoint,
+      token: openSealed(this.options.deps.keyring, claim.guest_token_ciphertext, claim.sandbox_id),
+      // Secrets last: a run's own env cannot shadow a secret it asked for.
+      env: { ...row.env, ...Object.fromEntries(secrets.map((s) => [s.name, s.value])) },
+      redactor: () => redactor?.stream() ?? passThrough,
+      onEnded: (ended) => {
+        this.live.delete(ended.id);
+        void this.options.redis.del(runInputKey(this.options.prefix, ended.id)).catch(() => 0);
+      },
+    });
+    this.live.set(runId, run);
+    run.open();
+    this.drainInput(runId);
+    return { started: await run.started };
+  }
+
+  /** drainInput forwards the run's queued input in order (one drain at a time per run). */
+  private drainInput(runId: string) {
+    const previous = this.inputChains.get(runId) ?? Promise.resolve();
+    const next = previous.then(async () => {
+      const key = runInputKey(this.options.prefix, runId);
+      for (;;) {
+        const run = this.live.get(runId);
+        if (!run) return;
+        const items = await this.options.redis.lpop(key, 100);
+        if (!items || items.length === 0) return;
+        for (const item of items) {
+          const input = RunInput.safeParse(JSON.parse(item));
+          if (!input.success) continue;
+          const value = input.data;
+          if (value.type === 'cancel') run.requestEnd({ kind: 'cancel' }, 'SIGINT', value.grace_ms);
+          else run.write(value);
+        }
+      }
+    });
+    const settled = next.catch((err: unknown) =>
+      this.options.log?.warn({ runId, err: (err as Error).message }, 'run input not delivered'),
+    );
+    this.inputChains.set(runId, settled);
+    void settled.then(() => {
+      if (this.inputChains.get(runId) === settled) this.inputChains.delete(runId);
+    });
+  }
+
+  /** tick renews leases, honours cancels and claim ends, and ends lost workers' runs. */
+  tick(): Promise<void> {
+    this.ticking ??= (async () => {
+      try {
+        await this.renew();
+        await this.sweepLost();
+        if (++this.ticks % 10 === 0) await this.requeueOrphans();
+      } catch (err) {
+        this.options.log?.warn({ err: (err as Error).message }, 'run supervisor tick failed');
+      } finally {
+        this.ticking = undefined;
+      }
+    })();
+    return this.ticking;
+  }
+
+  private async renew() {
+    const ids = [...this.live.keys()];
+    if (ids.length === 0) return;
+    const { rows } = await sqlPoolOf(this.runDeps.db).query<{
+      id: string;
+      cancel_requested_at: Date | null;
+      cancel_grace_ms: number | null;
+      claim_status: string;
+      release_reason: string | null;
+      expires_at: Date;
+    }>({
+      name: 'cubicle_renew_runs_v1',
+      text: `UPDATE runs r SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+             FROM claims c
+             WHERE r.id = ANY($1) AND r.worker_id = $2 AND c.id = r.claim_id
+             RETURNING r.id, r.cancel_requested_at, r.cancel_grace_ms, c.status::text AS claim_status,
+               c.release_reason::text AS release_reason, c.expires_at`,
+      values: [ids, this.workerId, RUN_LEASE_MS],
+    });
+    const kept = new Set(rows.map((r) => r.id));
+    for (const id of ids) if (!kept.has(id)) this.live.get(id)?.abandon();
+    for (const row of rows) {
+      const run = this.live.get(row.id);
+      if (!run || run.endRequested) continue;
+      if (row.claim_status !== 'active' || row.expires_at.getTime() <= Date.now())
+        run.requestEnd({ kind: 'claim_ended', detail: row.release_reason ?? 'expired' });
+      else if (row.cancel_requested_at)
+        run.requestEnd({ kind: 'cancel' }, 'SIGINT', row.cancel_grace_ms ?? undefined);
+    }
+  }
+
+  private async sweepLost() {
+    const { rows } = await sqlPoolOf(this.runDeps.db).query<{ id: string }>({
+      name: 'cubicle_lost_runs_v1',
+      text: `SELECT id FROM runs WHERE status IN ('queued', 'running')
+             AND lease_expires_at < clock_timestamp() LIMIT 100`,
+    });
+    for (const { id } of rows)
+      await finishRun(
+        this.runDeps,
+        id,
+        {
+          status: 'failed',
+          reason: 'worker_lost',
+          detail: 'the worker holding the run stopped; the guest ended its process group',
+        },
+        [],
+        'lease_expired',
+      );
+  }
+
+  private async requeueOrphans() {
+    const { rows } = await sqlPoolOf(this.runDeps.db).query<{ id: string; tenant_id: string }>({
+      name: 'cubicle_orphan_runs_v1',
+      text: `SELECT id, tenant_id FROM runs WHERE status = 'queued' AND worker_id IS NULL
+             AND created_at < clock_timestamp() - $1 * interval '1 millisecond' LIMIT 100`,
+      values: [ORPHAN_AFTER_MS],
+    });
+    for (const r of rows)
+      await this.runDeps.queues.enqueue(
+        'run.execute',
+        { tenant_id: r.tenant_id, run_id: r.id },
+        { jobId: `${r.id}-requeued-${Date.now()}` },
+      );
+  }
+
+  /**
+   * close stops taking runs and ends the ones held here as `worker_lost` (their streams close
+   * with this process, and the guest kills their process groups): a worker that stops on
+   * purpose says so at once instead of leaving the lease to lapse.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await this.ticking;
+    const runs = [...this.live.values()];
+    for (const run of runs) {
+      await finishRun(this.runDeps, run.id, {
+        status: 'failed',
+        reason: 'worker_lost',
+        detail: 'the worker holding the run shut down',
+      }).catch(() => undefined);
+      run.abandon();
+    }
+  }
+}

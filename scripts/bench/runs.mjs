@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// npm run bench:runs -- --json [--iterations N] [--runs 16] [--lines 20000]
+// Runs over a warm claim, through the real API listener, worker and guest:
+//   start_p50_ms          POST …/runs → the program's first instruction in the guest (it prints
+//                         its own clock: the guest runs on this machine, so clocks agree)
+//   first_byte_p50_ms     POST …/runs → its first stdout event at an SSE client
+//   event_latency_p50_ms  a line printed in the guest (its clock) → received by an SSE client
+//   events_per_s          RunEvents delivered to SSE clients per second with N concurrent runs,
+//                         each checked complete (every line, dense seq, final status)
+// Prints one JSON line.
+import http from 'node:http';
+import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
+
+const args = process.argv.slice(2);
+const arg = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const iterations = arg('--iterations', 40);
+const concurrentRuns = arg('--runs', 16);
+const linesPerRun = arg('--lines', 20_000);
+
+const nowMs = () => performance.timeOrigin + performance.now();
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function post(base, path, headers, body) {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      new URL(path, base),
+      { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json' } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          if (res.statusCode !== 202)
+            return reject(new Error(`POST ${path}: ${res.statusCode} ${text}`));
+          resolve(JSON.parse(text));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** follow reads a run's SSE stream to its end, calling onEvent(event, receivedAtMs). */
+function follow(base, runId, headers, onEvent) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(
+      new URL(`/v1/runs/${runId}/events/stream`, base),
+      { agent, headers },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`stream: ${res.statusCode}`));
+        res.setEncoding('utf8');
+        let buffer = '';
+        res.on('data', (chunk) => {
+          const at = nowMs();
+          buffer += chunk;
+          let end;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            if (frame.startsWith(':')) continue;
+            if (frame.startsWith('event: end')) {
+              req.destroy();
+              return resolve();
+            }
+            const data = frame.slice(frame.indexOf('\ndata: ') + 7);
+            onEvent(JSON.parse(data), at);
+          }
+        });
+        res.on('end', resolve);
+      },
+    );
+    req.on('error', reject);
+  });
+}
+
+const stack = await startStack();
+try {
+  log('warming one desktop…');
+  await stack.warmPool('runs', { image: 'local', autoscaling: { min: 0, initial: 1, max: 1 } }, 1);
+  const claim = (await stack.call('POST', '/v1/pools/runs/claims', { ttl_seconds: 3600 })).body;
+  const headers = { authorization: stack.authorization };
+  const create = (body) => post(stack.url, `/v1/claims/${claim.id}/runs`, headers, body);
+  await waitQuiet({ settleMs: 10_000 });
+
+  log(`start and first byte × ${iterations}…`);
+  const starts = [];
+  const firstBytes = [];
+  for (let i = -3; i < iterations; i++) {
+    const t0 = nowMs();
+    const run = await create({ argv: ['/bin/date', '+%s%N'] });
+    let first = null;
+    let printed = null;
+    await follow(stack.url, run.id, headers, (event, at) => {
+      if (event.type === 'stdout' && first === null) {
+        first = at;
+        printed = Number(BigInt(event.data.text.trim()) / 1000n) / 1000;
+      }
+    });
+    if (i < 0) continue;
+    starts.push(printed - t0);
+    firstBytes.push(first - t0);
+  }
+
+  log('line latency…');
+  const latencies = [];
+  for (let i = 0; i < 4; i++) {
+    const run = await create({
+      argv: ['/bin/sh', '-c', 'for i in $(seq 1 50); do /bin/date +%s%N; sleep 0.02; done'],
+    });
+    await follow(stack.url, run.id, headers, (event, at) => {
+      if (event.type !== 'stdout') return;
+      // A chunk may hold more than one line; each line's latency counts.
+      for (const line of event.data.text.split('\n').filter(Boolean))
+        latencies.push(at - Number(BigInt(line) / 1000n) / 1000);
+    });
+  }
+
+  log(`throughput: ${concurrentRuns} runs × ${linesPerRun} lines…`);
+  const program = `BEGIN { for (i = 0; i < ${linesPerRun}; i++) { printf "%d\\n", i; fflush() } }`;
+  const runs = await Promise.all(
+    Array.from({ length: concurrentRuns }, () => create({ argv: ['/usr/bin/awk', program] })),
+  );
+  const t0 = nowMs();
+  let events = 0;
+  let lost = 0;
+  await Promise.all(
+    runs.map(async (run) => {
+      let text = '';
+      let next = 1;
+      let last = null;
+      await follow(stack.url, run.id, headers, (event) => {
+        events += 1;
+        if (event.seq !== next) lost += 1;
+        next = event.seq + 1;
+        last = event;
+        if (event.type === 'stdout') text += event.data.text;
+      });
+      const lines = text.split('\n').filter(Boolean);
+      const complete =
+        lines.length === linesPerRun &&
+        lines.every((l, i) => l === String(i)) &&
+        last?.data.status === 'succeeded';
+      if (!complete) lost += 1;
+    }),
+  );
+  const seconds = (nowMs() - t0) / 1000;
+
+  await stack.call('DELETE', `/v1/claims/${claim.id}`);
+  process.stdout.write(
+    `${JSON.stringify({
+      bench: 'runs',
+      iterations,
+      start_p50_ms: round(percentile(starts, 50)),
+      start_p99_ms: round(percentile(starts, 99)),
+      first_byte_p50_ms: round(percentile(firstBytes, 50)),
+      event_latency_p50_ms: round(percentile(latencies, 50)),
+      event_latency_p99_ms: round(percentile(latencies, 99)),
+      events_per_s: Math.round(events / seconds),
+      lines_per_s: Math.round((concurrentRuns * linesPerRun) / seconds),
+      concurrent_runs: concurrentRuns,
+      lines_per_run: linesPerRun,
+      events,
+      lost,
+    })}\n`,
+  );
+} finally {
+  agent.destroy();
+  await stack.stop();
+}
