@@ -37,7 +37,7 @@ async function dumpRedis(url: string): Promise<{ keys: number; text: string }> {
         else if (type === 'hash') value = await redis.hgetall(key);
         else if (type === 'list') value = await redis.lrange(key, 0, -1);
         else if (type === 'set') value = await redis.smembers(key);
-        else if (type === 'zset') value = await redis.zrange(key, 0, -1);
+        else if (type === 'zset') value = await redis.zrange(key, '0', '-1');
         else if (type === 'stream') value = await redis.xrange(key, '-', '+');
         parts.push(key, JSON.stringify(value ?? null));
       }
@@ -319,7 +319,7 @@ describe('claim secrets reach the desktop and nothing else', () => {
 
   it('the values appear 0 times in Redis (every key), audit events, action records and worker logs', async () => {
     const values = [VALUE, STORED, LATE];
-    const redis = await dumpRedis(s.workerEnv.REDIS_URL);
+    const redis = await dumpRedis(s.workerEnv.REDIS_URL!);
     expect(redis.keys).toBeGreaterThan(0);
     // The delivery jobs are there (ids only) and prove the dump reads job data.
     expect(redis.text).toContain('secrets.sync');
