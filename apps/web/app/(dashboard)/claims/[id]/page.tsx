@@ -1,4 +1,4 @@
-import type { ActionRecord, Claim, ViewerTicket } from '@cubicle/contract/api';
+import type { ActionRecord, Claim, Run, SecretRef, ViewerTicket } from '@cubicle/contract/api';
 import { notFound } from 'next/navigation';
 import { ApiError, api } from '../../../../lib/api/client';
 import { requireSession } from '../../../../lib/session/current';
@@ -7,6 +7,7 @@ import { TtlCountdown } from '../../../components/ttl-countdown';
 import { ClaimControls } from '../claim-controls';
 import { EmbedLinkForm } from './embed-link-form';
 import { LiveView } from './live-view';
+import { RunsPanel } from './runs-panel';
 import { ScreenshotPanel } from './screenshot-panel';
 import { revokeTicket } from './viewer-actions';
 
@@ -36,6 +37,10 @@ export default async function ClaimPage({ params }: { params: Promise<{ id: stri
   const [actions, tickets] = await Promise.all([
     optional(api<{ data: ActionRecord[] }>(session, `/v1/claims/${id}/actions?limit=20`)),
     optional(api<{ data: ViewerTicket[] }>(session, `/v1/claims/${id}/viewer-tickets?limit=50`)),
+  ]);
+  const [runs, secrets] = await Promise.all([
+    optional(api<{ data: Run[] }>(session, `/v1/claims/${id}/runs?limit=20`)),
+    optional(api<{ data: SecretRef[] }>(session, `/v1/claims/${id}/secrets`)),
   ]);
   return (
     <>
@@ -174,9 +179,16 @@ export default async function ClaimPage({ params }: { params: Promise<{ id: stri
         </table>
       )}
       <h2>Runs</h2>
-      <p className="muted">
-        Agent runs and their events will appear here once runs are served by the API.
-      </p>
+      {runs instanceof ApiError ? (
+        <p className="muted">Runs are not available: {runs.message}</p>
+      ) : (
+        <RunsPanel
+          claimId={claim.id}
+          isActive={isActive}
+          runs={runs.data}
+          secretNames={secrets instanceof ApiError ? null : secrets.data.map((s) => s.name)}
+        />
+      )}
     </>
   );
 }
