@@ -5,8 +5,10 @@
 //                         its own clock: the guest runs on this machine, so clocks agree)
 //   first_byte_p50_ms     POST …/runs → its first stdout event at an SSE client
 //   event_latency_p50_ms  a line printed in the guest (its clock) → received by an SSE client
-//   events_per_s          RunEvents delivered to SSE clients per second with N concurrent runs,
-//                         each checked complete (every line, dense seq, final status)
+//   events_per_s          stdout RunEvents delivered to SSE clients per second with N concurrent
+//                         runs writing one line per write (paced), each run checked complete
+//                         (every line, dense seq, final status); bulk_* is the same with
+//                         unpaced output, which the pipe coalesces into large events
 // Prints one JSON line.
 import http from 'node:http';
 import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
@@ -19,6 +21,8 @@ const arg = (name, dflt) => {
 const iterations = arg('--iterations', 40);
 const concurrentRuns = arg('--runs', 16);
 const linesPerRun = arg('--lines', 20_000);
+const pacedLines = arg('--paced-lines', 3000);
+const pacedSleep = arg('--paced-sleep', 0.0005);
 
 const nowMs = () => performance.timeOrigin + performance.now();
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -150,6 +154,49 @@ try {
   );
   const seconds = (nowMs() - t0) / 1000;
 
+  // Paced: each line its own write, a little apart, so the guest reads most lines as chunks of
+  // their own and every line becomes a RunEvent: what the event path (guest → worker →
+  // Postgres → Redis → API → SSE) sustains in events, not bytes.
+  log(`paced: ${concurrentRuns} runs × ${pacedLines} lines, one write each…`);
+  const paced = `import sys, time
+w = sys.stdout.write
+for i in range(${pacedLines}):
+    w('%d\\n' % i); sys.stdout.flush(); time.sleep(${pacedSleep})`;
+  const pacedRuns = await Promise.all(
+    Array.from({ length: concurrentRuns }, () =>
+      create({ argv: ['/usr/bin/python3', '-c', paced] }),
+    ),
+  );
+  const p0 = nowMs();
+  let pacedEvents = 0;
+  let pacedFirst = null;
+  let pacedLast = 0;
+  await Promise.all(
+    pacedRuns.map(async (run) => {
+      let text = '';
+      let next = 1;
+      let final = null;
+      await follow(stack.url, run.id, headers, (event, at) => {
+        if (event.seq !== next) lost += 1;
+        next = event.seq + 1;
+        final = event;
+        if (event.type !== 'stdout') return;
+        pacedEvents += 1;
+        pacedFirst ??= at;
+        pacedLast = Math.max(pacedLast, at);
+        text += event.data.text;
+      });
+      const lines = text.split('\n').filter(Boolean);
+      if (
+        lines.length !== pacedLines ||
+        !lines.every((l, i) => l === String(i)) ||
+        final?.data.status !== 'succeeded'
+      )
+        lost += 1;
+    }),
+  );
+  const pacedSeconds = (pacedLast - (pacedFirst ?? p0)) / 1000;
+
   await stack.call('DELETE', `/v1/claims/${claim.id}`);
   process.stdout.write(
     `${JSON.stringify({
@@ -160,11 +207,15 @@ try {
       first_byte_p50_ms: round(percentile(firstBytes, 50)),
       event_latency_p50_ms: round(percentile(latencies, 50)),
       event_latency_p99_ms: round(percentile(latencies, 99)),
-      events_per_s: Math.round(events / seconds),
-      lines_per_s: Math.round((concurrentRuns * linesPerRun) / seconds),
+      // stdout events delivered per second over the paced phase (one write per line).
+      events_per_s: Math.round(pacedEvents / pacedSeconds),
+      paced_lines_per_event: round((concurrentRuns * pacedLines) / pacedEvents),
+      // Unpaced (awk as fast as it can): the pipe coalesces lines into few large events.
+      bulk_lines_per_s: Math.round((concurrentRuns * linesPerRun) / seconds),
+      bulk_events_per_s: Math.round(events / seconds),
       concurrent_runs: concurrentRuns,
       lines_per_run: linesPerRun,
-      events,
+      paced_lines_per_run: pacedLines,
       lost,
     })}\n`,
   );
