@@ -124,6 +124,33 @@ describe('webhooks on a real claim lifecycle', () => {
     expect(recv.verify(ended!, secret)).toBeTruthy();
   });
 
+  it('a run that ends in the desktop arrives as run.finished with its exit code', async () => {
+    await waitFor(async () => (await counts('hooks')).warm >= 1, 120_000, 250);
+    const claim = (await call('POST', '/v1/pools/hooks/claims', {})).json();
+    expect(claim.status).toBe('active');
+    const started = await call('POST', `/v1/claims/${claim.id}/runs`, {
+      argv: ['/bin/sh', '-c', 'exit 3'],
+    });
+    expect(started.statusCode, started.body).toBe(202);
+    const runId: string = started.json().id;
+    const [finished] = await recv.waitFor(
+      1,
+      (w) => w.payload.type === 'run.finished' && w.payload.data.run_id === runId,
+      60_000,
+    );
+    expect(recv.verify(finished!, secret)).toBeTruthy();
+    const run = (await call('GET', `/v1/runs/${runId}`)).json();
+    expect(finished!.payload.data).toEqual({
+      run_id: runId,
+      claim_id: claim.id,
+      status: run.status,
+      exit_code: 3,
+      reason: 'exited',
+    });
+    expect((await call('DELETE', `/v1/claims/${claim.id}`)).statusCode).toBe(200);
+    await recv.waitFor(1, eventsOf(claim.id, 'claim.ended'));
+  });
+
   it('lists every delivery as delivered with its response code, and each event once', async () => {
     await waitFor(
       async () =>

@@ -3,6 +3,7 @@ import { DEFAULT_BODY_LIMIT_BYTES } from '@cubicle/contract/api';
 import { openApiDocument } from '@cubicle/contract/openapi';
 import type { Db } from '@cubicle/db';
 import {
+  announceRunsFinished,
   GUEST_CALL_MAX_WAIT_MS,
   GuestCalls,
   type Enqueue,
@@ -171,6 +172,9 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
       });
     if (options.queues) {
       const deps = { db: options.db, queues: options.queues, ...(events ? { events } : {}) };
+      // A queued run cancelled here ends here: its `run.finished` webhook is sent from here.
+      const stopRunWebhooks = announceRunsFinished(deps);
+      app.addHook('onClose', async () => stopRunWebhooks());
       registerPoolRoutes(app, deps);
       registerClaimRoutes(app, {
         ...deps,

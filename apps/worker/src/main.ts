@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 import { createServer } from 'node:http';
-import { parseKeyring, secretLogHooks, type WorkerDeps } from '@cubicle/control-plane';
+import {
+  announceRunsFinished,
+  parseKeyring,
+  secretLogHooks,
+  type WorkerDeps,
+} from '@cubicle/control-plane';
 import { createDb } from '@cubicle/db';
 import { createQueueConnection, JobQueues, startWorkers } from '@cubicle/queue';
 import { pino } from 'pino';
@@ -36,6 +41,8 @@ const deps: WorkerDeps = {
   events: { publisher: connection, prefix: env.QUEUE_PREFIX },
 };
 const metrics = new WorkerMetrics();
+// Runs that end in this process are announced to webhooks (`run.finished`).
+announceRunsFinished(deps);
 // Runs hold their guest streams here; started before the `runs` queue is served.
 const runSubscriber = createQueueConnection(env.REDIS_URL);
 const runs = await startRunSupervision(deps, {

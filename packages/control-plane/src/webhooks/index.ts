@@ -6,3 +6,4 @@ export * from './manage-webhooks.js';
 export * from './post-webhook.js';
 export * from './retry-schedule.js';
 export * from './webhook-signature.js';
+export * from './announce-runs.js';
