@@ -86,7 +86,9 @@ export class LiveRun {
     });
     this.socket = socket;
     socket.on('message', (raw) => this.onMessage(raw.toString()));
-    socket.on('close', () => void this.onClose());
+    // Never an unhandled rejection (it would stop the worker): a failed end is left to the
+    // lease sweep, which records it once this worker stops renewing the run.
+    socket.on('close', () => void this.onClose().catch(() => undefined));
     socket.on('error', () => undefined);
     const timeoutMs = row.timeout_seconds * 1000;
     socket.on('open', () => {
@@ -153,7 +155,9 @@ export class LiveRun {
     }
     switch (message.type) {
       case 'started':
-        void this.onStarted(message.pid);
+        void this.onStarted(message.pid).catch(() =>
+          this.requestEnd({ kind: 'cancel' }, 'SIGKILL', 0),
+        );
         return;
       case 'stdout':
       case 'stderr': {
@@ -172,7 +176,7 @@ export class LiveRun {
         void this.end(
           { status: 'failed', reason: 'start_failed', detail: message.error.message },
           [],
-        );
+        ).catch(() => undefined);
         return;
       default:
         message satisfies never;

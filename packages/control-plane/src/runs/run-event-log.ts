@@ -40,7 +40,16 @@ export class RunEventLog {
       this.paused = true;
       this.onPressure(true);
     }
-    this.flushing ??= this.drain();
+    // A commit that keeps failing drops this batch (after ~5 s of retries) rather than reject
+    // where nobody awaits; the run's end is still recorded.
+    this.flushing ??= this.drain().catch(() => {
+      this.pending = [];
+      this.pendingBytes = 0;
+      if (this.paused) {
+        this.paused = false;
+        this.onPressure(false);
+      }
+    });
   }
 
   /** flush resolves once everything added so far is committed and published. */
