@@ -99,11 +99,12 @@ export async function storeClaimSecrets(
       sealed.map((s) => s.envelope.keyId),
     ],
   });
-  await requestSecretsDelivery(deps, tenantId, {
-    id: claim.id,
-    status: claim.status,
-    sandboxId: claim.sandbox?.id ?? null,
-  });
+  await requestSecretsDelivery(
+    deps,
+    tenantId,
+    { id: claim.id, status: claim.status, sandboxId: claim.sandbox?.id ?? null },
+    { attach: false },
+  );
 }
 
 const toRef = (row: { id: string; claimId: string; name: string; createdAt: Date }): SecretRef => ({

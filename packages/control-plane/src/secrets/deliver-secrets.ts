@@ -14,11 +14,15 @@ export interface ClaimForDelivery {
  * queued after this one (a shell, a run) already sees the files; the attach message makes a
  * worker serve that queue at once. A pending claim gets `secrets.deliver`, which waits for it to
  * become active. Payloads carry ids only: the worker reads and decrypts the values itself.
+ * `attach: false` (the claim's own answer) leaves serving the queue to the sandbox's first
+ * guest call or the worker's periodic scan, so that starting a queue worker does not compete
+ * with the burst of claims for CPU; the job waits in order on the queue either way.
  */
 export async function requestSecretsDelivery(
   deps: Deps,
   tenantId: string,
   claim: ClaimForDelivery,
+  options: { attach?: boolean } = {},
 ): Promise<void> {
   if (claim.status === 'active' && claim.sandboxId) {
     await deps.queues.enqueue('secrets.sync', {
@@ -26,7 +30,7 @@ export async function requestSecretsDelivery(
       claim_id: claim.id,
       sandbox_id: claim.sandboxId,
     });
-    if (deps.events)
+    if (deps.events && options.attach !== false)
       await deps.events.publisher
         .publish(guestAttachChannel(deps.events.prefix), claim.sandboxId)
         .catch(() => undefined);
