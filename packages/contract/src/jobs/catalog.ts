@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  ClaimId,
-  PoolId,
-  RunId,
-  SandboxId,
-  TenantId,
-  WebhookDeliveryId,
-} from '../api/common.js';
+import { ClaimId, PoolId, RunId, SandboxId, TenantId, WebhookDeliveryId } from '../api/common.js';
 import { GuestRoutes } from '../guest/routes.js';
 
 const GuestOperation = z.enum(
@@ -99,7 +92,16 @@ export const Jobs = {
   'secrets.sync': job({
     queue: 'guest-{sandbox_id}',
     // Ids only: the worker reads and decrypts the claim's secrets when the job runs.
-    payload: z.strictObject({ tenant_id: TenantId, claim_id: ClaimId, sandbox_id: SandboxId }),
+    payload: z.strictObject({
+      tenant_id: TenantId,
+      claim_id: ClaimId,
+      sandbox_id: SandboxId,
+      /** Names whose rows are being written as the job is queued: it waits (≤ 2 s) for them. */
+      names: z
+        .array(z.string().regex(/^[A-Z_][A-Z0-9_]{0,127}$/))
+        .max(64)
+        .optional(),
+    }),
     // Idempotent (it writes the claim's current set and removes the rest), so safe to retry.
     attempts: 3,
     backoff: { type: 'exponential', delay_ms: 500 },

@@ -80,7 +80,9 @@ export async function storeClaimSecrets(
   sealed: SealedSecret[],
 ): Promise<void> {
   if (sealed.length === 0 || claim.status === 'released') return;
-  await sqlPoolOf(deps.db).query({
+  // The delivery job is queued while the rows are written (one round trip instead of two on
+  // the claim's answer); it names them and waits for them before it writes anything.
+  const insert = sqlPoolOf(deps.db).query({
     name: 'cubicle_store_claim_secrets_v1',
     text: `INSERT INTO claim_secrets (id, tenant_id, claim_id, name, ciphertext, nonce, wrapped_key, key_id)
            SELECT id, $1, $2, name, ciphertext, nonce, wrapped_key, key_id
@@ -99,12 +101,15 @@ export async function storeClaimSecrets(
       sealed.map((s) => s.envelope.keyId),
     ],
   });
-  await requestSecretsDelivery(
-    deps,
-    tenantId,
-    { id: claim.id, status: claim.status, sandboxId: claim.sandbox?.id ?? null },
-    { attach: false },
-  );
+  await Promise.all([
+    insert,
+    requestSecretsDelivery(
+      deps,
+      tenantId,
+      { id: claim.id, status: claim.status, sandboxId: claim.sandbox?.id ?? null },
+      { attach: false, names: sealed.map((s) => s.name) },
+    ),
+  ]);
 }
 
 const toRef = (row: { id: string; claimId: string; name: string; createdAt: Date }): SecretRef => ({

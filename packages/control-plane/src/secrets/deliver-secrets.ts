@@ -22,13 +22,14 @@ export async function requestSecretsDelivery(
   deps: Deps,
   tenantId: string,
   claim: ClaimForDelivery,
-  options: { attach?: boolean } = {},
+  options: { attach?: boolean; names?: string[] } = {},
 ): Promise<void> {
   if (claim.status === 'active' && claim.sandboxId) {
     await deps.queues.enqueue('secrets.sync', {
       tenant_id: tenantId,
       claim_id: claim.id,
       sandbox_id: claim.sandboxId,
+      ...(options.names ? { names: options.names } : {}),
     });
     if (deps.events && options.attach !== false)
       await deps.events.publisher

@@ -38,11 +38,7 @@ export async function syncClaimSecrets(
   if (!sandbox) return { skipped: 'claim_not_active' };
   if (!sandbox.guest_endpoint || !sandbox.guest_token_ciphertext)
     throw new Error(`sandbox ${p.sandbox_id} has no guest driver endpoint`);
-  const secrets = await deps.db.claimSecret.findMany({
-    where: { tenantId: p.tenant_id, claimId: p.claim_id },
-    select: { name: true, ciphertext: true, nonce: true, wrappedKey: true },
-    orderBy: { name: 'asc' },
-  });
+  const secrets = await claimSecretsWith(deps, p);
   const values = secrets.map((s) => ({
     name: s.name,
     value: openEnvelope(deps.keyring, s, secretAad(p.tenant_id, s.name)),
@@ -64,6 +60,28 @@ export async function syncClaimSecrets(
     );
   }
   return { names: SecretsResponse.parse(answer.body).names };
+}
+
+/** How long a sync waits for the rows it was queued with (they are written as it is queued). */
+const ROWS_WAIT_MS = 2_000;
+
+/**
+ * claimSecretsWith reads the claim's sealed secrets; when the job names secrets whose rows are
+ * still being written, it waits for them (holding the sandbox's queue, so no later guest call
+ * runs first), at most ROWS_WAIT_MS, then takes what is there.
+ */
+async function claimSecretsWith(deps: WorkerDeps, p: JobPayload<'secrets.sync'>) {
+  const deadline = Date.now() + ROWS_WAIT_MS;
+  for (;;) {
+    const rows = await deps.db.claimSecret.findMany({
+      where: { tenantId: p.tenant_id, claimId: p.claim_id },
+      select: { name: true, ciphertext: true, nonce: true, wrappedKey: true },
+      orderBy: { name: 'asc' },
+    });
+    const have = new Set(rows.map((r) => r.name));
+    if ((p.names ?? []).every((n) => have.has(n)) || Date.now() >= deadline) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** ClaimPendingError makes BullMQ retry `secrets.deliver` until the claim is active. */
