@@ -53,7 +53,9 @@ const ApiEnvFields = z.object({
   VIEWER_MAX_STREAMS_PER_TENANT: z.coerce.number().int().min(1).max(100_000).default(100),
   /**
    * `id:base64key[,id:base64key…]`, the worker's keyring: seals webhook signing secrets (the
-   * worker opens them to sign). Unset: the webhook routes are not served.
+   * worker opens them to sign) and claim/stored secrets (envelope encryption: each value's
+   * data key is wrapped by the first key). Unset: the webhook and secret routes are not
+   * served, and a claim request with `secrets` is 503.
    */
   CUBICLE_KEYRING: z.string().min(1).optional(),
   /**
