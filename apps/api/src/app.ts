@@ -19,8 +19,8 @@ import { ApiMetrics, registerMetrics } from './metrics/api-metrics.js';
 import { registerClaimRoutes } from './routes/claims.js';
 import { registerDriveRoutes } from './routes/drive.js';
 import { registerPoolRoutes } from './routes/pools.js';
-import { registerRunRoutes } from './routes/runs.js';
 import { registerSecretRoutes } from './routes/secrets.js';
+import { registerRunRoutes } from './routes/runs.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerTenantRoutes } from './routes/tenant.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
@@ -46,10 +46,10 @@ export interface BuildOptions {
   queuePrefix?: string;
   /** Key cache and last_used_at tuning (tests shorten the cache to see revocations at once). */
   keyVerifier?: KeyVerifierOptions;
-  /** Viewer tickets and the stream proxy (needs `db`; with `redis`, revocations reach every replica). */
-  viewer?: ViewerOptions;
   /** Request timings; serve them with serveMetrics on a private listener (never on this app). */
   metrics?: ApiMetrics;
+  /** Viewer tickets and the stream proxy (needs `db`; with `redis`, revocations reach every replica). */
+  viewer?: ViewerOptions;
   /** Seals secret values at rest (CUBICLE_KEYRING); without it the secret routes are not mounted. */
   keyring?: Keyring;
   /**

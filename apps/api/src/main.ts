@@ -6,9 +6,9 @@ import { generateViewerKeySet, parseViewerKeys } from '@cubicle/viewer';
 import { loadApiEnv } from './env.js';
 import { buildApp, redactPaths } from './app.js';
 import { createRedis } from './lib/redis.js';
+import { withViewerKeysFromPem } from './viewer-key-pem.js';
 import { ApiMetrics } from './metrics/api-metrics.js';
 import { serveMetrics, type MetricsServer } from './metrics/metrics-server.js';
-import { withViewerKeysFromPem } from './viewer-key-pem.js';
 
 // Parse configuration before anything starts: a bad variable stops the process here.
 const env = loadApiEnv(withViewerKeysFromPem(process.env));
@@ -36,6 +36,7 @@ const app = await buildApp({
   queuePrefix: env.QUEUE_PREFIX,
   // Secrets are sealed with the same keyring the worker opens them with.
   ...(env.CUBICLE_KEYRING ? { keyring: parseKeyring(env.CUBICLE_KEYRING) } : {}),
+  webhooks: { allowPrivate: env.CUBICLE_WEBHOOKS_ALLOW_PRIVATE },
   viewer: {
     keys: viewerKeys,
     webUrl: env.CUBICLE_WEB_URL,
@@ -77,8 +78,8 @@ async function shutdown(signal: string) {
   // sent, and would hold the close for the keep-alive timeout: close such connections as they idle.
   const idleSweep = setInterval(() => app.server.closeIdleConnections(), 100);
   await app.close();
-  await metricsServer?.close();
   clearInterval(idleSweep);
+  await metricsServer?.close();
   await queues.close();
   queueConnection.disconnect();
   redis.disconnect();

@@ -3,9 +3,9 @@ import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { auditRoutes } from './routes/audit-routes.js';
 import { claimRoutes } from './routes/claim-routes.js';
 import { driveRoutes } from './routes/drive-routes.js';
-import { ticketSecretRunRoutes } from './routes/planned-routes.js';
 import { poolRoutes } from './routes/pool-routes.js';
 import { secretRoutes } from './routes/secret-routes.js';
+import { runRoutes } from './routes/run-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
 import { tenantRoutes } from './routes/tenant-routes.js';
 import { viewerRoutes } from './routes/viewer-routes.js';
@@ -23,7 +23,7 @@ export const Routes = {
   ...driveRoutes,
   ...viewerRoutes,
   ...secretRoutes,
-  ...ticketSecretRunRoutes,
+  ...runRoutes,
   ...auditRoutes,
   ...webhookRoutes,
 } satisfies Record<string, RouteDef>;
