@@ -58,11 +58,13 @@ describe('runs on the dashboard in Chromium', () => {
     expect(text).not.toContain(secretValue);
     const stderr = output.locator('span.stderr');
     expect(await stderr.first().textContent()).toContain('oops');
-    const colour = await stderr.first().evaluate((el) => getComputedStyle(el).color);
-    const stdoutColour = await output
-      .locator('span.stdout')
-      .first()
-      .evaluate((el) => getComputedStyle(el).color);
+    // Runs in the page; the test project has no DOM lib, so reach the browser's global by type.
+    const colourOf = (el: unknown) =>
+      (
+        globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }
+      ).getComputedStyle(el).color;
+    const colour = await stderr.first().evaluate(colourOf);
+    const stdoutColour = await output.locator('span.stdout').first().evaluate(colourOf);
     expect(colour).not.toBe(stdoutColour);
     expect(await page.getByTestId('run-status').textContent()).toContain('failed');
     expect(await page.content()).not.toContain(secretValue);

@@ -1,6 +1,7 @@
 import { envVars, loadEnv } from '@cubicle/config';
 import { parseViewerKeys } from '@cubicle/viewer';
 import { z } from 'zod';
+import { withViewerKeysFromPem } from './viewer-key-pem.js';
 
 const isViewerKeySet = (value: string) => {
   try {
@@ -79,5 +80,6 @@ export const ApiEnv = ApiEnvFields.refine(
 export type ApiEnv = z.infer<typeof ApiEnv>;
 
 export function loadApiEnv(source: Record<string, string | undefined> = process.env): ApiEnv {
-  return loadEnv('cubicle-api', ApiEnv, source);
+  // The chart gives the viewer key as PEM (CUBICLE_VIEWER_KEY_PEM); derive the JWK set from it.
+  return loadEnv('cubicle-api', ApiEnv, withViewerKeysFromPem(source));
 }

@@ -6,12 +6,11 @@ import { generateViewerKeySet, parseViewerKeys } from '@cubicle/viewer';
 import { loadApiEnv } from './env.js';
 import { buildApp, redactPaths } from './app.js';
 import { createRedis } from './lib/redis.js';
-import { withViewerKeysFromPem } from './viewer-key-pem.js';
 import { ApiMetrics } from './metrics/api-metrics.js';
 import { serveMetrics, type MetricsServer } from './metrics/metrics-server.js';
 
 // Parse configuration before anything starts: a bad variable stops the process here.
-const env = loadApiEnv(withViewerKeysFromPem(process.env));
+const env = loadApiEnv();
 
 const db = createDb({ databaseUrl: env.DATABASE_URL });
 const redis = createRedis(env.REDIS_URL, { maxRetriesPerRequest: 1 });

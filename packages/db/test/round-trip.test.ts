@@ -145,6 +145,7 @@ describe('data model round-trip', () => {
         name: 'OPENAI_API_KEY',
         ciphertext: Buffer.from('c1'),
         nonce: Buffer.alloc(12, 7),
+        wrappedKey: Buffer.alloc(60, 3),
         keyId: 'k1',
       },
     });
@@ -152,6 +153,31 @@ describe('data model round-trip', () => {
       where: { claimId_name: { claimId: ids.claim, name: 'OPENAI_API_KEY' } },
     });
     expect(Buffer.from(secret.nonce)).toEqual(Buffer.alloc(12, 7));
+    expect(Buffer.from(secret.wrappedKey)).toEqual(Buffer.alloc(60, 3));
+
+    // Stored secrets are versioned per name: a second version beside the first.
+    for (const version of [1, 2]) {
+      await db.tenantSecret.create({
+        data: {
+          id: newId('secret'),
+          tenantId: ids.tenant,
+          name: 'AGENT_TOKEN',
+          version,
+          ciphertext: Buffer.from(`v${version}`),
+          nonce: Buffer.alloc(12, version),
+          wrappedKey: Buffer.alloc(60, version),
+          keyId: 'k1',
+        },
+      });
+    }
+    const versions = await db.tenantSecret.findMany({
+      where: { tenantId: ids.tenant, name: 'AGENT_TOKEN' },
+      orderBy: { version: 'asc' },
+    });
+    expect(versions.map((v) => [v.version, Buffer.from(v.ciphertext).toString()])).toEqual([
+      [1, 'v1'],
+      [2, 'v2'],
+    ]);
 
     await db.viewerTicket.create({
       data: {
@@ -412,6 +438,7 @@ describe('data model round-trip', () => {
         'RunEvent',
         'Sandbox',
         'Tenant',
+        'TenantSecret',
         'ViewerTicket',
         'WebhookAttempt',
         'WebhookDelivery',
@@ -428,6 +455,7 @@ describe('data model round-trip', () => {
       db.sandbox.count(),
       db.claim.count(),
       db.claimSecret.count(),
+      db.tenantSecret.count(),
       db.viewerTicket.count(),
       db.run.count(),
       db.runEvent.count(),
@@ -438,6 +466,6 @@ describe('data model round-trip', () => {
       db.webhookDelivery.count(),
       db.webhookAttempt.count(),
     ]);
-    expect(counts).toEqual(Array(14).fill(0));
+    expect(counts).toEqual(Array(15).fill(0));
   });
 });
