@@ -5,20 +5,12 @@
 // `version` output (≈ 0.1 s) and return.
 //   node scripts/lib/helm-tools.mjs     build when missing, then print the path as JSON
 import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { findGo, goCacheEnv, runGo } from './kube-go.mjs';
 import { kubeToolsDir } from './kube-paths.mjs';
+import { withToolLock } from './tool-lock.mjs';
 import { dim, formatMs, say, UserError } from './ui.mjs';
 
 /** The pinned helm release (the chart's tests and README were written against it). */
@@ -38,50 +30,6 @@ export function isHelmReady(bin) {
     env: { ...process.env, HELM_CONFIG_HOME: '/nonexistent', HELM_CACHE_HOME: '/nonexistent' },
   });
   return result.status === 0 && result.stdout.trim() === HELM_VERSION;
-}
-
-function ownerAlive(lockFile) {
-  try {
-    const { pid } = JSON.parse(readFileSync(lockFile, 'utf8'));
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
-}
-
-/** withHelmLock keeps two bootstraps from building helm at once (its own lock: kube tools may build meanwhile). */
-async function withHelmLock(dir, log, fn) {
-  const lockFile = join(dir, 'helm-build.lock');
-  const started = performance.now();
-  let lastSaid = 0;
-  for (;;) {
-    try {
-      writeFileSync(lockFile, JSON.stringify({ pid: process.pid }), { flag: 'wx' });
-      break;
-    } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
-      const owner = ownerAlive(lockFile);
-      if (owner === undefined) {
-        rmSync(lockFile, { force: true });
-        continue;
-      }
-      if (performance.now() - lastSaid > 15_000) {
-        lastSaid = performance.now();
-        log(
-          dim(
-            `  … waiting for process ${owner}, which is building helm (${formatMs(performance.now() - started)})`,
-          ),
-        );
-      }
-      await sleep(1000);
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lockFile, { force: true });
-  }
 }
 
 async function buildHelm(dir, log, output) {
@@ -120,7 +68,7 @@ export async function ensureHelm({ log = say } = {}) {
   if (!isHelmReady(bin)) {
     const dir = kubeToolsDir();
     mkdirSync(join(bin, '..'), { recursive: true });
-    await withHelmLock(dir, log, async () => {
+    await withToolLock({ dir, lockName: 'helm-build.lock', what: 'helm', log }, async () => {
       if (isHelmReady(bin)) return;
       const output = `${bin}.partial`;
       rmSync(output, { force: true });

@@ -14,11 +14,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { findGo, goCacheEnv, runGo } from './kube-go.mjs';
 import { KUBE_TOOL_VERSIONS, kubeToolPaths } from './kube-paths.mjs';
 import { capture } from './run.mjs';
+import { withToolLock } from './tool-lock.mjs';
 import { dim, formatMs, say, UserError } from './ui.mjs';
 
 /** versionOutput runs `<bin> --version` and returns its output, or undefined when it does not run. */
@@ -110,50 +110,6 @@ async function buildEtcd(ctx, output) {
 
 const BUILDERS = { etcd: buildEtcd, kubeApiserver: buildKubeApiserver };
 
-function ownerAlive(lockFile) {
-  try {
-    const { pid } = JSON.parse(readFileSync(lockFile, 'utf8'));
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
-}
-
-/** withBuildLock keeps two bootstraps (two terminals, two engineers) from building the same thing at once. */
-async function withBuildLock(dir, log, fn) {
-  const lockFile = join(dir, 'build.lock');
-  const started = performance.now();
-  let lastSaid = 0;
-  for (;;) {
-    try {
-      writeFileSync(lockFile, JSON.stringify({ pid: process.pid }), { flag: 'wx' });
-      break;
-    } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
-      const owner = ownerAlive(lockFile);
-      if (owner === undefined) {
-        rmSync(lockFile, { force: true });
-        continue;
-      }
-      if (performance.now() - lastSaid > 15_000) {
-        lastSaid = performance.now();
-        log(
-          dim(
-            `  … waiting for process ${owner}, which is building the kube tools (${formatMs(performance.now() - started)})`,
-          ),
-        );
-      }
-      await sleep(1000);
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lockFile, { force: true });
-  }
-}
-
 /**
  * ensureKubeTools returns the paths of etcd and kube-apiserver at the pinned versions, building
  * whichever is missing (or does not run) first. Idempotent and safe to run concurrently.
@@ -164,38 +120,43 @@ export async function ensureKubeTools({ log = say } = {}) {
   const missing = () => tools.filter((tool) => !isToolReady(tool, paths[tool]));
   if (missing().length > 0) {
     mkdirSync(paths.dir, { recursive: true });
-    await withBuildLock(paths.dir, log, async () => {
-      const todo = missing();
-      if (todo.length === 0) return;
-      const { go, env, version } = await findGo(paths.dir, { log });
-      log(
-        dim(`kube tools: building ${todo.join(', ')} with go ${version} (${go}) into ${paths.dir}`),
-      );
-      const logFile = join(paths.dir, 'build.log');
-      const goEnv = { ...goCacheEnv(paths.dir), ...env };
-      const ctx = {
-        dir: paths.dir,
-        go,
-        env: { ...process.env, ...goEnv },
-        go_: async (args, cwd, label) => {
-          log(`${label} …`);
-          const ms = await runGo(go, args, { cwd, env: goEnv, logFile, label, log });
-          log(dim(`${label} done in ${formatMs(ms)}`));
-        },
-      };
-      for (const tool of todo) {
-        const output = `${paths[tool]}.partial`;
-        mkdirSync(join(output, '..'), { recursive: true });
-        rmSync(output, { force: true });
-        await BUILDERS[tool](ctx, output);
-        if (!isToolReady(tool, output)) {
-          throw new UserError(
-            `${output} was built but does not report "${EXPECTED_VERSION[tool]}" for --version`,
-          );
+    await withToolLock(
+      { dir: paths.dir, lockName: 'build.lock', what: 'the kube tools', log },
+      async () => {
+        const todo = missing();
+        if (todo.length === 0) return;
+        const { go, env, version } = await findGo(paths.dir, { log });
+        log(
+          dim(
+            `kube tools: building ${todo.join(', ')} with go ${version} (${go}) into ${paths.dir}`,
+          ),
+        );
+        const logFile = join(paths.dir, 'build.log');
+        const goEnv = { ...goCacheEnv(paths.dir), ...env };
+        const ctx = {
+          dir: paths.dir,
+          go,
+          env: { ...process.env, ...goEnv },
+          go_: async (args, cwd, label) => {
+            log(`${label} …`);
+            const ms = await runGo(go, args, { cwd, env: goEnv, logFile, label, log });
+            log(dim(`${label} done in ${formatMs(ms)}`));
+          },
+        };
+        for (const tool of todo) {
+          const output = `${paths[tool]}.partial`;
+          mkdirSync(join(output, '..'), { recursive: true });
+          rmSync(output, { force: true });
+          await BUILDERS[tool](ctx, output);
+          if (!isToolReady(tool, output)) {
+            throw new UserError(
+              `${output} was built but does not report "${EXPECTED_VERSION[tool]}" for --version`,
+            );
+          }
+          renameSync(output, paths[tool]);
         }
-        renameSync(output, paths[tool]);
-      }
-    });
+      },
+    );
   }
   for (const tool of tools) {
     const mb = (statSync(paths[tool]).size / 1e6).toFixed(0);

@@ -16,11 +16,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { findGo, goCacheEnv, runGo } from './kube-go.mjs';
 import { kubeToolsDir } from './kube-paths.mjs';
 import { capture } from './run.mjs';
+import { withToolLock } from './tool-lock.mjs';
 import { dim, formatMs, say, UserError } from './ui.mjs';
 
 /** The pinned OpenTofu release (the acceptance tests were written against it). */
@@ -68,50 +68,6 @@ export function hclReplace(tofuGoMod) {
     );
   if (!match) throw new UserError('opentofu go.mod has no replace for github.com/hashicorp/hcl/v2');
   return `replace github.com/hashicorp/hcl/v2 => ${match[1]} ${match[2]}`;
-}
-
-function ownerAlive(lockFile) {
-  try {
-    const { pid } = JSON.parse(readFileSync(lockFile, 'utf8'));
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
-}
-
-/** withTofuLock keeps two bootstraps from building tofu at once (its own lock: kube tools may build meanwhile). */
-async function withTofuLock(dir, log, fn) {
-  const lockFile = join(dir, 'tofu-build.lock');
-  const started = performance.now();
-  let lastSaid = 0;
-  for (;;) {
-    try {
-      writeFileSync(lockFile, JSON.stringify({ pid: process.pid }), { flag: 'wx' });
-      break;
-    } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
-      const owner = ownerAlive(lockFile);
-      if (owner === undefined) {
-        rmSync(lockFile, { force: true });
-        continue;
-      }
-      if (performance.now() - lastSaid > 15_000) {
-        lastSaid = performance.now();
-        log(
-          dim(
-            `  … waiting for process ${owner}, which is building tofu (${formatMs(performance.now() - started)})`,
-          ),
-        );
-      }
-      await sleep(1000);
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lockFile, { force: true });
-  }
 }
 
 async function buildTofu(dir, log, output) {
@@ -169,7 +125,7 @@ export async function ensureTofu({ log = say } = {}) {
   if (!isTofuReady(bin)) {
     const dir = kubeToolsDir();
     mkdirSync(join(bin, '..'), { recursive: true });
-    await withTofuLock(dir, log, async () => {
+    await withToolLock({ dir, lockName: 'tofu-build.lock', what: 'tofu', log }, async () => {
       if (isTofuReady(bin)) return;
       const output = `${bin}.partial`;
       rmSync(output, { force: true });
