@@ -331,6 +331,7 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
       'CUBICLE_KEYRING',
       'CUBICLE_VIEWER_KEY_PEM',
       'CUBICLE_WEB_SESSION_SECRET',
+      'API_METRICS_TOKEN',
     ];
     for (const obj of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job'))
       for (const container of podTemplate(obj).spec.containers)
@@ -349,6 +350,9 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
     // The session key is stored as the dashboard reads it: 32 bytes, base64.
     const session = Buffer.from(keys.data['session-secret']!, 'base64').toString();
     expect(Buffer.from(session, 'base64')).toHaveLength(32);
+    expect(Buffer.from(keys.data['metrics-token']!, 'base64').toString()).toMatch(
+      /^[A-Za-z0-9]{40}$/,
+    );
     expect(Buffer.from(keys.data['viewer-key.pem']!, 'base64').toString()).toMatch(
       /^-----BEGIN PRIVATE KEY-----/,
     );
@@ -385,6 +389,48 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
         'cubicle-keys',
       ),
     ).not.toEqual(keys);
+  });
+
+  it('metrics stay off every Service, and the Ingress passes the largest body an operation accepts', () => {
+    const { objects } = render('cubicle', [join(chart, 'ci/production-values.yaml')]);
+    const api = podTemplate(find(objects, 'Deployment', 'cubicle-api')).spec.containers[0]!;
+    const metricsPort = (
+      api as unknown as { ports: { name: string; containerPort: number }[] }
+    ).ports.find((p) => p.name === 'metrics')?.containerPort;
+    expect(metricsPort).toBe(9464);
+    expect(envOf(find(objects, 'Deployment', 'cubicle-api')).get('API_METRICS_PORT')?.value).toBe(
+      '9464',
+    );
+    // Its series name tenants and pools: no Service may route to it (by number or by name).
+    for (const svc of objects.filter((o) => o.kind === 'Service')) {
+      const ports = (svc as unknown as { spec: { ports: { port: number; targetPort: unknown }[] } })
+        .spec.ports;
+      for (const port of ports) {
+        expect(port.targetPort, svc.metadata.name).not.toBe('metrics');
+        expect(port.targetPort, svc.metadata.name).not.toBe(9464);
+        expect(port.port, svc.metadata.name).not.toBe(9464);
+      }
+    }
+    // The Ingress must not cut a body the API accepts (x-cubicle-max-body-bytes per operation).
+    const openapi = JSON.parse(
+      readFileSync(
+        fileURLToPath(new URL('../../packages/contract/openapi.json', import.meta.url)),
+        'utf8',
+      ),
+    ) as { paths: Record<string, Record<string, { 'x-cubicle-max-body-bytes'?: number }>> };
+    const largest = Math.max(
+      ...Object.values(openapi.paths).flatMap((ops) =>
+        Object.values(ops).map((op) => op['x-cubicle-max-body-bytes'] ?? 0),
+      ),
+    );
+    expect(largest).toBeGreaterThan(1024 * 1024);
+    const ingress = find(objects, 'Ingress', 'cubicle') as unknown as {
+      metadata: { annotations: Record<string, string> };
+    };
+    const size = /^(\d+)m$/.exec(
+      ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-body-size']!,
+    );
+    expect(Number(size?.[1]) * 1024 * 1024).toBeGreaterThanOrEqual(largest);
   });
 
   it('the api and worker Pods carry what the sandbox NetworkPolicy admits; web and sandboxes do not match it', () => {
