@@ -338,6 +338,9 @@ function printRunning(ctx, ms) {
   say(bold(`Cubicle is up (services started in ${formatMs(ms)})`));
   say(`  Web    ${ctx.env.CUBICLE_WEB_URL}   (dashboard: sign in with the key below)`);
   say(`  API    ${ctx.apiUrl}   (OpenAPI: ${ctx.apiUrl}/docs)`);
+  // Metrics name tenants and pools, so they are off the API port; on a loopback port when asked.
+  if (ctx.env.API_METRICS_PORT)
+    say(`  Metrics http://127.0.0.1:${ctx.env.API_METRICS_PORT}/metrics   (Prometheus)`);
   say(`  Key    ${ctx.adminKey}   (admin of tenant "default"; also in .cubicle/admin-key)`);
   say(`  Pool   default (2 warm desktops; watch them come up: GET /v1/pools/default)`);
   say();
