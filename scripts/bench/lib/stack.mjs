@@ -21,6 +21,10 @@ const load = (p) => {
 /** log goes to stderr so stdout stays one JSON object per line. */
 export const log = (line) => process.stderr.write(`bench: ${line}\n`);
 
+/** The first app that exited before stop() was asked of it, and how (waitFor gives up at once). */
+let exitedEarly;
+let isStopping = false;
+
 function spawnApp(entry, env) {
   // BENCH_CPU_PROF_DIR=dir writes a V8 CPU profile of each app there (open it in Chrome DevTools).
   const prof = process.env.BENCH_CPU_PROF_DIR
@@ -34,6 +38,10 @@ function spawnApp(entry, env) {
   const keep = (d) => (tail = (tail + d.toString()).slice(-4000));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  child.once('exit', (code, signal) => {
+    if (isStopping) return;
+    exitedEarly ??= `${entry} exited early (${signal ?? code}); its last output:\n${tail}`;
+  });
   return {
     child,
     tail: () => tail,
@@ -51,6 +59,7 @@ async function waitFor(check, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;
+    if (exitedEarly) throw new Error(exitedEarly);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -58,13 +67,15 @@ async function waitFor(check, timeoutMs, what) {
 
 /**
  * startStack starts the whole Cubicle. `withWorker: false` leaves the worker out, for benchmarks
- * of the API's own path on rows they seed themselves (no desktops).
+ * of the API's own path on rows they seed themselves (no desktops). Also the live Cubicle of the
+ * Terraform provider's acceptance tests (test/harness/live-cubicle.mjs), which names its tenant.
  */
 export async function startStack({
   reclaimIntervalMs = 500,
   withWorker = true,
   workerEnv = {},
   tenantQuotas = {},
+  tenantName = 'bench',
 } = {}) {
   const [embedded, { migrate }, { createDb }, tenancy] = await Promise.all([
     load('packages/embedded/dist/index.js'),
@@ -79,6 +90,7 @@ export async function startStack({
   let stopping;
   const stop = () =>
     (stopping ??= (async () => {
+      isStopping = true;
       for (const s of stops.reverse()) await s().catch((e) => log(`stop: ${e.message}`));
       rmSync(dir, { recursive: true, force: true });
     })());
@@ -104,7 +116,7 @@ export async function startStack({
     const db = createDb({ databaseUrl, maxConnections: 4 });
     stops.push(() => db.$disconnect());
     const tenant = await tenancy.createTenant(db, {
-      name: 'bench',
+      name: tenantName,
       quotas: {
         max_sandboxes: 1000,
         max_concurrent_claims: 10_000,
@@ -114,7 +126,7 @@ export async function startStack({
     });
     const key = await tenancy.createApiKey(db, {
       tenantId: tenant.id,
-      name: 'bench',
+      name: tenantName,
       role: 'admin',
     });
     const env = {
@@ -162,6 +174,8 @@ export async function startStack({
       db,
       httpClient,
       databaseUrl,
+      /** The tenant's admin key (secret included). */
+      adminKey: key,
       /** The private Redis (unix socket URL), for benchmarks that start another process on it. */
       redisUrl: redis.url,
       tenantId: tenant.id,
