@@ -161,15 +161,17 @@ export async function createClaim(
   // A claim that took a warm sandbox is active now (a pending one is announced when fulfilled).
   // Not awaited, and outside the claim's statement: the hot path stays one round trip; the
   // event is lost only if this process dies in the next few milliseconds.
-  if (row.status === 'active' && row.sandboxId)
-    void emitWebhookEvent(deps, tenantId, 'claim.activated', {
+  // Lazy data: a tenant without a subscribed endpoint costs one EXISTS probe, no ids or body.
+  const sandboxId = row.sandboxId;
+  if (row.status === 'active' && sandboxId)
+    void emitWebhookEvent(deps, tenantId, 'claim.activated', async () => ({
       claim_id: row.id,
       name: row.name,
       pool: poolName,
       pool_id: poolId,
-      sandbox_id: row.sandboxId,
+      sandbox_id: sandboxId,
       metadata: row.metadata as Record<string, string>,
-    });
+    }));
 
   if (row.status === 'pending' && request.wait_seconds > 0) {
     const settled = await waitForClaim(deps, row.id, request.wait_seconds * 1000);
