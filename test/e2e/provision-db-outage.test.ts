@@ -126,6 +126,17 @@ describe('provisioning through a Postgres outage', () => {
     const refill = (
       await db.sandbox.findMany({ where: { poolId, state: 'provisioning' }, select: { id: true } })
     ).map((s) => s.id);
+    // Stop the database once both desktops are starting (their X servers are up): each job has
+    // read what it needs by then, and finishes while the database is away. Stopping it earlier
+    // parks a job before its desktop starts, which tests a different (and simpler) path.
+    await waitFor(
+      async () => {
+        const starting = await backend.liveSandboxIds();
+        return refill.every((id) => starting.has(id));
+      },
+      30_000,
+      50,
+    );
 
     await pg.stop();
     await new Promise((r) => setTimeout(r, OUTAGE_MS));
