@@ -25,6 +25,8 @@ const argv = process.argv.slice(2);
 const io = { out: (line) => console.log(line), err: (line) => console.error(line) };
 
 const isSecrets = argv[0] === 'secrets';
+// `usage export`: every tenant's rolled-up usage as CSV or JSON (control-plane usage-cli.ts).
+const isUsage = argv[0] === 'usage';
 
 /** The keyring of `npm start` when the environment has none (scripts/lib/first-run.mjs). */
 function keyringSpec() {
@@ -40,6 +42,10 @@ async function withDb(url) {
       const secrets = await importBuilt('packages/control-plane/dist/index.js');
       return await secrets.runSecretsCli(argv, db, keyringSpec(), io);
     }
+    if (isUsage) {
+      const usage = await importBuilt('packages/control-plane/dist/index.js');
+      return await usage.runUsageCli(argv, db, io);
+    }
     return await cli.runTenancyCli(argv, db, io);
   } finally {
     await db.$disconnect();
@@ -47,7 +53,7 @@ async function withDb(url) {
 }
 
 try {
-  if (!isSecrets && !cli.needsDatabase(argv))
+  if (!isSecrets && !isUsage && !cli.needsDatabase(argv))
     process.exitCode = await cli.runTenancyCli(argv, undefined, io);
   else if (process.env.DATABASE_URL) process.exitCode = await withDb(process.env.DATABASE_URL);
   else {

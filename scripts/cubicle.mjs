@@ -4,8 +4,10 @@
 //   test       bootstrap, etcd + kube-apiserver for the Kubernetes suites (built from the Go
 //              module proxy into ~/.cache/cubicle-tools the first time), then `vitest run`
 //              (extra args pass through), the Terraform provider's Go tests (go-tests.mjs;
-//              CUBICLE_SKIP_GO_TESTS=1 skips them) and a one-line summary
+//              CUBICLE_SKIP_GO_TESTS=1 skips them), the Python SDK's pytest suite (python-tests.mjs;
+//              CUBICLE_SKIP_PYTHON_TESTS=1 skips it) and a one-line summary
 //   test-go    bootstrap, then only the Terraform provider's Go tests against a live Cubicle
+//   test-python bootstrap, then only the Python SDK's tests against a live Cubicle (args: pytest's)
 //   migrate    bootstrap, then migrate DATABASE_URL or the embedded database
 //   bootstrap  apt packages when missing, `npm ci` when needed, `turbo run build`
 import { dirname, join } from 'node:path';
@@ -19,6 +21,8 @@ import { run } from './lib/run.mjs';
 import { startCubicle } from './lib/start.mjs';
 import { runVitest } from './lib/test-run.mjs';
 import { runGoTests } from './lib/go-tests.mjs';
+import { ensurePythonEnv } from './lib/python-env.mjs';
+import { runPythonTests } from './lib/python-tests.mjs';
 import { ensureTofu } from './lib/tofu-tools.mjs';
 import { bold, dim, formatMs, red, say, step, timings, UserError } from './lib/ui.mjs';
 
@@ -67,19 +71,32 @@ const COMMANDS = {
     // build), a version check after.
     const withGo = args.length === 0 && process.env.CUBICLE_SKIP_GO_TESTS !== '1';
     const tofu = withGo ? await step('OpenTofu (Terraform provider tests)', ensureTofu) : '';
+    // The Python SDK's tests follow the Go ones (CUBICLE_SKIP_PYTHON_TESTS=1 skips them); their
+    // venv is made once per lock file (≈ 10 s), a stat after.
+    const withPython = args.length === 0 && process.env.CUBICLE_SKIP_PYTHON_TESTS !== '1';
+    if (withPython) await step('Python venv (Python SDK tests)', () => ensurePythonEnv(root));
     say(bold('▶ vitest run'));
     let vitest = { passed: 0, failed: 0, skipped: 0 };
     const vitestCode = await runVitest(root, args, { onCounts: (c) => (vitest = c) });
     const vitestLine = `${vitest.passed} passed, ${vitest.failed} failed, ${vitest.skipped} skipped`;
-    if (!withGo) {
+    if (!withGo && !withPython) {
       console.log(vitestLine);
       return vitestCode;
     }
-    const go = await runGoTests(root, { tofu });
-    console.log(
-      `${vitestLine} (vitest) · ${go.passed} passed, ${go.failed} failed, ${go.skipped} skipped (terraform)`,
-    );
-    return vitestCode !== 0 ? vitestCode : go.code === 0 && go.failed === 0 ? 0 : 1;
+    const parts = [`${vitestLine} (vitest)`];
+    let isOk = vitestCode === 0;
+    if (withGo) {
+      const go = await runGoTests(root, { tofu });
+      parts.push(`${go.passed} passed, ${go.failed} failed, ${go.skipped} skipped (terraform)`);
+      isOk &&= go.code === 0 && go.failed === 0;
+    }
+    if (withPython) {
+      const py = await runPythonTests(root);
+      parts.push(`${py.passed} passed, ${py.failed} failed, ${py.skipped} skipped (python)`);
+      isOk &&= py.code === 0 && py.failed === 0;
+    }
+    console.log(parts.join(' · '));
+    return vitestCode !== 0 ? vitestCode : isOk ? 0 : 1;
   },
   // Only the Terraform provider's Go tests (unit + acceptance against a live Cubicle).
   'test-go': async () => {
@@ -87,6 +104,13 @@ const COMMANDS = {
     const tofu = await step('OpenTofu (Terraform provider tests)', ensureTofu);
     const go = await runGoTests(root, { tofu });
     return go.code === 0 && go.failed === 0 ? 0 : 1;
+  },
+  // Only the Python SDK's tests (pytest against a live Cubicle); extra args go to pytest.
+  'test-python': async (args) => {
+    await bootstrap();
+    await step('Python venv (Python SDK tests)', () => ensurePythonEnv(root));
+    const py = await runPythonTests(root, { args });
+    return py.code === 0 && py.failed === 0 ? 0 : 1;
   },
   start: async () => {
     await bootstrap();

@@ -6,6 +6,8 @@
 // first round runs on a freshly started API (code not yet compiled by V8, statements not yet
 // prepared on each connection): it is reported apart (`first_round_*`) and the percentiles are
 // of the rounds after it. Prints one JSON line.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
@@ -17,6 +19,11 @@ const rounds = Number(args[args.indexOf('--rounds') + 1]) || 6;
 const secretCount = args.includes('--secrets')
   ? Number(args[args.indexOf('--secrets') + 1]) || 2
   : 0;
+// `--client sdk`: the rounds claim through @cubicle/sdk (one client, global fetch) instead of the
+// lean HTTP client, and a last phase measures the SDK's own cost per call: the same read sent
+// alternately by raw fetch and by the SDK on one kept-alive connection pool, p50 of each.
+const clientKind = args.includes('--client') ? args[args.indexOf('--client') + 1] : 'http';
+if (clientKind !== 'http' && clientKind !== 'sdk') throw new Error('--client is http or sdk');
 const claimBody = (withSecrets) => ({
   wait_seconds: 0,
   ...(withSecrets
@@ -42,6 +49,13 @@ try {
   await stack.call('PUT', '/v1/pools/bench', hold);
   log(`warm in ${warmSeconds.toFixed(1)} s`);
   const client = await stack.httpClient(concurrency);
+  const sdk = clientKind === 'sdk' ? await sdkClient(stack) : null;
+  // claimOnce answers `{status, body}` for either client (the SDK's claim status stands for HTTP's).
+  const claimOnce = async (withSecrets) => {
+    if (!sdk) return client('POST', '/v1/pools/bench/claims', claimBody(withSecrets));
+    const claim = await sdk.claims.create('bench', claimBody(withSecrets));
+    return { status: claim.data.status === 'active' ? 201 : 202, body: claim.data };
+  };
   const latencies = [];
   const secretLatencies = [];
   const firstRound = [];
@@ -72,7 +86,7 @@ try {
     const results = await Promise.all(
       Array.from({ length: concurrency }, async () => {
         const started = performance.now();
-        const res = await client('POST', '/v1/pools/bench/claims', claimBody(withSecrets));
+        const res = await claimOnce(withSecrets);
         return { ms: performance.now() - started, res };
       }),
     );
@@ -93,8 +107,10 @@ try {
     );
   }
   client.close();
+  const overhead = sdk ? await sdkOverhead(stack, sdk) : null;
   const line = {
     bench: 'claim',
+    client: clientKind,
     concurrency,
     secrets: secretCount,
     claims: latencies.length,
@@ -114,8 +130,57 @@ try {
     double_claims: doubleClaims,
     not_from_warm: notFromWarm,
     warm_pool_fill_s: round(warmSeconds, 1),
+    ...(overhead ?? {}),
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 } finally {
   await stack.stop();
+}
+
+async function sdkClient(stack) {
+  const root = new URL('../../', import.meta.url).pathname;
+  const { Cubicle } = await import(pathToFileURL(join(root, 'packages/sdk/dist/index.js')).href);
+  return new Cubicle({ baseUrl: stack.url, apiKey: stack.adminKey.key });
+}
+
+/**
+ * sdkOverhead: GET /v1/pools/bench sent 2,000 times in alternation by raw fetch and by the SDK
+ * (same process, same global fetch and connection pool), after a warm-up; the SDK's overhead is
+ * the difference of the p50s (and the p50 of the pairwise differences, which cancels drift).
+ */
+async function sdkOverhead(stack, sdk) {
+  const raw = () =>
+    fetch(`${stack.url}/v1/pools/bench`, {
+      headers: { authorization: stack.authorization, accept: 'application/json' },
+    }).then((r) => r.json());
+  const viaSdk = () => sdk.pools.get('bench');
+  const time = async (fn) => {
+    const started = performance.now();
+    await fn();
+    return performance.now() - started;
+  };
+  for (let i = 0; i < 300; i++) await (i % 2 ? raw() : viaSdk());
+  const rawMs = [];
+  const sdkMs = [];
+  const diffs = [];
+  for (let i = 0; i < 2000; i++) {
+    // Alternate which goes first, so neither always meets a connection just used.
+    const sdkFirst = i % 2 === 0;
+    const early = sdkFirst ? await time(viaSdk) : 0;
+    const r = await time(raw);
+    const sd = sdkFirst ? early : await time(viaSdk);
+    rawMs.push(r);
+    sdkMs.push(sd);
+    diffs.push(sd - r);
+  }
+  const rawP50 = percentile(rawMs, 50);
+  const sdkP50 = percentile(sdkMs, 50);
+  log(`SDK overhead: raw p50 ${round(rawP50)} ms, SDK p50 ${round(sdkP50)} ms`);
+  return {
+    overhead_calls: rawMs.length,
+    raw_get_p50_ms: round(rawP50, 3),
+    sdk_get_p50_ms: round(sdkP50, 3),
+    sdk_overhead_p50_ms: round(sdkP50 - rawP50, 3),
+    sdk_overhead_pairwise_p50_ms: round(percentile(diffs, 50), 3),
+  };
 }

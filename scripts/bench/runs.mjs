@@ -9,7 +9,13 @@
 //                         runs writing one line per write (paced), each run checked complete
 //                         (every line, dense seq, final status); bulk_* is the same with
 //                         unpaced output, which the pipe coalesces into large events
+//   worker_cpu_ms_per_1k_events / api_cpu_ms_per_1k_events
+//                         CPU time the worker and the API spent over the paced phase per 1,000
+//                         events: what each process costs per event, far less sensitive to other
+//                         load on the machine than events_per_s (machine_busy_percent beside it)
+// --paced-only skips the start, latency and bulk phases (a quick look at the event path).
 // Prints one JSON line.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
@@ -23,6 +29,23 @@ const concurrentRuns = arg('--runs', 16);
 const linesPerRun = arg('--lines', 20_000);
 const pacedLines = arg('--paced-lines', 3000);
 const pacedSleep = arg('--paced-sleep', 0.0005);
+const isPacedOnly = args.includes('--paced-only');
+
+/** cpuMs reads a process's user + system CPU time (ms) from /proc. */
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100)
+};
+/** machineCpu reads idle and total CPU time of the whole machine from /proc/stat. */
+const machineCpu = () => {
+  const n = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return { idle: n[3] + (n[4] ?? 0), total: n.reduce((a, b) => a + b, 0) };
+};
 
 const nowMs = () => performance.timeOrigin + performance.now();
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -94,7 +117,7 @@ try {
   log(`start and first byte × ${iterations}…`);
   const starts = [];
   const firstBytes = [];
-  for (let i = -3; i < iterations; i++) {
+  for (let i = -3; i < (isPacedOnly ? -3 : iterations); i++) {
     const t0 = nowMs();
     const run = await create({ argv: ['/bin/date', '+%s%N'] });
     let first = null;
@@ -112,7 +135,7 @@ try {
 
   log('line latency…');
   const latencies = [];
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < (isPacedOnly ? 0 : 4); i++) {
     const run = await create({
       argv: ['/bin/sh', '-c', 'for i in $(seq 1 50); do /bin/date +%s%N; sleep 0.02; done'],
     });
@@ -127,7 +150,9 @@ try {
   log(`throughput: ${concurrentRuns} runs × ${linesPerRun} lines…`);
   const program = `BEGIN { for (i = 0; i < ${linesPerRun}; i++) { printf "%d\\n", i; fflush() } }`;
   const runs = await Promise.all(
-    Array.from({ length: concurrentRuns }, () => create({ argv: ['/usr/bin/awk', program] })),
+    Array.from({ length: isPacedOnly ? 0 : concurrentRuns }, () =>
+      create({ argv: ['/usr/bin/awk', program] }),
+    ),
   );
   const t0 = nowMs();
   let events = 0;
@@ -168,6 +193,8 @@ for i in range(${pacedLines}):
     ),
   );
   const p0 = nowMs();
+  const apiPid = stack.apis[0].pid;
+  const cpu0 = { worker: cpuMs(stack.workerPid), api: cpuMs(apiPid), machine: machineCpu() };
   let pacedEvents = 0;
   let pacedFirst = null;
   let pacedLast = 0;
@@ -196,6 +223,8 @@ for i in range(${pacedLines}):
     }),
   );
   const pacedSeconds = (pacedLast - (pacedFirst ?? p0)) / 1000;
+  const cpu1 = { worker: cpuMs(stack.workerPid), api: cpuMs(apiPid), machine: machineCpu() };
+  const perThousand = (ms) => round((ms * 1000) / Math.max(1, pacedEvents), 1);
 
   await stack.call('DELETE', `/v1/claims/${claim.id}`);
   process.stdout.write(
@@ -210,9 +239,17 @@ for i in range(${pacedLines}):
       // stdout events delivered per second over the paced phase (one write per line).
       events_per_s: Math.round(pacedEvents / pacedSeconds),
       paced_lines_per_event: round((concurrentRuns * pacedLines) / pacedEvents),
+      worker_cpu_ms_per_1k_events: perThousand(cpu1.worker - cpu0.worker),
+      api_cpu_ms_per_1k_events: perThousand(cpu1.api - cpu0.api),
+      machine_busy_percent: Math.round(
+        100 *
+          (1 -
+            (cpu1.machine.idle - cpu0.machine.idle) /
+              Math.max(1, cpu1.machine.total - cpu0.machine.total)),
+      ),
       // Unpaced (awk as fast as it can): the pipe coalesces lines into few large events.
-      bulk_lines_per_s: Math.round((concurrentRuns * linesPerRun) / seconds),
-      bulk_events_per_s: Math.round(events / seconds),
+      bulk_lines_per_s: isPacedOnly ? null : Math.round((concurrentRuns * linesPerRun) / seconds),
+      bulk_events_per_s: isPacedOnly ? null : Math.round(events / seconds),
       concurrent_runs: concurrentRuns,
       lines_per_run: linesPerRun,
       paced_lines_per_run: pacedLines,

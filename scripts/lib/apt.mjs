@@ -30,6 +30,9 @@ export const APT_PACKAGES = {
   // Headless Chromium for the web e2e suites and `npm run bench:viewer` (driven by playwright-core
   // with executablePath /usr/bin/chromium; never a browser download).
   browser: ['chromium'],
+  // The Python SDK's tests (clients/python) run in a venv made by scripts/lib/python-env.mjs;
+  // Debian's python3 has no venv module (nor the pip wheel venv bootstraps) without python3-venv.
+  python: ['python3', 'python3-venv'],
 };
 
 // Quicker and more telling than dpkg for packages whose binary we look for anyway. The
@@ -55,6 +58,13 @@ async function installedByDpkg(names) {
     if (name && status === 'ii') installed.add(name);
   }
   return installed;
+}
+
+/** usedBytes is the space used on the root filesystem (null when df cannot say). */
+async function usedBytes() {
+  const { code, stdout } = await capture('df', ['-B1', '--output=used', '/']);
+  const n = Number(stdout.trim().split('\n').pop());
+  return code === 0 && Number.isFinite(n) ? n : null;
 }
 
 /** missingAptPackages returns the packages of APT_PACKAGES that are not installed. */
@@ -95,8 +105,18 @@ export async function ensureAptPackages() {
       ? run('apt-get', args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
       : run('sudo', ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args]);
   say(`installing with apt-get: ${missing.join(', ')}`);
+  const diskBefore = await usedBytes();
+  const startedAt = Date.now();
   await apt(['update']);
   await apt(['install', '-y', '--no-install-recommends', ...missing]);
+  // The desktop apps (browsers, LibreOffice) are most of it: ~46 s and ~810 MB measured.
+  const diskAfter = await usedBytes();
+  say(
+    `installed ${missing.length} package(s) in ${((Date.now() - startedAt) / 1000).toFixed(1)} s` +
+      (diskBefore !== null && diskAfter !== null
+        ? `, ${Math.round((diskAfter - diskBefore) / 1e6)} MB of disk`
+        : ''),
+  );
   const stillMissing = await missingAptPackages();
   if (stillMissing.length > 0) {
     throw new UserError(`apt-get finished but these are still missing: ${stillMissing.join(', ')}`);

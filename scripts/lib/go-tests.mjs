@@ -15,11 +15,13 @@ const HEARTBEAT_MS = 15_000;
 /**
  * startLiveCubicle runs the launcher and resolves with its JSON and a stop function. Its stdin
  * stays a pipe from us: if this process dies, the launcher sees end-of-file and stops too.
+ * `env` adds settings for its API and worker (they inherit the launcher's environment).
  */
-export function startLiveCubicle(root, { log = say } = {}) {
+export function startLiveCubicle(root, { log = say, env = {} } = {}) {
   const child = spawn(process.execPath, [join(root, 'test/harness/live-cubicle.mjs')], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d.toString()).slice(-8000)));

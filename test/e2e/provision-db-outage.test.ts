@@ -1,5 +1,5 @@
 import { buildApp } from '@cubicle/api';
-import { newKeyringSpec } from '@cubicle/control-plane';
+import { newKeyringSpec, parseKeyring } from '@cubicle/control-plane';
 import { createDb, type Db } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
@@ -42,6 +42,8 @@ describe('provisioning through a Postgres outage', () => {
     redis = new Redis({ ...redisOptionsFromUrl(ns.url), maxRetriesPerRequest: null });
     queueConnection = createQueueConnection(ns.url);
     queues = new JobQueues(queueConnection, ns.bullPrefix);
+    // One keyring for both: the API seals what the worker opens.
+    const keyring = newKeyringSpec();
     api = await buildApp({
       db,
       redis,
@@ -52,12 +54,13 @@ describe('provisioning through a Postgres outage', () => {
         keys: parseViewerKeys(generateViewerKeySet('e2e')),
         webUrl: 'http://127.0.0.1:3000',
       },
+      keyring: parseKeyring(keyring),
     });
     worker = startWorker({
       DATABASE_URL: pg.url,
       REDIS_URL: ns.url,
       QUEUE_PREFIX: ns.bullPrefix,
-      CUBICLE_KEYRING: newKeyringSpec(),
+      CUBICLE_KEYRING: keyring,
       CUBICLE_BACKENDS: 'local',
       RECLAIM_INTERVAL_MS: '200',
       SWEEP_INTERVAL_MS: '2000',

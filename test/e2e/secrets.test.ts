@@ -148,6 +148,35 @@ describe('claim secrets reach the desktop and nothing else', () => {
     expect(again.statusCode).toBe(409);
   });
 
+  it('a run that names a claim secret reads it (printenv and the file); its events hold [secret:NAME], never the value', async () => {
+    const res = await call('POST', `/v1/claims/${claimId}/runs`, {
+      argv: ['/bin/sh', '-c', 'printenv API_TOKEN; cat "$CUBICLE_SECRETS_DIR/API_TOKEN"; echo'],
+      secrets: ['API_TOKEN'],
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    const runId = res.json().id as string;
+    await waitFor(
+      async () =>
+        ['succeeded', 'failed', 'cancelled'].includes(
+          (await call('GET', `/v1/runs/${runId}`)).json().status,
+        ),
+      30_000,
+      100,
+    );
+    expect((await call('GET', `/v1/runs/${runId}`)).json()).toMatchObject({
+      status: 'succeeded',
+      exit_code: 0,
+    });
+    const events = await call('GET', `/v1/runs/${runId}/events?after_seq=0&limit=1000`);
+    const stdout = (events.json().data as { type: string; data: { text?: string } }[])
+      .filter((e) => e.type === 'stdout')
+      .map((e) => e.data.text)
+      .join('');
+    // Both reads produced the value; the stored events name it instead.
+    expect(stdout).toBe('[secret:API_TOKEN]\n[secret:API_TOKEN]\n');
+    expect(countLeaks(events.body, [VALUE])).toBe(0);
+  });
+
   it('a run reads the values through secretsForRun: claim secrets first, then stored ones', async () => {
     const ctx = { db: s.db, keyring: parseKeyring(s.workerEnv.CUBICLE_KEYRING!) };
     expect(await secretsForRun(ctx, s.tenantId, claimId, ['STORED_TOKEN', 'API_TOKEN'])).toEqual([
@@ -321,8 +350,8 @@ describe('claim secrets reach the desktop and nothing else', () => {
     const values = [VALUE, STORED, LATE];
     const redis = await dumpRedis(s.workerEnv.REDIS_URL!);
     expect(redis.keys).toBeGreaterThan(0);
-    // The delivery jobs are there (ids only) and prove the dump reads job data.
-    expect(redis.text).toContain('secrets.sync');
+    // Job data of the installation is in the dump (finished jobs), so it reads job data.
+    expect(redis.text).toContain('returnvalue');
     expect(countLeaks(redis.text, values)).toBe(0);
 
     const audit = await call('GET', '/v1/audit-events?limit=200');

@@ -6,7 +6,8 @@
 // SIGINT/SIGTERM or until its stdin closes (the parent exited), and stops everything it started,
 // by pid, on the way out.
 //   node test/harness/live-cubicle.mjs     (after the build: packages/*/dist, apps/*/dist)
-// Output: {"endpoint","admin_key","member_key","revoked_key","other_tenant_key","other_pool","tenant_id"}
+// Output: {"endpoint","admin_key","member_key","revoked_key","other_tenant_key","other_pool","tenant_id",
+//          "rate_limited_key","database_url","redis_url","keyring"}
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -50,6 +51,16 @@ async function start() {
     name: 'terraform-other',
     role: 'admin',
   });
+  // A tenant allowed one request a minute: the SDKs' tests get a real 429 with Retry-After.
+  const limited = await tenancy.createTenant(db, {
+    name: 'rate-limited',
+    quotas: { requests_per_minute: 1 },
+  });
+  const limitedKey = await tenancy.createApiKey(db, {
+    tenantId: limited.id,
+    name: 'rate-limited',
+    role: 'admin',
+  });
   // A pool of the other tenant (no desktops: nothing warm), which the first tenant must not see.
   const otherPool = 'other-tenant-pool';
   const res = await fetch(`${stack.url}/v1/pools/${otherPool}`, {
@@ -67,6 +78,12 @@ async function start() {
     revoked_key: revoked.key,
     other_tenant_key: otherKey.key,
     other_pool: otherPool,
+    rate_limited_key: limitedKey.key,
+    // For tests that run (and kill) one more API process of this stack: same database, Redis
+    // and keyring. Private to this temporary stack (a unix socket, a loopback port).
+    database_url: stack.databaseUrl,
+    redis_url: stack.redisUrl,
+    keyring: stack.keyring,
   };
 }
 

@@ -1,12 +1,15 @@
 // The chart run for real on the test cluster: `helm install` (its hooks run by the test in helm's
 // order: the generated keys Secret, then the migration Job's Pod), the api and worker
-// Deployments' Pods run as local processes from this checkout's build
-// (test/harness/kube/control-plane-pods.ts: the manifest's env, Secrets, args and a real
-// service-account token of the chart's account), a claim through the api Service's endpoint
+// Deployments' Pods run by the release namespace's node agent as local processes from this
+// checkout's build (test/harness/kube/control-plane-workload.ts: the manifest's env, Secrets,
+// args and a real service-account token of the chart's account; Ready from the readiness probe,
+// a Job's Pod Succeeded with its exit code), a claim through the api Service's endpoint
 // provisions a sandbox Pod in the sandbox namespace (the node agent runs it as a desktop) with
 // nothing but the chart's RBAC, and `helm upgrade` with a changed value re-runs the migration,
 // rolls both Deployments (new Pod Ready, then the old one drains) and the claim survives.
-// There is no controller manager here: the test plays the Job and ReplicaSet controllers.
+// There is no controller manager here: the test plays the Job and ReplicaSet controllers — it
+// creates the Pods of the Job's and the Deployments' templates; the node agent runs them, reports
+// their status and stops them (SIGTERM) when they are deleted.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,12 +18,7 @@ import { KUBE_TOOL_VERSIONS } from '../../scripts/lib/kube-paths.mjs';
 import { databasePrefix } from '../harness/context.js';
 import { createTestRedisNamespace, type TestRedisNamespace } from '../harness/index.js';
 import { quoteIdent, withAdmin, withDatabase } from '../harness/postgres-admin.js';
-import {
-  runControlPlanePod,
-  runToCompletion,
-  type PodSpec,
-  type RunningPod,
-} from '../harness/kube/control-plane-pods.js';
+import type { PodSpec } from '../harness/kube/control-plane-pods.js';
 import {
   createObject,
   discoverResources,
@@ -29,7 +27,6 @@ import {
   type RawClient,
 } from '../harness/kube/dry-run.js';
 import { helm, parseManifests, requireHelm } from '../harness/kube/helm.js';
-import { createLoopbackIpPool } from '../harness/kube/loopback-ips.js';
 import {
   startKubeCluster,
   startNodeAgent,
@@ -46,6 +43,15 @@ interface Template {
 }
 const hookOf = (o: KubeObject) =>
   (o.metadata.annotations as Record<string, string> | undefined)?.['helm.sh/hook'];
+/** A control-plane Pod the node agent runs, as the test reaches it. */
+interface PodHandle {
+  name: string;
+  ip: string;
+  output(): string;
+  port(port: string | number): number;
+  /** Deletes the Pod; resolves with the exit code of its drained process. */
+  stop(): Promise<number | null>;
+}
 const templateOf = (objects: KubeObject[], kind: string, name: string) => {
   const obj = objects.find((o) => o.kind === kind && o.metadata.name === name);
   if (!obj) throw new Error(`${kind}/${name} is not rendered`);
@@ -57,14 +63,15 @@ describe('the rendered control plane, run for real on the test cluster', () => {
   let client: RawClient;
   let redis: TestRedisNamespace;
   let agent: NodeAgent | undefined;
-  const pods: RunningPod[] = [];
-  const ips = createLoopbackIpPool();
+  /** The release namespace's node: runs the Pods of Cubicle's own images. */
+  let node: NodeAgent;
+  let index: Awaited<ReturnType<typeof discoverResources>>;
   let databaseName = '';
   let releaseNs = '';
   let sandboxNs = '';
   let objects: KubeObject[] = [];
   let values: string[] = [];
-  const running = new Map<string, RunningPod>();
+  const running = new Map<string, PodHandle>();
   let base = '';
   let headers: Record<string, string> = {};
   let claimId = '';
@@ -95,7 +102,7 @@ describe('the rendered control plane, run for real on the test cluster', () => {
         } as KubeObject,
         releaseNs,
       );
-    const index = await discoverResources(client);
+    index = await discoverResources(client);
     expect(
       (await secret('cubicle-database', withDatabase(postgres.adminUrl, databaseName))).status,
     ).toBe(201);
@@ -124,6 +131,13 @@ describe('the rendered control plane, run for real on the test cluster', () => {
     ]);
     expect(rendered.stderr).toBe('');
     objects = parseManifests(rendered.stdout);
+    node = await startNodeAgent({
+      kubeconfig: cluster.kubeconfig,
+      namespace: releaseNs,
+      withKubevirt: false,
+      cluster,
+    });
+    await node.synced;
     // The pre-install hooks before the Job (weight -10: the generated keys Secret), as helm
     // would create them; the Job itself is run by the first test.
     for (const obj of objects.filter((o) => hookOf(o) && o.kind !== 'Job')) {
@@ -133,7 +147,7 @@ describe('the rendered control plane, run for real on the test cluster', () => {
   }, 180_000);
 
   afterAll(async () => {
-    await Promise.all(pods.map((p) => p.stop().catch(() => null)));
+    await node?.stop();
     await agent?.stop();
     await cluster?.stop();
     await redis?.cleanup();
@@ -155,31 +169,79 @@ describe('the rendered control plane, run for real on the test cluster', () => {
     expect(answer.status).toBe(200);
     return answer.json as { metadata: { generation: number }; spec: { template: Template } };
   };
-  /** start runs one Pod of the Deployment's current template (a ReplicaSet's worth of one). */
-  const start = async (name: string, ports: number[], generation: number) => {
-    const d = await deployment(name);
-    const pod = await runControlPlanePod({
-      cluster,
-      client,
-      namespace: releaseNs,
-      name: `${name}-g${generation}`,
-      spec: d.spec.template.spec,
-      ip: await ips.allocate(ports),
-    });
-    pods.push(pod);
-    return pod;
+  type PodStatus = {
+    phase?: string;
+    podIP?: string;
+    conditions?: { type: string; status: string }[];
   };
-  /** The pre-install/pre-upgrade migration Job's Pod, run to its end. */
+  const podStatus = async (name: string) => {
+    const answer = await client.request('GET', `/api/v1/namespaces/${releaseNs}/pods/${name}`);
+    return answer.status === 200 ? ((answer.json as { status?: PodStatus }).status ?? {}) : null;
+  };
+  const output = (name: string) =>
+    node
+      .controlPlanePods()
+      .find((p) => p.name === name)
+      ?.workload.pod.output() ??
+    node.stoppedControlPlanePods.find((p) => p.name === name)?.output ??
+    '';
+  /** waitForPod polls the status the node agent writes until `done` holds. */
+  const waitForPod = async (name: string, done: (s: PodStatus) => boolean, timeoutMs = 90_000) => {
+    for (const deadline = Date.now() + timeoutMs; ;) {
+      const status = await podStatus(name);
+      if (status && done(status)) return status;
+      if (Date.now() > deadline)
+        throw new Error(`${name}: ${JSON.stringify(status)}\n${output(name).slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  /** createPod makes a Pod of a template, as the ReplicaSet or Job controller would. */
+  const createPod = async (name: string, template: Template) => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace: releaseNs, labels: template.metadata.labels },
+      spec: template.spec,
+    } as unknown as KubeObject;
+    const created = await createObject(client, index, pod, releaseNs);
+    expect(created.status, created.body).toBe(201);
+  };
+  /** start has the node run one Pod of the Deployment's current template and waits for Ready. */
+  const start = async (name: string, generation: number): Promise<PodHandle> => {
+    const d = await deployment(name);
+    const podName = `${name}-g${generation}`;
+    await createPod(podName, d.spec.template);
+    const status = await waitForPod(podName, (s) =>
+      Boolean(s.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')),
+    );
+    const container = d.spec.template.spec.containers[0]!;
+    return {
+      name: podName,
+      ip: status.podIP!,
+      output: () => output(podName),
+      port: (port) =>
+        typeof port === 'number'
+          ? port
+          : container.ports!.find((p) => p.name === port)!.containerPort,
+      // Deleting the Pod: the node agent sends SIGTERM and records the exit code.
+      stop: async () => {
+        await client.request('DELETE', `/api/v1/namespaces/${releaseNs}/pods/${podName}`);
+        for (;;) {
+          const stopped = node.stoppedControlPlanePods.find((p) => p.name === podName);
+          if (stopped) return stopped.code;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      },
+    };
+  };
+  let migrations = 0;
+  /** The pre-install/pre-upgrade migration Job's Pod, run by the node to its end. */
   const migrate = async () => {
     const job = templateOf(objects, 'Job', 'cubicle-migrate');
-    return runToCompletion({
-      cluster,
-      client,
-      namespace: releaseNs,
-      name: 'cubicle-migrate',
-      spec: job.spec,
-      ip: await ips.allocate([]),
-    });
+    const name = `cubicle-migrate-${++migrations}`;
+    await createPod(name, job);
+    const status = await waitForPod(name, (s) => s.phase === 'Succeeded' || s.phase === 'Failed');
+    return { code: status.phase === 'Succeeded' ? 0 : 1, output: output(name) };
   };
 
   it('the migration Job runs cubicle-migrate against the operator database, then api and worker Pods become Ready', async () => {
@@ -198,11 +260,9 @@ describe('the rendered control plane, run for real on the test cluster', () => {
     ]);
     expect(install.code, install.stderr).toBe(0);
     expect(install.stdout).toContain('STATUS: deployed');
-    const api = await start('cubicle-api', [8080], 1);
-    const worker = await start('cubicle-worker', [8081], 1);
+    const [api, worker] = await Promise.all([start('cubicle-api', 1), start('cubicle-worker', 1)]);
     running.set('cubicle-api', api);
     running.set('cubicle-worker', worker);
-    await Promise.all([api.ready(), worker.ready()]);
   }, 120_000);
 
   it("a claim through the api Service's endpoint provisions a sandbox Pod with only the chart's RBAC", async () => {
@@ -320,18 +380,14 @@ describe('the rendered control plane, run for real on the test cluster', () => {
     expect(migrated.output).toContain('migrate: done (0 applied)');
     // Each Deployment's template changed; roll it (maxUnavailable 0: the new Pod is Ready before
     // the old one gets SIGTERM, and the old one drains and exits 0).
-    for (const [name, port] of [
-      ['cubicle-api', 8080],
-      ['cubicle-worker', 8081],
-    ] as const) {
+    for (const name of ['cubicle-api', 'cubicle-worker'] as const) {
       const d = await deployment(name);
       expect(d.metadata.generation).toBeGreaterThan(
         name === 'cubicle-api' ? before.metadata.generation : 1,
       );
       const env = d.spec.template.spec.containers[0]!.env ?? [];
       expect(env.find((e) => e.name === 'LOG_LEVEL')?.value).toBe('debug');
-      const next = await start(name, [port], 2);
-      await next.ready();
+      const next = await start(name, 2);
       const old = running.get(name)!;
       expect(await old.stop(), old.output().slice(-2000)).toBe(0);
       running.set(name, next);

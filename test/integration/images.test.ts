@@ -355,6 +355,8 @@ describe('control-plane images: each command runs from this build', () => {
         DATABASE_URL: db.url,
         REDIS_URL: redis.url,
         QUEUE_PREFIX: redis.bullPrefix,
+        // Required: the API does not start without its keyring (as the chart gives it).
+        CUBICLE_KEYRING: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
       },
       inCheckout(workdir),
     );

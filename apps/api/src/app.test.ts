@@ -1,9 +1,8 @@
 import { defineRoute } from '@cubicle/contract/api';
-import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
+import { AppError } from '@cubicle/contract/errors';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildApp } from './app.js';
 import { route } from './lib/define-handler.js';
 
 let app: FastifyInstance | undefined;
@@ -27,56 +26,8 @@ const Echo = defineRoute({
   bodyLimit: 1024,
 });
 
-describe('API envelope and validation', () => {
-  it('GET /v1/version answers the contract', async () => {
-    app = await buildApp();
-    const res = await app.inject({ method: 'GET', url: '/v1/version' });
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({
-      service: 'cubicle-api',
-      api_version: 'v1',
-      guest_protocol_version: 'v1',
-    });
-    expect(res.headers['x-request-id']).toMatch(/^req_/);
-  });
-
-  it('unknown routes answer route_not_found in the envelope with the request id', async () => {
-    app = await buildApp();
-    const res = await app.inject({
-      method: 'GET',
-      url: '/v1/nope',
-      headers: { 'x-request-id': 'abc-123' },
-    });
-    expect(res.statusCode).toBe(404);
-    const body = ErrorEnvelope.parse(res.json());
-    expect(body.error).toMatchObject({ code: 'route_not_found', request_id: 'abc-123' });
-  });
-
-  it('serves the OpenAPI document', async () => {
-    app = await buildApp();
-    const res = await app.inject({ method: 'GET', url: '/docs/openapi.json' });
-    expect(res.json()).toMatchObject({ openapi: '3.1.0' });
-    expect((await app.inject({ method: 'GET', url: '/docs' })).json()).toEqual(res.json());
-  });
-
-  it('healthz reports each check and answers 503 service_unavailable when one fails', async () => {
-    app = await buildApp({
-      checks: {
-        database: async () => 1,
-        redis: async () => {
-          throw new Error('down');
-        },
-      },
-    });
-    const res = await app.inject({ method: 'GET', url: '/healthz' });
-    expect(res.statusCode).toBe(503);
-    const body = ErrorEnvelope.parse(res.json());
-    expect(body.error.code).toBe('service_unavailable');
-    expect(body.error.details).toEqual({ checks: { database: 'ok', redis: 'error' } });
-    expect(JSON.stringify(body)).not.toContain('down');
-  });
-});
-
+// buildApp itself needs Postgres and Redis: its envelope and system routes are tested in
+// apps/api/test/system-routes.test.ts.
 describe('route helper', () => {
   async function echoApp(handler: (n: number) => unknown) {
     const { default: Fastify } = await import('fastify');

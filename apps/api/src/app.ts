@@ -1,21 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_BODY_LIMIT_BYTES } from '@cubicle/contract/api';
 import { openApiDocument } from '@cubicle/contract/openapi';
-import type { Db } from '@cubicle/db';
 import {
   announceRunsFinished,
   GUEST_CALL_MAX_WAIT_MS,
   GuestCalls,
-  type Enqueue,
   type Keyring,
 } from '@cubicle/control-plane';
 import { CreateClaimRequest } from '@cubicle/contract/api';
 import type { KeyVerifierOptions } from '@cubicle/tenancy';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { Redis } from 'ioredis';
 import { registerIdentity } from './auth/register-identity.js';
 import { registerErrorHandler, registerJsonBody, sendError } from '@cubicle/http';
 import { ApiMetrics, registerMetrics } from './metrics/api-metrics.js';
+import type { MetricsServerOptions } from './metrics/metrics-server.js';
+import {
+  MissingDependencyError,
+  registerConnections,
+  type ApiConnections,
+} from './plugins/connections.js';
+import { registerMetricsListener } from './plugins/metrics-listener.js';
+import { closeRemainingWebSockets, registerWebSockets } from './plugins/websockets.js';
 import { registerClaimRoutes } from './routes/claims.js';
 import { registerDriveRoutes } from './routes/drive.js';
 import { registerPoolRoutes } from './routes/pools.js';
@@ -24,40 +29,48 @@ import { registerRunRoutes } from './routes/runs.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerTenantRoutes } from './routes/tenant.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
+import { registerUsageRoutes } from './routes/usage.js';
 import { redactUrl } from './viewer/redact-url.js';
 import { registerViewer } from './viewer/register-viewer.js';
 import type { ViewerOptions } from './viewer/viewer-options.js';
 
 export type { ViewerOptions };
+export {
+  MissingDependencyError,
+  type ApiConnections,
+  type Connections,
+} from './plugins/connections.js';
 
 /** A dependency probe for /healthz; it throws when the dependency is unusable. */
 export type HealthCheck = () => Promise<unknown>;
 
-export interface BuildOptions {
+/**
+ * BuildOptions are everything the API needs; none of its dependencies is optional, so a process
+ * missing one fails at start (MissingDependencyError, or its env.ts naming the variable) instead
+ * of serving without the routes that need it.
+ */
+export type BuildOptions = ApiConnections & {
   logger?: FastifyServerOptions['logger'];
+  /** Probes added to /healthz beside the database and Redis ones. */
   checks?: Record<string, HealthCheck>;
-  /** With a database: API keys, audit, and every authenticated route. Without: system routes only. */
-  db?: Db;
-  /** Shared state across replicas (rate limits); optional so unit tests need no Redis. */
-  redis?: Redis;
-  /** Where pool and claim routes enqueue worker jobs; with `db`, enables those routes. */
-  queues?: Enqueue;
-  /** BullMQ prefix (must match the worker's); scopes the guest-call pub/sub channels. */
-  queuePrefix?: string;
+  /** BullMQ prefix (must match the worker's); scopes queues and pub/sub channels. */
+  queuePrefix: string;
   /** Key cache and last_used_at tuning (tests shorten the cache to see revocations at once). */
   keyVerifier?: KeyVerifierOptions;
-  /** Request timings; serve them with serveMetrics on a private listener (never on this app). */
+  /** Request timings (default: a new set); served only on the private metrics listener. */
   metrics?: ApiMetrics;
-  /** Viewer tickets and the stream proxy (needs `db`; with `redis`, revocations reach every replica). */
-  viewer?: ViewerOptions;
-  /** Seals secret values at rest (CUBICLE_KEYRING); without it the secret routes are not mounted. */
-  keyring?: Keyring;
+  /** The private metrics listener, opened and closed with the app (API_METRICS_*). */
+  metricsListener?: MetricsServerOptions;
+  /** Viewer tickets and the stream proxy (revocations reach every replica through Redis). */
+  viewer: ViewerOptions;
+  /** Seals secret values and webhook signing secrets at rest (CUBICLE_KEYRING). */
+  keyring: Keyring;
   /**
-   * Webhook endpoints are mounted with `keyring` (it seals their signing secrets); `allowPrivate`
-   * is the operator's opt-out of the address guard (CUBICLE_WEBHOOKS_ALLOW_PRIVATE), default off.
+   * `allowPrivate` is the operator's opt-out of the webhook address guard
+   * (CUBICLE_WEBHOOKS_ALLOW_PRIVATE), default off.
    */
   webhooks?: { allowPrivate?: boolean };
-}
+};
 
 /** Request ids from callers are kept when they look like ids, so logs join across services. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -118,7 +131,7 @@ const SERVER_TIMEOUT_SLACK_MS = 10_000;
  * buildApp assembles the API without listening, so tests drive it with `inject` and the
  * process entry point adds only the listener and signal handling.
  */
-export async function buildApp(options: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: withRequestSerializer(options.logger),
     // Routes apply their own published limits (bodyLimitOf); this covers the rest (/docs, /metrics).
@@ -146,63 +159,62 @@ export async function buildApp(options: BuildOptions = {}): Promise<FastifyInsta
   });
   registerErrorHandler(app);
   registerJsonBody(app);
-  if (options.db) {
-    registerIdentity(app, {
-      db: options.db,
-      ...(options.redis ? { redis: options.redis } : {}),
-      ...(options.keyVerifier ? { keyVerifier: options.keyVerifier } : {}),
-    });
-    registerTenantRoutes(app, options.db);
-    if (options.keyring)
-      registerWebhookRoutes(app, {
-        db: options.db,
-        keyring: options.keyring,
-        allowPrivate: options.webhooks?.allowPrivate ?? false,
-      });
-    // Ends of claims and revoked tickets are announced here so every replica closes its streams.
-    const events = options.redis
-      ? { publisher: options.redis, prefix: options.queuePrefix ?? 'cubicle' }
-      : undefined;
-    if (options.viewer)
-      await registerViewer(app, {
-        db: options.db,
-        options: options.viewer,
-        ...(options.redis ? { redis: options.redis } : {}),
-        ...(events ? { events } : {}),
-      });
-    if (options.queues) {
-      const deps = { db: options.db, queues: options.queues, ...(events ? { events } : {}) };
-      // A queued run cancelled here ends here: its `run.finished` webhook is sent from here.
-      const stopRunWebhooks = announceRunsFinished(deps);
-      app.addHook('onClose', async () => stopRunWebhooks());
-      registerPoolRoutes(app, deps);
-      registerClaimRoutes(app, {
-        ...deps,
-        ...(options.keyring ? { keyring: options.keyring } : {}),
-      });
-      if (options.keyring) registerSecretRoutes(app, { ...deps, keyring: options.keyring });
-      // Driving a sandbox needs Redis pub/sub for answers: one subscriber connection per process.
-      if (options.redis) {
-        const subscriber = options.redis.duplicate();
-        const guest = new GuestCalls(deps, {
-          publisher: options.redis,
-          subscriber,
-          prefix: options.queuePrefix ?? 'cubicle',
-        });
-        registerDriveRoutes(app, deps, guest);
-        app.addHook('onClose', async () => subscriber.disconnect());
-        // Runs: events published on Redis, input queued there for the worker holding the run.
-        await registerRunRoutes(
-          app,
-          { ...deps, redis: options.redis, prefix: options.queuePrefix ?? 'cubicle' },
-          options.redis,
-        );
-      }
-    }
+  if (!options.viewer) throw new MissingDependencyError('viewer options');
+  if (!options.keyring) throw new MissingDependencyError('a keyring (CUBICLE_KEYRING)');
+  if (!options.queuePrefix) throw new MissingDependencyError('a queue prefix (QUEUE_PREFIX)');
+  // Opened first, closed last (onClose runs in reverse): queues, Redis, then Postgres.
+  const { db, redis, queues } = await registerConnections(app, options, options.queuePrefix);
+  const metrics = options.metrics ?? new ApiMetrics(db);
+  if (options.metricsListener) {
+    const url = await registerMetricsListener(app, metrics, options.metricsListener);
+    app.log.info({ url: `${url}/metrics` }, 'metrics listener');
   }
-  registerMetrics(app, options.metrics ?? new ApiMetrics(options.db));
+  const prefix = options.queuePrefix;
+  const keyring = options.keyring;
+  registerIdentity(app, {
+    db,
+    redis,
+    ...(options.keyVerifier ? { keyVerifier: options.keyVerifier } : {}),
+  });
+  registerTenantRoutes(app, db);
+  registerWebhookRoutes(app, {
+    db,
+    keyring,
+    allowPrivate: options.webhooks?.allowPrivate ?? false,
+  });
+  // Ends of claims and revoked tickets are announced here so every replica closes its streams.
+  const events = { publisher: redis, prefix };
+  await registerWebSockets(app);
+  await registerViewer(app, { db, options: options.viewer, redis, events });
+  const deps = { db, queues, events };
+  // A queued run cancelled here ends here: its `run.finished` webhook is sent from here.
+  const stopRunWebhooks = announceRunsFinished(deps);
+  app.addHook('onClose', async () => stopRunWebhooks());
+  registerPoolRoutes(app, deps);
+  registerUsageRoutes(app, deps);
+  registerClaimRoutes(app, { ...deps, keyring });
+  registerSecretRoutes(app, { ...deps, keyring });
+  // Driving a sandbox needs Redis pub/sub for answers: one subscriber connection per process.
+  const subscriber = redis.duplicate();
+  const guestCallOptions = { publisher: redis, subscriber, prefix };
+  const guest = new GuestCalls(deps, guestCallOptions);
+  registerDriveRoutes(app, deps, guest);
+  app.addHook('onClose', async () => subscriber.disconnect());
+  // Runs: events published on Redis, input queued there for the worker holding the run.
+  await registerRunRoutes(app, { ...deps, redis, prefix }, redis);
+  // After every route group's own preClose (their close frames): what is left gets 1001.
+  closeRemainingWebSockets(app);
+  registerMetrics(app, metrics);
   const doc = openApiDocument();
-  registerSystemRoutes(app, options.checks ?? {}, () => doc);
+  registerSystemRoutes(
+    app,
+    {
+      database: () => db.$queryRaw`SELECT 1`,
+      redis: () => redis.ping(),
+      ...options.checks,
+    },
+    () => doc,
+  );
   await app.ready();
   return app;
 }

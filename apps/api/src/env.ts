@@ -55,10 +55,10 @@ const ApiEnvFields = z.object({
   /**
    * `id:base64key[,id:base64key…]`, the worker's keyring: seals webhook signing secrets (the
    * worker opens them to sign) and claim/stored secrets (envelope encryption: each value's
-   * data key is wrapped by the first key). Unset: the webhook and secret routes are not
-   * served, and a claim request with `secrets` is 503.
+   * data key is wrapped by the first key). Required: without it the API would start without
+   * its secret and webhook routes.
    */
-  CUBICLE_KEYRING: z.string().min(1).optional(),
+  CUBICLE_KEYRING: z.string().min(1, 'must hold at least one key (id:base64key)'),
   /**
    * Operator setting: webhook endpoints may be private, loopback or link-local addresses
    * (on-premise receivers, tests). Off: such URLs are refused with `webhook_url_refused`.

@@ -2,10 +2,12 @@
 // own database and Redis namespace, and tenants with an admin and a member key.
 import { redisOptionsFromUrl } from '@cubicle/config';
 import { createDb, type Db } from '@cubicle/db';
+import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant, type TenantQuotas } from '@cubicle/tenancy';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp, type BuildOptions } from '../src/app.js';
+import { testAppOptions } from './app-options.js';
 import { createTestDatabase, createTestRedisNamespace } from '../../../test/harness/index.js';
 
 export interface TestTenant {
@@ -34,13 +36,22 @@ export async function identityFixture(): Promise<IdentityFixture> {
     lazyConnect: true,
   });
   await redis.connect();
+  // BullMQ refuses a keyPrefix: the queues get a connection of their own.
+  const queueConnection = createQueueConnection(ns.url);
+  const queues = new JobQueues(queueConnection, ns.bullPrefix);
   const apps: FastifyInstance[] = [];
   return {
     db,
     redis,
     databaseUrl: database.url,
     async build(options = {}) {
-      const app = await buildApp({ db, redis, ...options });
+      const app = await buildApp({
+        db,
+        redis,
+        queues,
+        ...testAppOptions(ns.bullPrefix),
+        ...options,
+      });
       apps.push(app);
       return app;
     },
@@ -52,6 +63,8 @@ export async function identityFixture(): Promise<IdentityFixture> {
     },
     async close() {
       for (const app of apps) await app.close();
+      await queues.close();
+      queueConnection.disconnect();
       redis.disconnect();
       await db.$disconnect();
       await ns.cleanup();

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { newKeyringSpec } from '@cubicle/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, createTestRedisNamespace } from '../../../test/harness/index.js';
 
@@ -25,6 +26,7 @@ describe('API process', () => {
         ...process.env,
         DATABASE_URL: db.url,
         REDIS_URL: redis.url,
+        CUBICLE_KEYRING: newKeyringSpec(),
         API_HOST: '127.0.0.1',
         API_PORT: '0',
         LOG_LEVEL: 'info',
@@ -73,5 +75,20 @@ describe('API process', () => {
     expect(err).toContain('DATABASE_URL');
     expect(err).toContain('API_PORT');
     expect(err).not.toContain('topsecret');
+  });
+
+  it('refuses to start without a dependency (no keyring) instead of serving fewer routes', async () => {
+    const env: Record<string, string | undefined> = {
+      PATH: process.env.PATH,
+      DATABASE_URL: db.url,
+      REDIS_URL: redis.url,
+      API_PORT: '0',
+    };
+    const child = spawn(process.execPath, [mainJs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(78);
+    expect(err).toContain('CUBICLE_KEYRING');
   });
 });

@@ -1,6 +1,7 @@
 // Metrics name tenants and pools: they are served on a private listener of their own (loopback
 // by default, a bearer token when bound wider), and no unauthenticated answer of the public API
 // carries a tenant identifier.
+import { newKeyringSpec } from '@cubicle/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiEnv } from '../src/env.js';
 import { ApiMetrics } from '../src/metrics/api-metrics.js';
@@ -81,7 +82,11 @@ describe('metrics', () => {
   });
 
   it('the environment binds it to loopback, and wider only with a token', () => {
-    const base = { DATABASE_URL: 'postgresql://x@localhost/db', REDIS_URL: 'redis://127.0.0.1' };
+    const base = {
+      DATABASE_URL: 'postgresql://x@localhost/db',
+      REDIS_URL: 'redis://127.0.0.1',
+      CUBICLE_KEYRING: newKeyringSpec(),
+    };
     const parsed = ApiEnv.parse({ ...base, API_METRICS_PORT: '9464' });
     expect(parsed.API_METRICS_HOST).toBe('127.0.0.1');
     const wide = ApiEnv.safeParse({

@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, createTestRedisNamespace } from '../../../test/harness/index.js';
 import { buildApp, redactPaths } from '../src/app.js';
+import { testAppOptions } from './app-options.js';
 
 const run = promisify(execFile);
 const cli = new URL('../../../scripts/cubicle-cli.mjs', import.meta.url).pathname;
@@ -48,7 +49,7 @@ describe('secrets API', () => {
       db,
       redis: connection,
       queues,
-      queuePrefix: ns.bullPrefix,
+      ...testAppOptions(ns.bullPrefix),
       keyVerifier: { cacheTtlMs: 0 },
       keyring: parseKeyring(specA),
       logger: {
@@ -140,10 +141,17 @@ describe('secrets API', () => {
     });
     expect(late.statusCode).toBe(409);
     expect(late.json().error.code).toBe('claim_not_active');
-    // … but its delivery waits in a job that carries ids only.
-    const jobs = await queues.queue('secrets').getJobs(['delayed', 'waiting', 'active']);
-    expect(jobs.map((j) => j.name)).toContain('secrets.deliver');
-    expect(JSON.stringify(jobs.map((j) => j.data))).not.toContain(VALUE);
+    // … and nothing is queued for it: its desktop gets the current set before its first guest
+    // call and at each run's start. No Redis key of the installation names the claim.
+    const keys = await connection.keys('*');
+    const dump = await Promise.all(
+      keys.map(
+        async (k) =>
+          `${k} ${(await connection.type(k)) === 'hash' ? JSON.stringify(await connection.hgetall(k)) : ''}`,
+      ),
+    );
+    expect(dump.join('\n')).not.toContain(claim.json().id);
+    expect(dump.join('\n')).not.toContain(VALUE);
   });
 
   it("the API's logs contain no value, raw or encoded, even at trace level", async () => {

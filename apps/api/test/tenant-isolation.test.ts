@@ -34,6 +34,7 @@ describe('tenant isolation and bad input on every endpoint', () => {
       db,
       redis: connection,
       queues,
+      queuePrefix: ns.bullPrefix,
       keyVerifier: { cacheTtlMs: 0 },
       viewer: { keys: parseViewerKeys(generateViewerKeySet()), webUrl: 'https://web.test' },
       // Mounts the secret routes (and webhooks): they are checked like every other route.
@@ -117,6 +118,7 @@ describe('tenant isolation and bad input on every endpoint', () => {
       )
       .replace('{ticket_id}', a.ticketId)
       .replace('{run_id}', newId('run'))
+      .replace('{screenshot_id}', 'p1')
       .replace(/\{[a-z_]+\}/g, newId('secret'));
   }
 

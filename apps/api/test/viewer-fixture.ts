@@ -3,7 +3,7 @@
 // and claims made through the API on sandboxes seeded as warm (no desktops needed here).
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
-import type { Deps } from '@cubicle/control-plane';
+import { newKeyringSpec, parseKeyring, type Deps } from '@cubicle/control-plane';
 import { createDb, newId, type Db } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
@@ -25,6 +25,8 @@ export interface ViewerFixture {
   b: { tenantId: string; admin: string };
   /** claim makes an active claim of tenant A on a seeded warm sandbox whose VNC is `vnc`. */
   claim(vncEndpoint: string | null): Promise<string>;
+  /** The connections both replicas share, for another app on them. */
+  connections: { db: Db; redis: Redis; queues: JobQueues; queuePrefix: string };
   /** The signing keys both replicas share. */
   keys: ViewerKeys;
   /** Control-plane deps as the worker builds them (its reclaim publishes claim ends). */
@@ -55,6 +57,7 @@ export async function viewerFixture(): Promise<ViewerFixture> {
         highWaterBytes: 256 * 1024,
         recheckIntervalMs,
       },
+      keyring: parseKeyring(newKeyringSpec()),
     });
   const apps: [FastifyInstance, FastifyInstance] = [await build(300), await build(3_600_000)];
   const urls = (await Promise.all(
@@ -86,6 +89,7 @@ export async function viewerFixture(): Promise<ViewerFixture> {
     a,
     b,
     keys,
+    connections: { db, redis: connection, queues, queuePrefix: ns.bullPrefix },
     workerDeps: { db, queues, events: { publisher: connection, prefix: ns.bullPrefix } },
     async claim(vncEndpoint) {
       await db.sandbox.create({

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { generateViewerKeySet, parseViewerKeys } from '@cubicle/viewer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { testAppOptions } from './app-options.js';
 import { viewerFixture, WEB_URL, type ViewerFixture } from './viewer-fixture.js';
 import { openStream, refusedUpgrade } from './viewer-ws.js';
 
@@ -219,7 +220,8 @@ describe('viewer tickets', () => {
       },
     });
     const logged = await buildApp({
-      db: f.db,
+      ...testAppOptions(f.connections.queuePrefix),
+      ...f.connections,
       logger: { level: 'debug', stream: sink },
       viewer: { keys: f.keys, webUrl: WEB_URL },
     });

@@ -27,6 +27,7 @@ import {
   type WebhookReceiver,
 } from '../../../test/e2e/support/webhook-receiver.js';
 import { buildApp } from '../src/app.js';
+import { testAppOptions } from './app-options.js';
 
 /**
  * Webhooks through the real API, PostgreSQL, Redis and BullMQ workers running the control
@@ -63,6 +64,7 @@ describe('webhooks', () => {
         db,
         redis: connection,
         queues,
+        ...testAppOptions(ns.bullPrefix),
         keyVerifier: { cacheTtlMs: 0 },
         keyring,
         webhooks: { allowPrivate },

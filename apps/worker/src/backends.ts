@@ -2,6 +2,7 @@ import {
   createKubeClient,
   createKubernetesBackend,
   createKubevirtBackend,
+  createHollowBackend,
   createLocalBackend,
   loadKubeConfig,
   localBackendScope,
@@ -24,7 +25,9 @@ export async function createBackends(env: WorkerEnv, log: Logger): Promise<Backe
   for (const kind of env.CUBICLE_BACKENDS) {
     switch (kind) {
       case 'local':
-        backends.local = createLocalBackend({ scope: localBackendScope(env.DATABASE_URL) });
+        backends.local = env.HOLLOW_GUESTS
+          ? hollowBackend(env.HOLLOW_GUESTS, log)
+          : createLocalBackend({ scope: localBackendScope(env.DATABASE_URL) });
         break;
       case 'kubernetes':
         backends.kubernetes = createKubernetesBackend({
@@ -41,6 +44,13 @@ export async function createBackends(env: WorkerEnv, log: Logger): Promise<Backe
   }
   log.info({ backends: Object.keys(backends) }, 'backends ready');
   return backends;
+}
+
+/** hollowBackend: load-test sandboxes without desktops (HOLLOW_GUESTS, benchmarks and scale tests only). */
+function hollowBackend(spec: string, log: Logger) {
+  const [url, adminToken] = spec.split('#') as [string, string];
+  log.warn({ url }, 'HOLLOW_GUESTS: the local backend provisions hollow load-test sandboxes');
+  return createHollowBackend({ url, adminToken });
 }
 
 /** One client (one keep-alive connection pool) serves both Kubernetes backends. */

@@ -42,6 +42,17 @@ export const WorkerEnv = z.object({
     )
     .pipe(z.array(z.enum(['local', 'kubernetes', 'kubevirt'])).min(1)),
   /**
+   * LOAD TESTS ONLY: `http://127.0.0.1:<port>#<admin token>` of a hollow guest server
+   * (startHollowGuests). When set, the `local` backend slot provisions hollow sandboxes there
+   * instead of desktops. Set by `npm run bench:scale` and the scale tests, never by `npm start`.
+   */
+  HOLLOW_GUESTS: z
+    .string()
+    .regex(/^http:\/\/127\.0\.0\.1:\d+#[0-9a-f]+$/, 'http://127.0.0.1:<port>#<admin token>')
+    .optional(),
+  /** Guest calls (and secrets syncs) one worker process runs at once, each on another sandbox. */
+  GUEST_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+  /**
    * Namespace of the sandbox Pods/VMIs (kubernetes and kubevirt backends). One per installation:
    * the orphan sweep deletes every Cubicle-labelled object there that its database does not know.
    */
@@ -98,6 +109,8 @@ export const WorkerEnv = z.object({
   WEBHOOK_RELAY_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   RECLAIM_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(500),
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(1000).max(600_000).default(5000),
+  /** How often usage is rolled up into hourly rows (GET /v1/usage reads those). */
+  USAGE_ROLLUP_INTERVAL_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** Prometheus metrics on loopback; 0 picks a free port, unset disables. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Liveness (`/healthz`) and readiness (`/readyz`) probes over HTTP (health.ts); unset disables. */

@@ -1,10 +1,9 @@
 import {
-  deliverWhenActive,
   destroySandbox,
   provisionSandbox,
   reclaimClaims,
+  reconcileAll,
   reconcilePool,
-  sweepBackend,
   type RunSupervisor,
   type WorkerDeps,
 } from '@cubicle/control-plane';
@@ -25,7 +24,6 @@ export function buildHandlers(
     ...(runs ? { 'run.execute': (p) => runs.execute(p.tenant_id, p.run_id) } : {}),
     'sandbox.provision': (p, ctx) => provisionSandbox(deps, p.sandbox_id, ctx.signal),
     'sandbox.destroy': (p) => destroySandbox(deps, p.sandbox_id),
-    'secrets.deliver': (p) => deliverWhenActive(deps, p),
     'pool.reconcile': (p) => reconcilePool(deps, p.tenant_id, p.pool_id),
     'claims.reclaim': async () => {
       const released = await reclaimClaims(deps);
@@ -34,20 +32,11 @@ export function buildHandlers(
       return { released: released.length };
     },
     'pools.sweep': async () => {
-      const pools = await deps.db.pool.findMany({
-        where: {
-          OR: [{ state: 'active' }, { sandboxes: { some: { state: { notIn: ['deleted'] } } } }],
-        },
-        select: { id: true, tenantId: true },
-      });
-      for (const p of pools) await reconcilePool(deps, p.tenantId, p.id);
-      const swept = [];
-      for (const backend of Object.values(deps.backends))
-        if (backend) swept.push(await sweepBackend(deps, backend));
-      return { pools: pools.length, swept };
+      const { pools, swept } = await reconcileAll(deps);
+      return { pools, swept };
     },
   };
 }
 
 /** The fixed queues this worker listens on; per-sandbox `guest-<id>` queues are run by GuestQueues. */
-export const staticQueues = ['sandboxes', 'reclaim', 'reconcile', 'runs', 'webhooks', 'secrets'];
+export const staticQueues = ['sandboxes', 'reclaim', 'reconcile', 'runs', 'webhooks'];

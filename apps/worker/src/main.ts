@@ -17,6 +17,8 @@ import { buildWebhookHandlers, webhookOptionsOf } from './webhook-handlers.js';
 import { startHealthServer } from './health.js';
 import { startRunSupervision } from './run-supervision.js';
 import { WorkerMetrics } from './metrics.js';
+import { closeOnSignals, OwnedResources } from './owned-resources.js';
+import { buildUsageHandlers, usageQueues } from './usage-rollup.js';
 
 // Parse configuration before anything starts: a bad variable stops the process here.
 const env = loadWorkerEnv();
@@ -27,11 +29,18 @@ const log = pino({
   hooks: secretLogHooks(),
 });
 
-const db = createDb({ databaseUrl: env.DATABASE_URL });
+// Everything opened below is owned here and closed in reverse order on SIGTERM (closeOnSignals).
+const owned = new OwnedResources(log);
+const db = owned.own('postgres', createDb({ databaseUrl: env.DATABASE_URL }), (d) =>
+  d.$disconnect(),
+);
 await db.$queryRaw`SELECT 1`;
-const connection = createQueueConnection(env.REDIS_URL);
-const queues = new JobQueues(connection, env.QUEUE_PREFIX);
-const backends = await createBackends(env, log);
+const connection = owned.own('redis', createQueueConnection(env.REDIS_URL), (c) => c.disconnect());
+const queues = owned.own('queues', new JobQueues(connection, env.QUEUE_PREFIX), (q) => q.close());
+// Backends with background work (Kubernetes watches) stop it once no job needs them.
+const backends = owned.own('backends', await createBackends(env, log), (all) =>
+  Promise.all(Object.values(all).map((b) => b?.close?.())),
+);
 const deps: WorkerDeps = {
   db,
   queues,
@@ -42,23 +51,30 @@ const deps: WorkerDeps = {
 };
 const metrics = new WorkerMetrics();
 // Runs that end in this process are announced to webhooks (`run.finished`).
-announceRunsFinished(deps);
+owned.own('run webhooks', announceRunsFinished(deps), (stop) => stop());
 // Runs hold their guest streams here; started before the `runs` queue is served.
-const runSubscriber = createQueueConnection(env.REDIS_URL);
+const runSubscriber = owned.own('run subscriber', createQueueConnection(env.REDIS_URL), (c) =>
+  c.disconnect(),
+);
 const runs = await startRunSupervision(deps, {
   connection,
   subscriber: runSubscriber,
   prefix: env.QUEUE_PREFIX,
   log,
 });
+owned.own('runs', runs, (r) => r.close());
 
+const workerConnection = owned.own('worker connection', createQueueConnection(env.REDIS_URL), (c) =>
+  c.disconnect(),
+);
 const workers = startWorkers({
-  connection: createQueueConnection(env.REDIS_URL),
+  connection: workerConnection,
   prefix: env.QUEUE_PREFIX,
-  queues: staticQueues,
+  queues: [...staticQueues, ...usageQueues],
   handlers: {
     ...buildHandlers(deps, metrics, runs),
     ...buildWebhookHandlers(deps, webhookOptionsOf(env)),
+    ...buildUsageHandlers(deps),
   },
   concurrency: env.WORKER_CONCURRENCY,
   concurrencyByQueue: { sandboxes: env.PROVISION_CONCURRENCY },
@@ -93,20 +109,29 @@ function instrument(w: (typeof workers)[number]) {
   });
 }
 for (const w of workers) instrument(w);
-// Per-sandbox guest queues come and go with claims; see guest-queues.ts.
-const guestSubscriber = createQueueConnection(env.REDIS_URL);
+// Every sandbox's lane (guest calls, secrets syncs) with two Redis connections; see guest-queues.ts.
+const guestSubscriber = owned.own('guest subscriber', createQueueConnection(env.REDIS_URL), (c) =>
+  c.disconnect(),
+);
 const guestQueues = new GuestQueues(deps, {
   connection,
   subscriber: guestSubscriber,
   prefix: env.QUEUE_PREFIX,
   log,
-  instrument,
+  concurrency: env.GUEST_CONCURRENCY,
+  observe: (job, outcome, seconds) => metrics.jobDuration.observe({ job, outcome }, seconds),
 });
+// Both stop taking jobs at once, then wait for their running ones (BullMQ close waits).
+owned.own('job workers', workers, (all) =>
+  Promise.all([guestQueues.close(), ...all.map((w) => w.close())]),
+);
 await guestQueues.start();
+metrics.trackPerSandbox(() => guestQueues.stats());
 // One schedule in Redis however many workers run; the database decides what is due.
 await queues.schedule('claims.reclaim', {}, env.RECLAIM_INTERVAL_MS);
 await queues.schedule('pools.sweep', {}, env.SWEEP_INTERVAL_MS);
 await queues.schedule('webhooks.relay', {}, env.WEBHOOK_RELAY_INTERVAL_MS);
+await queues.schedule('usage.rollup', {}, env.USAGE_ROLLUP_INTERVAL_MS);
 
 const metricsServer =
   env.WORKER_METRICS_PORT === undefined
@@ -119,6 +144,7 @@ const metricsServer =
             res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),
           );
       }).listen(env.WORKER_METRICS_PORT, '127.0.0.1');
+if (metricsServer) owned.own('metrics listener', metricsServer, (server) => server.close());
 const health =
   env.WORKER_HEALTH_PORT === undefined
     ? undefined
@@ -131,27 +157,9 @@ const health =
 await health?.listening;
 log.info({ queues: staticQueues, backends: Object.keys(backends) }, 'worker started');
 
-let closing = false;
-/** shutdown lets running jobs finish (BullMQ close waits), then closes Redis and Prisma. */
-async function shutdown(signal: string) {
-  if (closing) return;
-  closing = true;
-  log.info({ signal }, 'shutting down');
-  const force = setTimeout(() => process.exit(1), 30_000);
-  force.unref();
-  metricsServer?.close();
-  health?.markClosing();
-  await Promise.all([guestQueues.close(), ...workers.map((w) => w.close())]);
-  await runs.close();
-  runSubscriber.disconnect();
-  // Backends with background work (Kubernetes watches) stop it once no job needs them.
-  await Promise.all(Object.values(backends).map((b) => b?.close?.()));
-  guestSubscriber.disconnect();
-  await queues.close();
-  connection.disconnect();
-  await db.$disconnect();
-  await health?.close();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+// The health endpoint is the probe surface: not-ready first, closed after everything else.
+closeOnSignals(owned, log, {
+  graceMs: 30_000,
+  beforeClose: () => health?.markClosing(),
+  afterClose: () => health?.close(),
+});

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** WorkerMetrics are the worker's Prometheus series (served by the metrics listener in main.ts). */
 export class WorkerMetrics {
@@ -22,6 +22,22 @@ export class WorkerMetrics {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
     registers: [this.registry],
   });
+
+  /**
+   * trackPerSandbox exposes how many per-sandbox entries the process holds (`map` label): they
+   * must fall back to zero once sandboxes are released (the scale test reads this).
+   */
+  trackPerSandbox(stats: () => Record<string, number>) {
+    new Gauge({
+      name: 'cubicle_worker_per_sandbox_entries',
+      help: 'Per-sandbox entries held in this worker process, by map',
+      labelNames: ['map'],
+      registers: [this.registry],
+      collect() {
+        for (const [map, n] of Object.entries(stats())) this.set({ map }, n);
+      },
+    });
+  }
 
   recordReclaim(reason: string, delaySeconds: number) {
     this.reclaims.inc({ reason });

@@ -23,3 +23,10 @@ export { createKubernetesBackend, podsPath } from './kubernetes/kubernetes-backe
 export { buildSandboxPod } from './kubernetes/pod-spec.js';
 export { createKubevirtBackend, vmisPath } from './kubevirt/kubevirt-backend.js';
 export { buildSandboxVmi } from './kubevirt/vmi-spec.js';
+export {
+  hollowAnswers,
+  startHollowGuests,
+  type HollowGuests,
+  type HollowGuestsOptions,
+} from './hollow/hollow-guests.js';
+export { createHollowBackend, type HollowBackendOptions } from './hollow/hollow-backend.js';

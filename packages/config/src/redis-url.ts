@@ -9,6 +9,8 @@ export interface RedisConnectionOptions {
   username?: string;
   password?: string;
   tls?: Record<string, never>;
+  /** `?name=…`: CLIENT SETNAME on every connection, so CLIENT LIST tells processes apart. */
+  connectionName?: string;
 }
 
 function dbFrom(value: string | null | undefined, url: string): number | undefined {
@@ -35,6 +37,8 @@ export function redisOptionsFromUrl(url: string): RedisConnectionOptions {
     throw new Error(`invalid Redis URL: ${redact(url)}`);
   }
   const credentials: RedisConnectionOptions = {};
+  const name = parsed.searchParams.get('name');
+  if (name) credentials.connectionName = name;
   if (parsed.username) credentials.username = decodeURIComponent(parsed.username);
   if (parsed.password) credentials.password = decodeURIComponent(parsed.password);
 

@@ -3,7 +3,7 @@ import { AppError } from '@cubicle/contract/errors';
 import { newId } from '@cubicle/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyPool, createClaim } from '../src/index.js';
-import { insertClaim } from '../src/claims/insert-claim.js';
+import { decideClaim } from '../src/lifecycle/claim-batch.js';
 import { seedWarm, world, type World } from './setup.js';
 
 // Claims are group-committed: those arriving in one event-loop turn share one statement. These
@@ -62,33 +62,27 @@ describe('a claim batch isolates its items (real Postgres)', () => {
     expect(await w.db.claim.count({ where: { tenantId: w.tenantId, poolId: pool.id } })).toBe(100);
   });
 
-  it('a poisoned item in one statement is refused alone, with its SQLSTATE', async () => {
+  it('a poisoned item in one statement is refused alone, as an outcome with its SQLSTATE', async () => {
     await applyPool(w.deps, w.tenantId, 'direct', PoolSpec.parse({ image: 'img' }));
     const item = (metadata: Record<string, string>) => ({
       claimId: newId('claim'),
       tenantId: w.tenantId,
       poolName: 'direct',
       name: `direct-${newId('claim').slice(-8)}`,
+      named: true,
       metadata,
       ttlSeconds: null,
       now: new Date(),
     });
-    const results = await Promise.allSettled([
-      insertClaim(w.db, item({ a: '1' })),
-      insertClaim(w.db, item({ a: POISONS.nul })),
-      insertClaim(w.db, item({ a: '2' })),
-      insertClaim(w.db, item({ a: POISONS.loneHigh })),
-      insertClaim(w.db, item({ a: '3' })),
+    const results = await Promise.all([
+      decideClaim(w.db, item({ a: '1' })),
+      decideClaim(w.db, item({ a: POISONS.nul })),
+      decideClaim(w.db, item({ a: '2' })),
+      decideClaim(w.db, item({ a: POISONS.loneHigh })),
+      decideClaim(w.db, item({ a: '3' })),
     ]);
-    expect(results.map((r) => r.status)).toEqual([
-      'fulfilled',
-      'rejected',
-      'fulfilled',
-      'rejected',
-      'fulfilled',
-    ]);
+    expect(results.map((r) => r.kind)).toEqual(['pending', 'refused', 'pending', 'refused', 'pending']);
     for (const r of results)
-      if (r.status === 'rejected')
-        expect((r.reason as { code: string }).code, String(r.reason)).toMatch(/^22/);
+      if (r.kind === 'refused') expect(r.code, r.message).toMatch(/^22/);
   });
 });

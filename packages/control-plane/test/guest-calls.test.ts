@@ -2,8 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { newId } from '@cubicle/db';
-import { createQueueConnection, JobQueues } from '@cubicle/queue';
-import { Worker } from 'bullmq';
+import { createQueueConnection, JobQueues, LaneDispatcher } from '@cubicle/queue';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestRedisNamespace } from '../../../test/harness/index.js';
@@ -13,7 +12,6 @@ import {
   releaseClaim,
   GuestCalls,
   guestCallBoundMs,
-  guestQueueName,
   newKeyringSpec,
   parseKeyring,
   runGuestCall,
@@ -31,7 +29,7 @@ const codeOf = (p: Promise<unknown>) =>
 /**
  * The transport of guest calls on real Postgres and Redis: lookups and refusals in the API half,
  * the worker half's checks before anything reaches a guest, and an answer travelling enqueue →
- * BullMQ worker → pub/sub → the waiting caller. The guest is a real closed or silent port, so
+ * sandbox lane → dispatcher → pub/sub → the waiting caller. The guest is a real closed or silent port, so
  * these tests never need a desktop (test/e2e/drive.test.ts drives real ones).
  */
 describe('guest calls on real Postgres and Redis', () => {
@@ -122,7 +120,7 @@ describe('guest calls on real Postgres and Redis', () => {
   });
 
   it('the API half answers not_found for unknown and foreign claims and claim_not_active for released ones', async () => {
-    const calls = new GuestCalls(deps, { publisher, subscriber, prefix });
+    const calls = new GuestCalls(deps, { subscriber, prefix });
     const { claimId } = await claimedSandbox('http://127.0.0.1:1');
     expect(await codeOf(calls.call(w.tenantId, newId('claim'), 'windows.list', {}))).toBe(
       'not_found',
@@ -168,18 +166,15 @@ describe('guest calls on real Postgres and Redis', () => {
   });
 
   it('an answer travels enqueue → worker → pub/sub back to its caller, and guest failures keep their code', async () => {
-    const { sandboxId, claimId } = await claimedSandbox('http://127.0.0.1:1'); // nothing listens there
+    const { claimId } = await claimedSandbox('http://127.0.0.1:1'); // nothing listens there
     const connection = createQueueConnection(ns.url);
-    const worker = new Worker(
-      guestQueueName(sandboxId),
-      (job) => answerGuestCallJob(deps, { publisher, prefix }, job),
-      {
-        connection,
-        prefix,
-        concurrency: 1,
-      },
-    );
-    const calls = new GuestCalls(deps, { publisher, subscriber, prefix });
+    const worker = new LaneDispatcher({
+      connection,
+      prefix,
+      handler: (job) => answerGuestCallJob(deps, { publisher, prefix }, job),
+    });
+    worker.start();
+    const calls = new GuestCalls(deps, { subscriber, prefix });
     try {
       const results = await Promise.all(
         [1, 2, 3].map(() => codeOf(calls.call(w.tenantId, claimId, 'windows.list', {}))),
@@ -190,6 +185,7 @@ describe('guest calls on real Postgres and Redis', () => {
         'backend_unavailable',
       ]);
       expect(calls.pending).toBe(0);
+      expect(calls.stats()).toEqual({ waiters: 0, claimChains: 0 });
       // Nothing is stored for calls that produced no ActionResult.
       expect(await w.db.actionRecord.count({ where: { claimId } })).toBe(0);
     } finally {

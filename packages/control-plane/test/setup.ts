@@ -7,6 +7,8 @@ import type { Deps } from '../src/index.js';
 export interface World {
   deps: Deps;
   db: Db;
+  /** The file's database, for a second client (a second API process). */
+  databaseUrl: string;
   queues: JobQueues;
   tenantId: string;
   otherTenantId: string;
@@ -31,6 +33,7 @@ export async function world(): Promise<World> {
   return {
     deps: { db, queues },
     db,
+    databaseUrl: database.url,
     queues,
     tenantId,
     otherTenantId,

@@ -423,6 +423,31 @@ describe('data model round-trip', () => {
     ]);
   });
 
+  it('usage rollup rows: one per tenant, pool and hour; progress; late-fact spans', async () => {
+    const hour = new Date(Date.UTC(2026, 11, 1, 10));
+    const row = { tenantId: ids.tenant, poolId: ids.pool, hour };
+    await db.usageHourly.create({ data: { ...row, claims: 3, claimSeconds: 5400.5, runs: 1 } });
+    // A recomputed hour replaces its row; a second insert of the same key is refused.
+    await expect(db.usageHourly.create({ data: row })).rejects.toThrow();
+    expect(
+      await db.usageHourly.findUniqueOrThrow({ where: { tenantId_hour_poolId: row } }),
+    ).toMatchObject({ claims: 3, claimSeconds: 5400.5, warmSeconds: 0, runs: 1, runSeconds: 0 });
+
+    await db.usageRollupState.create({ data: { id: 'usage-round-trip', rolledTo: hour } });
+    expect(
+      await db.usageRollupState.findUniqueOrThrow({ where: { id: 'usage-round-trip' } }),
+    ).toMatchObject({ rolledTo: hour, previousRolledTo: null });
+
+    const span = await db.usageDirty.create({
+      data: { poolId: ids.pool, fromAt: hour, toAt: later },
+    });
+    expect(typeof span.id).toBe('bigint');
+    expect(await db.usageDirty.findUniqueOrThrow({ where: { id: span.id } })).toMatchObject({
+      fromAt: hour,
+      toAt: later,
+    });
+  });
+
   it('covers every model of the schema', () => {
     // Adding a model without adding it to this file fails here.
     expect(Object.keys(Prisma.ModelName).sort()).toEqual(
@@ -431,6 +456,7 @@ describe('data model round-trip', () => {
         'ApiKey',
         'AuditEvent',
         'Claim',
+        'ClaimScreenshot',
         'ClaimSecret',
         'IdempotencyKey',
         'Pool',
@@ -439,6 +465,10 @@ describe('data model round-trip', () => {
         'Sandbox',
         'Tenant',
         'TenantSecret',
+        'UsageDirty',
+        'UsageHourly',
+        'UsageRollupState',
+        'ViewerConnection',
         'ViewerTicket',
         'WebhookAttempt',
         'WebhookDelivery',

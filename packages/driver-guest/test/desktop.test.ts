@@ -11,6 +11,7 @@ import {
   stopDesktopById,
 } from '../src/desktop/find-desktops.js';
 import { rfbBanner } from './helpers/rfb-banner.js';
+import { rfbFirstFrame } from './helpers/rfb-first-frame.js';
 import {
   SESSION_FILE,
   sessionDir,
@@ -104,6 +105,8 @@ describe('desktop launcher', () => {
       expect(session.display).toMatch(/^:\d+$/);
       expect(existsSync(`/tmp/.X11-unix/X${session.display.slice(1)}`)).toBe(true);
       expect(await rfbBanner(session.vncPort)).toBe('RFB 003.008\n');
+      // A probe that reads the banner and leaves does not start x11vnc; a viewer does.
+      expect(session.pids.x11vnc).toBeNull();
       expect(await healthz(session)).toMatchObject({
         status: 'ok',
         display: { name: session.display, available: true, width: 1280, height: 800 },
@@ -128,6 +131,12 @@ describe('desktop launcher', () => {
         await sleep(50);
       }
       expect(names).toContain('cubicle-desktop-probe');
+      expect(await rfbFirstFrame({ port: session.vncPort })).toMatchObject({
+        version: 'RFB 003.008\n',
+        width: 1280,
+        height: 800,
+        rect: { x: 0, y: 0, w: 1280, h: 800 },
+      });
 
       const processes = await session.listProcesses();
       const commands = processes.map(cmdline).join('\n');
@@ -157,9 +166,27 @@ describe('desktop launcher', () => {
     }
   });
 
+  it('starts x11vnc once for concurrent first viewers, each of which gets a frame', async () => {
+    const session = await startDesktop({ daemon: 'none' });
+    try {
+      const frames = await Promise.all(
+        [0, 1, 2].map(() => rfbFirstFrame({ port: session.vncPort })),
+      );
+      for (const frame of frames)
+        expect(frame.rect).toEqual({ x: 0, y: 0, w: 1280, h: 800, encoding: 0 });
+      const vncs = (await session.listProcesses()).filter((pid) =>
+        cmdline(pid).startsWith('x11vnc '),
+      );
+      expect(vncs).toEqual([session.pids.x11vnc]);
+    } finally {
+      await session.stop();
+    }
+  });
+
   it('restarts x11vnc when it dies, on the same port', async () => {
     const session = await startDesktop({ daemon: 'in-process' });
     try {
+      await rfbFirstFrame({ port: session.vncPort });
       const first = session.pids.x11vnc;
       expect(first).not.toBeNull();
       process.kill(first!, 'SIGKILL');
@@ -174,7 +201,7 @@ describe('desktop launcher', () => {
       }
       expect(session.pids.x11vnc).not.toBe(first);
       expect(health.vnc_port).toBe(session.vncPort);
-      expect(await rfbBanner(session.vncPort)).toBe('RFB 003.008\n');
+      expect((await rfbFirstFrame({ port: session.vncPort })).width).toBe(1280);
     } finally {
       await session.stop();
     }
@@ -183,6 +210,7 @@ describe('desktop launcher', () => {
   it('stopDesktopById of a session this process started stops it for good (no x11vnc relaunch)', async () => {
     const id = `stopbyid-${process.pid}-${Date.now()}`;
     const session = await startDesktop({ id, daemon: 'none' });
+    await rfbFirstFrame({ port: session.vncPort });
     const vncPid = session.pids.x11vnc;
     expect(vncPid).not.toBeNull();
     await stopDesktopById(id);
@@ -245,6 +273,8 @@ describe('desktop launcher', () => {
       const daemon = session.pids.daemon!;
       expect(daemon).not.toBe(process.pid);
       expect(await healthz(session)).toMatchObject({ status: 'ok', vnc_port: session.vncPort });
+      // The child daemon's health probe of the VNC port does not start x11vnc.
+      expect(session.pids.x11vnc).toBeNull();
       const res = await fetch(`${session.guestUrl}/v1/shell/run`, {
         method: 'POST',
         headers: {

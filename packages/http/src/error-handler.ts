@@ -1,4 +1,4 @@
-import { AppError, ErrorCodes, type ErrorBody, type ErrorCodeName } from '@cubicle/contract/errors';
+import { AppError, type ErrorBody, type ErrorCodeName } from '@cubicle/contract/errors';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodError } from 'zod';
 
@@ -20,7 +20,7 @@ export function errorBody(
   message: string,
   details?: Record<string, unknown>,
 ): ErrorBody {
-  return { code, message, request_id: requestId, ...(details ? { details } : {}) };
+  return new AppError(code, message, details).toEnvelope(requestId).error;
 }
 
 /** sendError answers with the envelope and the code's one status. */
@@ -31,13 +31,8 @@ export function sendError(
   message: string,
   details?: Record<string, unknown>,
 ) {
-  const body: ErrorBody = {
-    code,
-    message,
-    request_id: request.id,
-    ...(details ? { details } : {}),
-  };
-  return reply.status(ErrorCodes[code].status).type('application/json').send({ error: body });
+  const error = new AppError(code, message, details);
+  return reply.status(error.status).type('application/json').send(error.toEnvelope(request.id));
 }
 
 /** zodIssues turns a ZodError into the `details.issues` list: which field, what was wrong. */

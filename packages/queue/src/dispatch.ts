@@ -3,8 +3,15 @@ import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { isDependencyUnavailable } from './dependency-errors.js';
 
+/** What dispatchJob needs of a job: a BullMQ Job or a sandbox lane's job. */
+export interface DispatchableJob {
+  id?: string | undefined;
+  name: string;
+  data: unknown;
+}
+
 export interface JobContext {
-  job: Job;
+  job: DispatchableJob;
   /** Aborted when the catalog timeout passes; handlers pass it to their I/O. */
   signal: AbortSignal;
 }
@@ -27,7 +34,7 @@ export class JobTimeoutError extends Error {
  * its schema is an UnrecoverableError (retrying cannot fix it); the handler runs under the
  * catalog's timeout.
  */
-export async function dispatchJob(handlers: JobHandlers, job: Job): Promise<unknown> {
+export async function dispatchJob(handlers: JobHandlers, job: DispatchableJob): Promise<unknown> {
   if (!(JobNames as string[]).includes(job.name))
     throw new UnrecoverableError(`unknown job ${job.name}`);
   const name = job.name as JobName;

@@ -5,8 +5,21 @@ import {
   type JobName,
   type JobPayload,
 } from '@cubicle/contract/jobs';
-import { Queue, type JobsOptions } from 'bullmq';
+import { randomBytes } from 'node:crypto';
+import { Queue, type Job, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { SandboxLanes, type LaneJob } from './lanes/sandbox-lanes.js';
+
+/**
+ * Jobs whose catalog queue is per sandbox (`{sandbox_id}`): they go to that sandbox's lane. The
+ * catalog's queue names are plain strings to TypeScript, so the list is written out; a unit test
+ * holds it equal to the catalog.
+ */
+export type LaneJobName = 'guest.call' | 'secrets.sync';
+
+/** isLaneJob tells whether a job runs on its sandbox's lane rather than on a BullMQ queue. */
+export const isLaneJob = (name: JobName): name is LaneJobName =>
+  Jobs[name].queue.includes('{sandbox_id}');
 
 export interface EnqueueOptions {
   /** A stable id makes enqueueing idempotent: BullMQ keeps one job per id. */
@@ -28,15 +41,20 @@ export interface EnqueueOptions {
 
 /**
  * JobQueues enqueues catalog jobs: the payload is validated here (a bad payload is a bug in the
- * caller and throws), and attempts/backoff come from the catalog, never from call sites.
+ * caller and throws), and attempts/backoff come from the catalog, never from call sites. Jobs
+ * of a per-sandbox queue (`guest-{sandbox_id}`) go to that sandbox's lane (SandboxLanes), the
+ * others to their BullMQ queue.
  */
 export class JobQueues {
   private readonly queues = new Map<string, Queue>();
+  readonly lanes: SandboxLanes;
 
   constructor(
     private readonly connection: Redis,
     private readonly prefix: string = 'cubicle',
-  ) {}
+  ) {
+    this.lanes = new SandboxLanes(connection, prefix);
+  }
 
   queue(name: string): Queue {
     let queue = this.queues.get(name);
@@ -47,9 +65,14 @@ export class JobQueues {
     return queue;
   }
 
-  async enqueue<N extends JobName>(name: N, payload: JobPayload<N>, options: EnqueueOptions = {}) {
+  async enqueue<N extends JobName>(
+    name: N,
+    payload: JobPayload<N>,
+    options: EnqueueOptions = {},
+  ): Promise<N extends LaneJobName ? LaneJob : Job> {
     const data = parseJobPayload(name, payload);
     const spec = Jobs[name];
+    if (isLaneJob(name)) return (await this.pushToLane(name, data, options)) as never;
     const jobOptions: JobsOptions = {
       attempts: spec.attempts,
       removeOnComplete: { age: 3600, count: 10_000 },
@@ -79,7 +102,24 @@ export class JobQueues {
         await queue.remove(options.jobId).catch(() => 0);
       }
     }
-    return queue.add(name, data, jobOptions);
+    return (await queue.add(name, data, jobOptions)) as never;
+  }
+
+  /** pushToLane appends a per-sandbox job to its sandbox's lane; lanes keep order, not delays. */
+  private async pushToLane(name: LaneJobName, data: unknown, options: EnqueueOptions) {
+    if (options.delayMs || options.dedupe || options.isRetryOfFinished)
+      throw new Error(`${name} runs on its sandbox's lane, which has no delays or deduplication`);
+    const spec = Jobs[name];
+    const job: LaneJob = {
+      id: options.jobId ?? `${name}.${randomBytes(8).toString('hex')}`,
+      name,
+      data,
+      timestamp: Date.now(),
+      attempts: spec.attempts,
+      backoffMs: spec.backoff?.delay_ms ?? 0,
+    };
+    await this.lanes.push((data as { sandbox_id: string }).sandbox_id, job);
+    return job;
   }
 
   /**

@@ -76,6 +76,7 @@ export async function startStack({
   workerEnv = {},
   tenantQuotas = {},
   tenantName = 'bench',
+  apiCount = 1,
 } = {}) {
   const [embedded, { migrate }, { createDb }, tenancy] = await Promise.all([
     load('packages/embedded/dist/index.js'),
@@ -136,27 +137,37 @@ export async function startStack({
       LOG_LEVEL: 'warn',
       RECLAIM_INTERVAL_MS: String(reclaimIntervalMs),
     };
+    // Each app's Redis connections carry its name (CLIENT LIST tells the processes apart).
+    const named = (name) => `${redis.url}${redis.url.includes('?') ? '&' : '?'}name=${name}`;
+    let worker;
     if (withWorker) {
-      const worker = spawnApp('apps/worker/dist/main.js', {
+      worker = spawnApp('apps/worker/dist/main.js', {
         ...env,
+        REDIS_URL: named('cubicle-worker'),
         WORKER_CONCURRENCY: '16',
         ...workerEnv,
       });
       stops.push(() => worker.stop());
     }
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const api = spawnApp('apps/api/dist/main.js', {
-      ...env,
-      API_HOST: '127.0.0.1',
-      API_PORT: String(port),
-    });
-    stops.push(() => api.stop());
-    const url = `http://127.0.0.1:${port}`;
-    await waitFor(
-      async () => (await fetch(`${url}/healthz`).catch(() => null))?.ok === true,
-      30_000,
-      'the API',
-    );
+    const apis = [];
+    for (let i = 0; i < apiCount; i++) {
+      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      const api = spawnApp('apps/api/dist/main.js', {
+        ...env,
+        REDIS_URL: named(`cubicle-api${i}`),
+        API_HOST: '127.0.0.1',
+        API_PORT: String(port),
+      });
+      stops.push(() => api.stop());
+      apis.push({ url: `http://127.0.0.1:${port}`, pid: api.child.pid });
+    }
+    const url = apis[0].url;
+    for (const a of apis)
+      await waitFor(
+        async () => (await fetch(`${a.url}/healthz`).catch(() => null))?.ok === true,
+        30_000,
+        'the API',
+      );
     const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
     const call = async (method, path, body) => {
       const res = await fetch(`${url}${path}`, {
@@ -171,6 +182,10 @@ export async function startStack({
       leanClient(url, sockets, { authorization: headers.authorization });
     return {
       url,
+      /** Every API process (apiCount), with its pid. */
+      apis,
+      /** The worker's pid (withWorker), e.g. to read its RSS. */
+      workerPid: worker?.child.pid,
       db,
       httpClient,
       databaseUrl,

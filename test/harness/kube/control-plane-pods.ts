@@ -287,15 +287,3 @@ export async function runControlPlanePod(options: RunPodOptions): Promise<Runnin
       }),
   };
 }
-
-/** runToCompletion runs a Job's Pod template to its exit; resolves with the code and output. */
-export async function runToCompletion(
-  options: RunPodOptions,
-): Promise<{ code: number | null; output: string }> {
-  const pod = await runControlPlanePod(options);
-  const code = await new Promise<number | null>((resolve) => {
-    if (pod.child.exitCode !== null) return resolve(pod.child.exitCode);
-    pod.child.once('exit', (c) => resolve(c));
-  });
-  return { code, output: pod.output() };
-}

@@ -33,6 +33,13 @@ import {
 import { updateVmiStatus, VMI_API, writePodStatus } from './write-status.js';
 import { waitForProbe } from './probe.js';
 import { forwardPodPorts, type PodNetwork } from './pod-network.js';
+import {
+  isControlPlanePod,
+  startControlPlaneWorkload,
+  type ControlPlaneWorkload,
+} from './control-plane-workload.js';
+import { rawClient } from './dry-run.js';
+import type { KubeCluster } from './start-cluster.js';
 
 export { NODE_NAME, type WorkloadKind } from './object-refs.js';
 
@@ -63,6 +70,18 @@ export interface NodeAgentOptions {
   width?: number;
   height?: number;
   log?: (line: string) => void;
+  /**
+   * Run Pods of Cubicle's own images (api, worker, web) as the matching local processes
+   * (control-plane-workload.ts); the cluster gives the kubelet's access (tokens, Secrets).
+   */
+  cluster?: KubeCluster;
+}
+
+/** A control-plane Pod's process and how it ended. */
+export interface ControlPlaneProcess {
+  name: string;
+  uid: string;
+  workload: ControlPlaneWorkload;
 }
 
 export interface NodeAgent {
@@ -73,6 +92,10 @@ export interface NodeAgent {
   /** The desktop running for an object, if any. */
   workload(kind: WorkloadKind, name: string): RunningWorkload | undefined;
   workloads(): RunningWorkload[];
+  /** Control-plane Pods the agent runs or ran (until deleted): output, exit code. */
+  controlPlanePods(): ControlPlaneProcess[];
+  /** Exit codes of control-plane Pods stopped because they were deleted, oldest first. */
+  readonly stoppedControlPlanePods: { name: string; code: number | null; output: string }[];
   /** stop ends the watches and every desktop the agent started; idempotent. */
   stop(): Promise<void>;
 }
@@ -90,6 +113,8 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
   const orphans = await stopOrphanedDesktops();
   if (orphans.length > 0) log(`node agent: stopped ${orphans.length} desktop(s) of dead agents`);
   const running = new Map<string, RunningWorkload>();
+  const controlPlane = new Map<string, ControlPlaneProcess>();
+  const stoppedControlPlanePods: NodeAgent['stoppedControlPlanePods'] = [];
   const queues = new Map<string, Promise<void>>();
   const retryTimers = new Set<NodeJS.Timeout>();
   let isStopped = false;
@@ -107,6 +132,19 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
   };
 
   const teardown = async (key: string) => {
+    const held = controlPlane.get(key);
+    if (held) {
+      controlPlane.delete(key);
+      // kubelet on delete: SIGTERM, and the Pod is gone once the process has drained and exited.
+      const code = await held.workload.stop();
+      stoppedControlPlanePods.push({
+        name: held.name,
+        code,
+        output: held.workload.pod.output(),
+      });
+      log(`node agent: stopped ${key} (exit ${code})`);
+      return;
+    }
     const workload = running.get(key);
     if (!workload) return;
     running.delete(key);
@@ -155,7 +193,26 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     retryTimers.add(timer);
   };
 
+  const startControlPlane = async (ref: ObjectRef, key: string) => {
+    const cluster = options.cluster;
+    if (!cluster) throw new Error(`${key} runs a Cubicle image: start the agent with cluster`);
+    // Set once the workload has started; the probe below reads it through the holder.
+    const held: { entry?: ControlPlaneProcess } = {};
+    // Wanted while it starts, then while it is the one the agent holds for this key.
+    const isWanted = () =>
+      !isStopped && (held.entry === undefined || controlPlane.get(key) === held.entry);
+    const workload = await startControlPlaneWorkload(
+      { cluster, client: rawClient(cluster), core, namespace, ips, log },
+      ref.object as V1Pod,
+      isWanted,
+    );
+    held.entry = { name: ref.name, uid: ref.uid, workload };
+    controlPlane.set(key, held.entry);
+  };
+
   const start = async (ref: ObjectRef, key: string) => {
+    if (ref.kind === 'Pod' && isControlPlanePod(ref.object as V1Pod))
+      return startControlPlane(ref, key);
     let spec: WorkloadSpec;
     try {
       spec =
@@ -236,7 +293,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
 
   const reconcile = async (ref: ObjectRef | null, key = ref ? keyOf(ref.kind, ref.name) : '') => {
     if (isStopped) return;
-    const current = running.get(key);
+    const current = running.get(key) ?? controlPlane.get(key);
     if (!ref || ref.isDeleting || (current && current.uid !== ref.uid)) await teardown(key);
     if (!ref) return;
     if (ref.isDeleting) {
@@ -245,7 +302,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
       return;
     }
     if (!ref.nodeName) return bind(core, custom, namespace, ref);
-    if (ref.nodeName !== NODE_NAME || running.has(key)) return;
+    if (ref.nodeName !== NODE_NAME || running.has(key) || controlPlane.has(key)) return;
     await start(ref, key);
   };
 
@@ -256,10 +313,10 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
 
   const handleList = (kind: WorkloadKind, refs: ObjectRef[]) => {
     const present = new Set(refs.map((ref) => keyOf(ref.kind, ref.name)));
-    for (const workload of running.values()) {
-      const key = keyOf(workload.kind, workload.name);
+    for (const workload of [...running.values(), ...controlPlane.values()]) {
+      const key = keyOf('kind' in workload ? workload.kind : 'Pod', workload.name);
       // Deleted while no watch was open (an API server restart): stop it now.
-      if (workload.kind === kind && !present.has(key)) enqueue(key, () => reconcile(null, key));
+      if (key.startsWith(`${kind}/`) && !present.has(key)) enqueue(key, () => reconcile(null, key));
     }
     for (const ref of refs) handle(ref, 'MODIFIED');
   };
@@ -303,13 +360,17 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     synced: Promise.all(informers.map((informer) => informer.synced)).then(() => undefined),
     workload: (kind, name) => running.get(keyOf(kind, name)),
     workloads: () => [...running.values()],
+    controlPlanePods: () => [...controlPlane.values()],
+    stoppedControlPlanePods,
     stop: () =>
       (stopping ??= (async () => {
         isStopped = true;
         for (const informer of informers) informer.stop();
         for (const timer of retryTimers) clearTimeout(timer);
         await Promise.allSettled([...queues.values()]);
-        await Promise.allSettled([...running.keys()].map((key) => teardown(key)));
+        await Promise.allSettled(
+          [...running.keys(), ...controlPlane.keys()].map((key) => teardown(key)),
+        );
         reaper.close();
       })()),
   };

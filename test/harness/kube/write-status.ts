@@ -34,7 +34,7 @@ export type PodReport =
     }
   | { phase: 'Pending'; reason: string; message: string };
 
-function condition(
+export function condition(
   type: string,
   isTrue: boolean,
   previous: V1PodCondition[] | undefined,

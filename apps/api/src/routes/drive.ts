@@ -5,12 +5,20 @@ import type { FastifyInstance } from 'fastify';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The process's guest-call client: its stats() show per-sandbox memory (scale tests). */
+    guestCalls?: GuestCalls;
+  }
+}
+
 /**
  * Drive routes: the claim holder's observe / act / input / verify / screenshot / shell / files /
- * windows calls, each forwarded as one guest operation through the sandbox's queue (GuestCalls),
+ * windows calls, each forwarded as one guest operation through the sandbox's lane (GuestCalls),
  * and the claim's stored ActionResults. Bodies and answers are the guest protocol's own schemas.
  */
 export function registerDriveRoutes(app: FastifyInstance, deps: Deps, guest: GuestCalls) {
+  app.decorate('guestCalls', guest);
   // `as never`: the answer's type is the guest route's response, which the worker has checked
   // against that schema and route() checks again against the REST route's (the same schema).
   const forward =

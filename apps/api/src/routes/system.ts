@@ -3,9 +3,10 @@ import { AppError } from '@cubicle/contract/errors';
 import { GUEST_PROTOCOL_VERSION } from '@cubicle/contract/guest';
 import type { FastifyInstance } from 'fastify';
 import { route } from '../lib/define-handler.js';
+import { registerDocsRoutes } from './docs.js';
 import type { HealthCheck } from '../app.js';
 
-/** System routes: liveness with dependency checks, versions, and the OpenAPI document. */
+/** System routes: liveness with dependency checks, versions, and the API reference. */
 export function registerSystemRoutes(
   app: FastifyInstance,
   checks: Record<string, HealthCheck>,
@@ -41,7 +42,6 @@ export function registerSystemRoutes(
     },
   }));
 
-  // The OpenAPI document at /docs (what people type) and /docs/openapi.json (what tools expect).
-  app.get('/docs/openapi.json', async () => openApi());
-  app.get('/docs', async () => openApi());
+  // The interactive reference at /docs (what people type), the document at /docs/openapi.json.
+  registerDocsRoutes(app, openApi);
 }

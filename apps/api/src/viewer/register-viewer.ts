@@ -1,4 +1,3 @@
-import websocket from '@fastify/websocket';
 import type { ViewerEvents } from '@cubicle/control-plane';
 import type { Db } from '@cubicle/db';
 import {
@@ -15,8 +14,6 @@ import { registerViewerTicketRoutes } from '../routes/viewer-tickets.js';
 import type { ViewerOptions } from './viewer-options.js';
 import { registerViewerStream } from './viewer-stream.js';
 
-/** Client frames are small RFB messages; control-mode clipboard pastes are the largest. */
-const MAX_CLIENT_FRAME_BYTES = 1024 * 1024;
 const DEFAULT_RECHECK_MS = 5_000;
 
 export interface ViewerWiring {
@@ -30,7 +27,8 @@ export interface ViewerWiring {
  * registerViewer wires viewer tickets and the stream proxy: the ticket routes, the WebSocket
  * stream, this process's registry of open streams, its Redis subscription to revocations (so a
  * DELETE on any replica, or the worker ending a claim, closes streams here within a second),
- * and a periodic database re-check in case a pub/sub message was lost.
+ * and a periodic database re-check in case a pub/sub message was lost. The app's WebSocket
+ * server (plugins/websockets.ts) must be registered first.
  */
 export async function registerViewer(app: FastifyInstance, wiring: ViewerWiring) {
   const { db, redis, options } = wiring;
@@ -52,13 +50,6 @@ export async function registerViewer(app: FastifyInstance, wiring: ViewerWiring)
           onError: (err) => app.log.warn({ err }, 'viewer stream lease: Redis failed'),
         })
       : undefined;
-  await app.register(websocket, {
-    options: {
-      maxPayload: MAX_CLIENT_FRAME_BYTES,
-      // noVNC asks for `binary`; a client that offers no subprotocol is served without one.
-      handleProtocols: (protocols) => (protocols.has('binary') ? 'binary' : false),
-    },
-  });
   registerViewerTicketRoutes(app, deps, options);
   registerViewerStream(app, deps, streams, { ...options, ...(leases ? { leases } : {}) });
 
@@ -73,7 +64,7 @@ export async function registerViewer(app: FastifyInstance, wiring: ViewerWiring)
     );
   }, options.recheckIntervalMs ?? DEFAULT_RECHECK_MS);
   recheck.unref();
-  // Before the websocket plugin closes every socket with 1001: viewers learn to reconnect.
+  // Before the app closes what is left with 1001: viewers learn to reconnect (4503).
   app.addHook('preClose', async () => {
     clearInterval(recheck);
     streams.closeAll('shutting_down');

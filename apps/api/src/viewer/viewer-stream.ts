@@ -1,5 +1,6 @@
 import { ViewerCloseCodes, ViewerStreamQuery } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
+import { recordViewerConnected, recordViewerDisconnected } from '@cubicle/control-plane';
 import {
   bridgeRfb,
   resolveViewerTicket,
@@ -75,6 +76,17 @@ export function registerViewerStream(
         );
         return;
       }
+      // The connection is a fact for the claim's timeline, written beside the stream and never
+      // awaited before it: a slow database must not delay the picture, nor a failed write end it.
+      const connection = recordViewerConnected(deps.db, {
+        tenantId: ticket.tenantId,
+        claimId: ticket.claimId,
+        ticketId: ticket.ticketId,
+        mode: ticket.mode,
+      }).catch((err: unknown) => {
+        log.warn({ err }, 'viewer connection not recorded');
+        return null;
+      });
       const bridge: RfbBridge = bridgeRfb({
         ws: socket,
         upstream: ticket.vncEndpoint!,
@@ -85,6 +97,11 @@ export function registerViewerStream(
           streams.release(stream);
           if (lease?.admitted) lease.release();
           log.info(info, 'viewer stream closed');
+          void connection
+            .then(async (id) => {
+              if (id) await recordViewerDisconnected(deps.db, id, info.reason);
+            })
+            .catch((err: unknown) => log.warn({ err }, 'viewer disconnection not recorded'));
         },
       });
       log.info({ mode: ticket.mode }, 'viewer stream opened');

@@ -1,7 +1,7 @@
 'use server';
 
 import { redirect } from 'next/navigation';
-import { errorOf, rawCall } from '../../lib/api/http';
+import { ApiError, cubicleFor } from '../../lib/api/http';
 import type { ActionState } from '../../lib/api/client';
 import { endSession, startSession } from '../../lib/session/current';
 
@@ -15,17 +15,24 @@ export async function signIn(_prev: ActionState, form: FormData): Promise<Action
     return { ok: false, error: 'Paste a whole API key (it starts with cbk_).' };
   let role: 'admin' | 'member';
   let tenantName: string | null = null;
+  const cubicle = cubicleFor(key);
   try {
-    const pools = await rawCall(key, '/v1/pools?limit=1');
-    if (pools.status === 401) return { ok: false, error: 'This key is not valid or was revoked.' };
-    if (!pools.ok) throw await errorOf(pools);
+    await cubicle.request('listPools', { query: { limit: 1 } });
     // Listing keys is admin-only: its answer tells the key's role without another endpoint.
-    const keys = await rawCall(key, '/v1/api-keys?limit=1');
-    role = keys.status === 403 ? 'member' : 'admin';
-    if (role === 'admin' && !keys.ok) throw await errorOf(keys);
-    const tenant = await rawCall(key, '/v1/tenant');
-    if (tenant.ok) tenantName = ((await tenant.json()) as { name?: string }).name ?? null;
-  } catch {
+    role = await cubicle
+      .request('listApiKeys', { query: { limit: 1 } })
+      .then(() => 'admin' as const)
+      .catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 403) return 'member' as const;
+        throw error;
+      });
+    tenantName = await cubicle.tenant.get().then(
+      (tenant) => tenant.name,
+      () => null,
+    );
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401)
+      return { ok: false, error: 'This key is not valid or was revoked.' };
     return { ok: false, error: 'The API cannot be reached; try again in a moment.' };
   }
   await startSession({

@@ -1,10 +1,11 @@
 import 'server-only';
-import { getEnv } from '../env';
+import { cubicleFor } from './http';
 
 /**
  * openRunEvents opens a run's Server-Sent Events stream on the API with the session's key (the
  * browser never holds it); `lastEventId` resumes after that seq. No timeout: the stream lasts
- * as long as the run, and ends when the browser goes away (`signal`).
+ * as long as the run, and ends when the browser goes away (`signal`). The relay passes the raw
+ * stream on, so this is the SDK's transport (path, key, error envelope) without its iterator.
  */
 export function openRunEvents(
   apiKey: string,
@@ -12,13 +13,13 @@ export function openRunEvents(
   lastEventId: string | null,
   signal: AbortSignal,
 ): Promise<Response> {
-  return fetch(`${getEnv().CUBICLE_API_URL}/v1/runs/${runId}/events/stream`, {
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      accept: 'text/event-stream',
-      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+  return cubicleFor(apiKey).transport.send(
+    'streamRunEvents',
+    {
+      params: { run_id: runId },
+      headers: lastEventId ? { 'last-event-id': lastEventId } : {},
     },
-    cache: 'no-store',
-    signal,
-  });
+    { signal, timeoutMs: Infinity, retry: false },
+    'text/event-stream',
+  );
 }

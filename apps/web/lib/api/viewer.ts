@@ -1,10 +1,10 @@
 // No 'server-only' marker: proxy.ts (outside the React server layer) imports this too.
 import {
-  ViewerTicketIntrospection,
   ViewerTicketString,
+  type ViewerTicketIntrospection,
   type ViewerTicketState,
 } from '@cubicle/contract/api';
-import { errorOf, rawCall } from './http';
+import { ApiError, cubicleFor } from './http';
 
 /** TicketState: `invalid` is ours (the API answered 401 invalid_ticket: forged, malformed, unknown). */
 export type TicketState = ViewerTicketState | 'invalid';
@@ -15,13 +15,13 @@ export type TicketInfo = ViewerTicketIntrospection | { state: 'invalid' };
 export async function introspectTicket(ticket: string): Promise<TicketInfo> {
   // Not even shaped like a ticket: not worth a round trip.
   if (!ViewerTicketString.safeParse(ticket).success) return { state: 'invalid' };
-  const response = await rawCall(null, '/v1/viewer/introspect', {
-    method: 'POST',
-    body: { ticket },
-  });
-  if (response.status === 401 || response.status === 400) return { state: 'invalid' };
-  if (!response.ok) throw await errorOf(response);
-  return ViewerTicketIntrospection.parse(await response.json());
+  try {
+    return await cubicleFor(null).viewerTickets.introspect(ticket);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 400))
+      return { state: 'invalid' };
+    throw error;
+  }
 }
 
 /**

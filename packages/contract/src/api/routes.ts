@@ -10,6 +10,7 @@ import { systemRoutes } from './routes/system-routes.js';
 import { tenantRoutes } from './routes/tenant-routes.js';
 import { viewerRoutes } from './routes/viewer-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
+import { usageRoutes } from './routes/usage-routes.js';
 
 export { IdempotencyHeaders } from './routes/shared.js';
 
@@ -26,6 +27,7 @@ export const Routes = {
   ...runRoutes,
   ...auditRoutes,
   ...webhookRoutes,
+  ...usageRoutes,
 } satisfies Record<string, RouteDef>;
 
 export type RouteName = keyof typeof Routes;

@@ -25,4 +25,19 @@ describe('error codes', () => {
     expect(() => ErrorEnvelope.parse({ error: { ...ok.error, stack: 'x' } })).toThrow();
     expect(() => ErrorEnvelope.parse({ error: { code: 'not_found', message: 'x' } })).toThrow();
   });
+
+  it('AppError round-trips through the envelope unchanged', () => {
+    const err = new AppError('quota_exceeded', 'pool quota reached', { limit: 3, quota: 'pools' });
+    const wire = JSON.parse(JSON.stringify(err.toEnvelope('req-7'))) as unknown;
+    const envelope = ErrorEnvelope.parse(wire);
+    expect(envelope.error.request_id).toBe('req-7');
+    const back = AppError.fromEnvelope(envelope);
+    expect([back.code, back.message, back.details, back.status]).toEqual([
+      err.code,
+      err.message,
+      err.details,
+      429,
+    ]);
+    expect(back.toEnvelope('req-7')).toEqual(envelope);
+  });
 });

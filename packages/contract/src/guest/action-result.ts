@@ -105,6 +105,9 @@ export const ActionEvidence = named(
       /** AT-SPI event type as the bus names it, e.g. `object:state-changed:checked`. */
       event: z.string().min(1).max(128),
       element_token: ElementToken.optional(),
+      /** The element's role and accessible name when the event arrived (a label's new text). */
+      role: z.string().max(64).optional(),
+      name: z.string().max(1024).optional(),
       /** Milliseconds after delivery began; events from before delivery are never evidence. */
       after_ms: DurationMs,
     }),
@@ -169,6 +172,11 @@ const common = {
   duration_ms: DurationMs,
 };
 const evidenceList = z.array(ActionEvidence).max(32);
+/**
+ * Observations are changes seen after an action that do not belong to it (a ticking clock, an
+ * animation, another element's update): listed so the caller sees them, never counted as proof.
+ */
+const observationList = z.array(ActionEvidence).max(32);
 // Once anything was delivered a replay may double it (a toggle undone, a payment sent twice).
 const delivered = { ...common, retry_safe: z.literal(false) };
 
@@ -188,12 +196,14 @@ export const ActionResult = named(
       ...delivered,
       delivery: ActionDelivery,
       evidence: evidenceList.min(1),
+      observations: observationList.optional(),
     }),
     z.strictObject({
       effect: z.literal('partial'),
       ...delivered,
       delivery: PartialDelivery,
       evidence: evidenceList.optional(),
+      observations: observationList.optional(),
       escalation: ActionEscalation.optional(),
     }),
     z.strictObject({
@@ -201,6 +211,7 @@ export const ActionResult = named(
       ...delivered,
       delivery: ActionDelivery,
       evidence: evidenceList.optional(),
+      observations: observationList.optional(),
       escalation: ActionEscalation.optional(),
     }),
     z.strictObject({
@@ -208,6 +219,7 @@ export const ActionResult = named(
       ...delivered,
       delivery: ActionDelivery,
       evidence: evidenceList.optional(),
+      observations: observationList.optional(),
       escalation: ActionEscalation.optional(),
     }),
     z.strictObject({

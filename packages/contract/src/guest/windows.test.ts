@@ -35,6 +35,24 @@ describe('windows', () => {
     ).toBe(false);
   });
 
+  it('launches a desktop app by its friendly name, a browser with a url', () => {
+    expect(WindowLaunchRequest.parse({ app: 'browser', url: 'http://127.0.0.1:8000/' })).toEqual({
+      app: 'browser',
+      url: 'http://127.0.0.1:8000/',
+      wait_for_window_ms: 10_000,
+    });
+    expect(WindowLaunchRequest.safeParse({ app: 'office.calc' }).success).toBe(true);
+    expect(WindowLaunchRequest.safeParse({ app: 'photoshop' }).success).toBe(false);
+    expect(WindowLaunchRequest.safeParse({}).success).toBe(false);
+    expect(WindowLaunchRequest.safeParse({ app: 'terminal', argv: ['xterm'] }).success).toBe(false);
+    expect(WindowLaunchRequest.safeParse({ app: 'terminal', url: 'http://a/' }).success).toBe(
+      false,
+    );
+    expect(
+      WindowLaunchRequest.safeParse({ app: 'browser', url: 'javascript:alert(1)' }).success,
+    ).toBe(false);
+  });
+
   it('returns the window exactly when one was found', () => {
     const base = { pid: 4242, duration_ms: 800 };
     expect(WindowLaunchResponse.safeParse({ ...base, window_wait: 'found', window }).success).toBe(

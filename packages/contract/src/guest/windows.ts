@@ -36,18 +36,55 @@ export const WindowListResponse = named(
 export type WindowListResponse = z.infer<typeof WindowListResponse>;
 
 /**
+ * LaunchApp names the desktop's apps by what they are for, so a caller need not know the binary
+ * or the flags that turn its accessibility on: `browser` (Chromium), `browser.firefox`,
+ * `office.writer`, `office.calc` (LibreOffice), `terminal`, `files` (file manager), `editor`.
+ */
+export const LaunchApp = named(
+  'GuestLaunchApp',
+  z.enum([
+    'browser',
+    'browser.firefox',
+    'office.writer',
+    'office.calc',
+    'terminal',
+    'files',
+    'editor',
+  ]),
+);
+export type LaunchApp = z.infer<typeof LaunchApp>;
+
+/**
  * WindowLaunchRequest starts an app detached from the driver (its own session and process group,
  * on the desktop's display and buses) and waits up to `wait_for_window_ms` for a new top-level
- * window whose `_NET_WM_PID` is the app's or one of its descendants'. 0 does not wait.
+ * window whose `_NET_WM_PID` is the app's or one of its descendants'. 0 does not wait. Give
+ * either `argv` (any program) or `app` (a LaunchApp, started with accessibility on and the
+ * sandbox's browser policy); `url` opens a page in a browser app.
  */
+const launchOptions = {
+  cwd: AbsolutePath.optional(),
+  env: EnvVars.optional(),
+  wait_for_window_ms: z.int().min(0).max(LAUNCH_MAX_WAIT_MS).default(LAUNCH_DEFAULT_WAIT_MS),
+};
+
 export const WindowLaunchRequest = named(
   'GuestWindowLaunchRequest',
-  z.strictObject({
-    argv: Argv,
-    cwd: AbsolutePath.optional(),
-    env: EnvVars.optional(),
-    wait_for_window_ms: z.int().min(0).max(LAUNCH_MAX_WAIT_MS).default(LAUNCH_DEFAULT_WAIT_MS),
-  }),
+  z.union([
+    z.strictObject({ argv: Argv, ...launchOptions }),
+    z
+      .strictObject({
+        app: LaunchApp,
+        url: z
+          .url({ protocol: /^(https?|file)$/ })
+          .max(8192)
+          .optional(),
+        ...launchOptions,
+      })
+      .refine((r) => r.url === undefined || r.app.startsWith('browser'), {
+        message: 'url opens a page in a browser app (app "browser" or "browser.firefox")',
+        path: ['url'],
+      }),
+  ]),
 );
 export type WindowLaunchRequest = z.infer<typeof WindowLaunchRequest>;
 

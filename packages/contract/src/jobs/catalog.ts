@@ -96,11 +96,6 @@ export const Jobs = {
       tenant_id: TenantId,
       claim_id: ClaimId,
       sandbox_id: SandboxId,
-      /** Names whose rows are being written as the job is queued: it waits (≤ 2 s) for them. */
-      names: z
-        .array(z.string().regex(/^[A-Z_][A-Z0-9_]{0,127}$/))
-        .max(64)
-        .optional(),
     }),
     // Idempotent (it writes the claim's current set and removes the rest), so safe to retry.
     attempts: 3,
@@ -108,16 +103,6 @@ export const Jobs = {
     timeout_ms: 30_000,
     description:
       "Write the claim's secrets into its sandbox's secrets tmpfs and remove files of deleted ones; on the sandbox's queue, so later guest calls see them.",
-  }),
-  'secrets.deliver': job({
-    queue: 'secrets',
-    payload: z.strictObject({ tenant_id: TenantId, claim_id: ClaimId }),
-    // A pending claim's secrets wait here until it is active (retried every second for 15 min).
-    attempts: 900,
-    backoff: { type: 'fixed', delay_ms: 1000 },
-    timeout_ms: 30_000,
-    description:
-      "Once a pending claim is active, queue its secrets' delivery (secrets.sync) on its sandbox's queue.",
   }),
   'run.execute': job({
     queue: 'runs',
@@ -150,6 +135,16 @@ export const Jobs = {
     timeout_ms: 30_000,
     description:
       'Periodic: enqueue every webhook delivery that is due and not in flight (the outbox in PostgreSQL is the truth).',
+  }),
+  'usage.rollup': job({
+    queue: 'usage',
+    payload: z.strictObject({}),
+    // The next scheduled run recomputes the same hours; a retry would only duplicate it.
+    attempts: 1,
+    backoff: null,
+    timeout_ms: 600_000,
+    description:
+      'Periodic: recompute whole hours of usage per tenant and pool from claim, sandbox and run times (idempotent).',
   }),
 } as const satisfies Record<string, JobSpec>;
 

@@ -10,6 +10,7 @@ import {
   type RouteDef,
 } from '../api/route-def.js';
 import { Routes } from '../api/routes.js';
+import { addExamples } from './examples.js';
 
 type JsonSchema = Record<string, unknown>;
 const REF = '#/components/schemas/';
@@ -107,6 +108,17 @@ function errorResponses(codes: ErrorCodeName[]) {
           content: { 'application/json': { schema: { $ref: `${REF}ErrorEnvelope` } } },
         },
       ]),
+  );
+}
+
+/** errorCodeTable is the closed list of error codes as a Markdown table (the reference renders it). */
+function errorCodeTable(): string {
+  const rows = (Object.keys(ErrorCodes) as ErrorCodeName[]).map(
+    (c) =>
+      `| \`${c}\` | ${ErrorCodes[c].status} | ${ErrorCodes[c].description.replaceAll('|', '\\|')} |`,
+  );
+  return ['## Error codes', '', '| Code | Status | Meaning |', '| --- | --- | --- |', ...rows].join(
+    '\n',
   );
 }
 
@@ -246,6 +258,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
   const sorted = Object.fromEntries(
     Object.entries(components).sort(([a], [b]) => a.localeCompare(b)),
   );
+  addExamples(paths, sorted);
 
   return {
     openapi: '3.1.0',
@@ -253,11 +266,9 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       title: 'Cubicle API',
       version,
       description:
-        'Hosted control plane for computer-use sandboxes. Errors always use `ErrorEnvelope`; codes: ' +
-        (Object.keys(ErrorCodes) as ErrorCodeName[])
-          .map((c) => `\`${c}\` (${ErrorCodes[c].status})`)
-          .join(', ') +
-        `. Request bodies are at most \`x-cubicle-max-body-bytes\` bytes per operation (${DEFAULT_BODY_LIMIT_BYTES} unless stated); larger ones are 413 \`payload_too_large\`.`,
+        'Hosted control plane for computer-use sandboxes. Errors always use `ErrorEnvelope`; ' +
+        `request bodies are at most \`x-cubicle-max-body-bytes\` bytes per operation (${DEFAULT_BODY_LIMIT_BYTES} unless stated); larger ones are 413 \`payload_too_large\`.\n\n` +
+        errorCodeTable(),
     },
     servers: [{ url: 'http://127.0.0.1:8080' }],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',

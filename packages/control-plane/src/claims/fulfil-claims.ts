@@ -1,41 +1,35 @@
 import type { Pool } from '@cubicle/db';
 import { nowOf, type Deps } from '../context.js';
-import { expiryOf, takeWarmSandbox } from './create-claim.js';
+import { activatePendingClaims } from '../lifecycle/claim-transitions.js';
 import { claimActivatedData } from '../webhooks/event-data.js';
 import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 
+/** Claims activated per transaction: their events commit with them; a long queue is not one long lock. */
+const FULFIL_BATCH = 32;
+
 /**
- * fulfilPendingClaims gives warm sandboxes to the pool's pending claims, oldest first. The TTL
+ * fulfilPendingClaims gives warm sandboxes to the pool's pending claims, oldest first, by the
+ * same rules as a claim that finds one at once (the lifecycle's activatePendingClaims). The TTL
  * starts when the claim becomes active, so time spent waiting for a desktop is not charged.
- * Returns how many claims it fulfilled.
+ * Each activation and its `claim.activated` event commit together. Returns how many it fulfilled.
  */
 export async function fulfilPendingClaims(deps: Deps, pool: Pool): Promise<number> {
   let fulfilled = 0;
   for (;;) {
-    const done = await deps.db.$transaction(async (tx) => {
-      const pending = await tx.$queryRaw<{ id: string; ttl_seconds: number }[]>`
-        SELECT id, ttl_seconds FROM claims WHERE pool_id = ${pool.id} AND status = 'pending'
-        ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`;
-      const claim = pending[0];
-      if (!claim) return false;
+    const activated = await deps.db.$transaction(async (tx) => {
       const now = nowOf(deps);
-      const sandboxId = await takeWarmSandbox(tx, pool, now);
-      if (!sandboxId) return false;
-      const { expiresAt, maxExpiresAt } = expiryOf(pool, claim.ttl_seconds, now);
-      await tx.claim.update({
-        where: { id: claim.id },
-        data: { status: 'active', sandboxId, expiresAt, maxExpiresAt, lastHeartbeatAt: now },
-      });
-      await recordWebhookEvent(
-        tx,
-        pool.tenantId,
-        'claim.activated',
-        claimActivatedData(tx, claim.id),
-        now,
-      );
-      return true;
+      const claims = await activatePendingClaims(tx, pool.id, now, FULFIL_BATCH);
+      for (const c of claims)
+        await recordWebhookEvent(
+          tx,
+          c.tenantId,
+          'claim.activated',
+          claimActivatedData(tx, c.claimId),
+          now,
+        );
+      return claims.length;
     });
-    if (!done) return fulfilled;
-    fulfilled++;
+    fulfilled += activated;
+    if (activated < FULFIL_BATCH) return fulfilled;
   }
 }

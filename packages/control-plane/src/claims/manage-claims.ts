@@ -6,6 +6,7 @@ import { pageById } from '../page-by-id.js';
 import { publishViewerRevocation } from '../viewer/viewer-events.js';
 import { claimInclude, toClaimView } from './claim-view.js';
 import { claimEndedData } from '../webhooks/event-data.js';
+import { endClaim } from '../lifecycle/claim-transitions.js';
 import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 
 async function findClaim(deps: Deps, tenantId: string, id: string) {
@@ -72,8 +73,8 @@ export async function extendClaim(
 }
 
 /**
- * releaseClaim ends a claim (idempotent: releasing a released claim returns it unchanged). Its
- * sandbox goes to releasing and is destroyed by the worker, never handed to another claim; the
+ * releaseClaim ends a claim (idempotent: releasing a released claim returns it unchanged) through
+ * the lifecycle's endClaim. Its sandbox goes to releasing and is destroyed by the worker; the
  * pool is asked to refill. Its viewer tickets are revoked in the same transaction and open
  * streams are told to close. Every way a claim ends (API release, TTL, idle, max lifetime, pool
  * deletion, a lost sandbox) goes through here, with its own reason.
@@ -86,36 +87,26 @@ export async function releaseClaim(
 ): Promise<ClaimView> {
   const now = nowOf(deps);
   const released = await deps.db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ sandbox_id: string | null; pool_id: string }[]>`
-      UPDATE claims SET status = 'released', released_at = ${now}, release_reason = ${reason}::release_reason, updated_at = ${now}
-      WHERE id = ${id} AND tenant_id = ${tenantId} AND status <> 'released'
-      RETURNING sandbox_id, pool_id`;
-    const row = rows[0];
-    if (!row) return null;
-    if (row.sandbox_id) {
-      await tx.sandbox.updateMany({
-        where: { id: row.sandbox_id, state: { in: ['claimed', 'warm', 'provisioning'] } },
-        data: { state: 'releasing' },
-      });
-    }
+    const ended = await endClaim(tx, { tenantId, claimId: id, reason, now });
+    if (!ended) return null;
     await tx.viewerTicket.updateMany({
       where: { claimId: id, revokedAt: null },
       data: { revokedAt: now },
     });
     // Announced with the release itself: a release that commits has its event (any way it ends).
     await recordWebhookEvent(tx, tenantId, 'claim.ended', claimEndedData(tx, id, reason), now);
-    return row;
+    return ended;
   });
   if (released) {
     await publishViewerRevocation(deps.events, { kind: 'claim', claim_id: id });
-    if (released.sandbox_id) {
+    if (released.sandboxId) {
       await deps.queues.enqueue(
         'sandbox.destroy',
-        { tenant_id: tenantId, sandbox_id: released.sandbox_id },
-        { jobId: `destroy-${released.sandbox_id}` },
+        { tenant_id: tenantId, sandbox_id: released.sandboxId },
+        { jobId: `destroy-${released.sandboxId}` },
       );
     }
-    await nudgeReconcile(deps, tenantId, released.pool_id);
+    await nudgeReconcile(deps, tenantId, released.poolId);
   }
   return getClaim(deps, tenantId, id);
 }

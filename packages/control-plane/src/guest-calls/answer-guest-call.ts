@@ -1,4 +1,4 @@
-import { dispatchJob } from '@cubicle/queue';
+import { dispatchJob, type DispatchableJob } from '@cubicle/queue';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import {
   guestResultChannel,
@@ -8,7 +8,8 @@ import {
 } from './guest-call-messages.js';
 import { runGuestCall, type GuestCallAnswer } from './run-guest-call.js';
 
-type Job = Parameters<typeof dispatchJob>[1];
+/** A BullMQ job or a sandbox lane's job: both carry their enqueue time. */
+type Job = DispatchableJob & { timestamp: number };
 
 const internalError: GuestCallAnswer = {
   status: 500,
@@ -16,7 +17,37 @@ const internalError: GuestCallAnswer = {
 };
 
 /**
- * answerGuestCallJob is the processor of a `guest-<sandbox>` queue: it runs the call (payload
+ * answerLostGuestCall tells the caller of a call whose worker died mid-call (its lane's lease
+ * ran out) that it will not be answered: 504 `timeout`, maybe delivered, as its own wait would
+ * have said, only sooner. Calls are never run again. (For a job of another kind, such as a
+ * secrets.sync, the message goes to a channel nobody listens on.)
+ */
+export async function answerLostGuestCall(
+  options: { publisher: Publisher; prefix: string },
+  jobId: string,
+): Promise<void> {
+  const replyTo = replyToOf(jobId);
+  if (!replyTo) return;
+  const outcome: GuestCallOutcome = {
+    job_id: jobId,
+    status: 504,
+    body: {
+      error: {
+        code: 'timeout',
+        message:
+          'the worker running the call stopped; it may have been delivered: observe before retrying',
+        request_id: 'worker',
+      },
+    },
+  };
+  await options.publisher.publish(
+    guestResultChannel(options.prefix, replyTo),
+    JSON.stringify(outcome),
+  );
+}
+
+/**
+ * answerGuestCallJob is the processor of a sandbox's lane: it runs the call (payload
  * checked against the catalog, catalog timeout) and publishes the answer on the channel of the
  * API process that waits for it. Unexpected failures answer 500 so the caller is not left to
  * time out; `onError` gets the error for logging.

@@ -6,10 +6,8 @@ import type { Deps } from '../context.js';
 import { guestCallWaitMs } from './guest-call-bounds.js';
 import {
   GuestCallOutcome,
-  guestAttachChannel,
   guestCallJobId,
   guestResultChannel,
-  type Publisher,
   type Subscriber,
 } from './guest-call-messages.js';
 
@@ -18,8 +16,6 @@ interface Waiter {
 }
 
 export interface GuestCallsOptions {
-  /** Publishes attach requests (any connection not in subscriber mode). */
-  publisher: Publisher;
   /** A connection of its own: ioredis in subscriber mode can do nothing else. */
   subscriber: Subscriber;
   /** The BullMQ prefix; channels are scoped by it. */
@@ -28,16 +24,15 @@ export interface GuestCallsOptions {
 
 /**
  * GuestCalls is the API side of driving a sandbox. A call is a `guest.call` job on the sandbox's
- * own queue (the worker runs one at a time per sandbox, so order is kept), and the answer comes
+ * own lane (workers run one job of a lane at a time, so order is kept), and the answer comes
  * back over one pub/sub channel per API process: one subscriber connection, a map from job id to
  * waiter, the waiter registered before the job is enqueued so no answer can arrive unheard.
  * Nothing is retried: a call that outlives its bound is 504 `timeout`, and the worker will not
- * start it afterwards.
+ * start it afterwards. What it keeps per sandbox lives only while a call does (stats()).
  */
 export class GuestCalls {
   private readonly replyTo = `api${randomBytes(6).toString('hex')}`;
   private readonly waiters = new Map<string, Waiter>();
-  private readonly attached = new Set<string>();
   private readonly tails = new Map<string, Promise<void>>();
   private seq = 0;
   private started: Promise<unknown> | undefined;
@@ -120,11 +115,6 @@ export class GuestCalls {
           this.activeSandboxOf(tenantId, claimId),
           this.start(),
         ]);
-        if (!this.attached.has(sandboxId)) {
-          // Tell workers to serve this sandbox's queue now rather than at their next database scan.
-          await this.options.publisher.publish(guestAttachChannel(this.options.prefix), sandboxId);
-          this.attached.add(sandboxId);
-        }
         const id = guestCallJobId(this.replyTo, ++this.seq);
         jobId = id;
         const waiting = new Promise<GuestCallOutcome | undefined>((resolve) => {
@@ -171,14 +161,17 @@ export class GuestCalls {
     return mine;
   }
 
-  /** forget drops the attach memo of released sandboxes so the set does not grow forever. */
-  forget(sandboxId: string) {
-    this.attached.delete(sandboxId);
-  }
-
   /** pending is the number of calls waiting for an answer (for shutdown and tests). */
   get pending(): number {
     return this.waiters.size;
+  }
+
+  /**
+   * stats counts the per-call and per-claim entries this process holds; both are empty once no
+   * call is in flight (the scale test drives 1,000 sandboxes and checks).
+   */
+  stats(): { waiters: number; claimChains: number } {
+    return { waiters: this.waiters.size, claimChains: this.tails.size };
   }
 }
 

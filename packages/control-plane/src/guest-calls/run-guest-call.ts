@@ -13,6 +13,7 @@ import { callGuest, GuestTimeoutError } from './call-guest.js';
 import { GUEST_CALL_MIN_START_MS, guestCallBoundMs } from './guest-call-bounds.js';
 import { redactRequest } from './redact-request.js';
 import { claimRedactor } from '../secrets/claim-redactor.js';
+import { keepActionScreenshots } from '../usage/keep-action-screenshots.js';
 
 export type GuestCallPayload = JobPayload<'guest.call'>;
 
@@ -141,6 +142,9 @@ export async function runGuestCall(
   // A guest answer outside the contract is never passed on: the caller could act on a lie.
   if (!checked.success)
     return failure('backend_unavailable', 'the guest driver answered outside the contract');
+  // Claims holding secrets keep no screenshots: pixels cannot be redacted by value.
+  if (!found.has_secrets)
+    await keepActionScreenshots(deps.db, p.tenant_id, p.claim_id, p.operation, checked.data);
 
   if (route.response === ActionResult) {
     const result = checked.data as ActionResult;

@@ -3,12 +3,12 @@ import { nowOf } from '../context.js';
 import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
 import { releaseClaim } from '../claims/manage-claims.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
-import { CONTROL_PLANE_FAILURES, ControlPlaneFailure } from './failure-reasons.js';
+import { ControlPlaneFailure } from './failure-reasons.js';
+import { readPoolState } from './read-pool-state.js';
 import { planCreate } from './plan-pool.js';
+import { createSandboxes, moveSandboxes } from '../lifecycle/sandbox-transitions.js';
 
-const FAILURE_WINDOW_MS = 60_000;
-/** A sandbox provisioning longer than this is considered lost and replaced. */
-export const PROVISION_TIMEOUT_MS = 5 * 60_000;
+export { PROVISION_TIMEOUT_MS } from './read-pool-state.js';
 
 export interface ReconcileResult {
   created: number;
@@ -46,85 +46,45 @@ export async function reconcilePool(
   await deps.db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`reconcile:${poolId}`}))`;
     const now = nowOf(deps);
-    const stale = new Date(now.getTime() - PROVISION_TIMEOUT_MS);
-    const timedOut = await tx.sandbox.findMany({
-      where: { poolId, state: 'provisioning', createdAt: { lt: stale } },
-      select: { id: true },
-    });
+    const { timedOut, retire, snapshot } = await readPoolState(tx, pool, now);
     if (timedOut.length > 0) {
-      await tx.sandbox.updateMany({
-        where: { id: { in: timedOut.map((s) => s.id) } },
-        data: {
-          state: 'failed',
-          failureReason: ControlPlaneFailure.provisionTimedOut,
-          endedAt: now,
-        },
+      result.timedOut = await moveSandboxes(tx, {
+        ids: timedOut,
+        from: ['provisioning'],
+        to: 'failed',
+        reason: 'provision_timeout',
+        set: { failureReason: ControlPlaneFailure.provisionTimedOut, endedAt: now },
       });
-      result.timedOut = timedOut.length;
     }
-    // Unclaimed sandboxes that no longer match: all of them when draining, older generations otherwise.
-    const retire = await tx.sandbox.findMany({
-      where: {
-        poolId,
-        state: { in: ['warm', 'provisioning'] },
-        ...(pool.state === 'draining' ? {} : { generation: { lt: pool.generation } }),
-      },
-      select: { id: true },
-    });
     if (retire.length > 0) {
-      await tx.sandbox.updateMany({
-        where: { id: { in: retire.map((s) => s.id) }, state: { in: ['warm', 'provisioning'] } },
-        data: { state: 'releasing' },
+      await moveSandboxes(tx, {
+        ids: retire,
+        from: ['warm', 'provisioning'],
+        to: 'releasing',
+        reason: pool.state === 'draining' ? 'pool_drained' : 'generation_rolled',
       });
       if (pool.state === 'draining') result.drained = retire.length;
       else result.rolled = retire.length;
     }
     if (pool.state === 'draining') return;
-
-    const groups = await tx.sandbox.groupBy({
-      by: ['state'],
-      where: { poolId, generation: pool.generation },
-      _count: { _all: true },
-    });
-    const count = (state: string) => groups.find((g) => g.state === state)?._count._all ?? 0;
-    // Claimed sandboxes of older generations still take room under max.
-    const claimedAll = await tx.sandbox.count({ where: { poolId, state: 'claimed' } });
-    const pending = await tx.claim.count({ where: { poolId, status: 'pending' } });
-    const tenant = await tx.tenant.findUniqueOrThrow({ where: { id: tenantId } });
-    const tenantLive = await tx.sandbox.count({
-      where: { tenantId, state: { in: ['provisioning', 'warm', 'claimed', 'releasing'] } },
-    });
-    // Only the image's own failures pause creation: not a sandbox the control plane lost.
-    const recentFailures = await tx.sandbox.count({
-      where: {
-        poolId,
-        failureReason: { not: null, notIn: CONTROL_PLANE_FAILURES },
-        endedAt: { gt: new Date(now.getTime() - FAILURE_WINDOW_MS) },
-      },
-    });
     const create = planCreate({
       min: pool.minSize,
       initial: pool.initialSize,
       max: pool.maxSize,
-      provisioning: count('provisioning'),
-      warm: count('warm'),
-      claimed: claimedAll,
-      pending,
-      tenantRoom: Math.max(0, tenant.maxSandboxes - tenantLive),
-      recentFailures,
+      ...snapshot,
     });
     if (create > 0) {
-      const ids = Array.from({ length: create }, () => newId('sandbox'));
-      await tx.sandbox.createMany({
-        data: ids.map((id) => ({
-          id,
+      await createSandboxes(
+        tx,
+        Array.from({ length: create }, () => ({
+          id: newId('sandbox'),
           tenantId,
           poolId,
           backend: pool.backend,
           image: pool.image,
           generation: pool.generation,
         })),
-      });
+      );
       result.created = create;
     }
   });

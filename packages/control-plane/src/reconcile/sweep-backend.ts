@@ -1,3 +1,4 @@
+import type { SandboxState } from '@cubicle/db';
 import { nowOf, nudgeReconcile } from '../context.js';
 import type { SandboxBackend } from '../backend/types.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
@@ -5,6 +6,15 @@ import { releaseClaim } from '../claims/manage-claims.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 import { sandboxFailedData } from '../webhooks/event-data.js';
 import { ControlPlaneFailure } from './failure-reasons.js';
+import { moveSandboxes } from '../lifecycle/sandbox-transitions.js';
+
+interface KnownRow {
+  id: string;
+  state: SandboxState;
+  tenant_id: string;
+  pool_id: string;
+  ready_at: Date | null;
+}
 
 export interface SweepResult {
   orphansDestroyed: number;
@@ -25,15 +35,19 @@ export async function sweepBackend(
   // turned warm while we listed is simply newer than the snapshot.
   const listedAt = nowOf(deps);
   const running = new Set(await backend.list());
-  const known = await deps.db.sandbox.findMany({
-    where: {
-      OR: [
-        { id: { in: [...running] } },
-        { backend: backend.kind, state: { in: ['warm', 'claimed'] }, readyAt: { lt: listedAt } },
-      ],
-    },
-    select: { id: true, state: true, tenantId: true, poolId: true, readyAt: true },
-  });
+  // Raw SQL: the listing can hold every sandbox of the installation (10,000 and more), one array
+  // parameter here rather than one bind parameter per id.
+  const rows = await deps.db.$queryRaw<KnownRow[]>`
+    SELECT id, state::text AS state, tenant_id, pool_id, ready_at FROM sandboxes
+    WHERE id = ANY(${[...running]}::text[])
+       OR (backend::text = ${backend.kind} AND state IN ('warm', 'claimed') AND ready_at < ${listedAt})`;
+  const known = rows.map((r) => ({
+    id: r.id,
+    state: r.state,
+    tenantId: r.tenant_id,
+    poolId: r.pool_id,
+    readyAt: r.ready_at,
+  }));
   const byId = new Map(known.map((s) => [s.id, s]));
   let orphansDestroyed = 0;
   for (const id of running) {
@@ -47,13 +61,13 @@ export async function sweepBackend(
   for (const row of known) {
     if ((row.state !== 'warm' && row.state !== 'claimed') || running.has(row.id)) continue;
     if (!row.readyAt || row.readyAt >= listedAt) continue;
-    const { count } = await deps.db.sandbox.updateMany({
-      where: { id: row.id, state: row.state, readyAt: { lt: listedAt } },
-      data: {
-        state: 'failed',
-        failureReason: ControlPlaneFailure.lostByBackend,
-        endedAt: nowOf(deps),
-      },
+    const count = await moveSandboxes(deps.db, {
+      ids: row.id,
+      from: [row.state],
+      to: 'failed',
+      reason: 'lost_by_backend',
+      set: { failureReason: ControlPlaneFailure.lostByBackend, endedAt: nowOf(deps) },
+      guard: { readyAt: { lt: listedAt } },
     });
     if (count === 0) continue;
     lostMarkedFailed++;

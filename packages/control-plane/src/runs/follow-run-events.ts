@@ -1,7 +1,7 @@
 import { isFinalRunStatus, RunStatus, type RunEvent } from '@cubicle/contract/api';
 import type { Db } from '@cubicle/db';
 import { readRunEvents } from './manage-runs.js';
-import { RunEventBatch, runEventsChannel } from './run-channels.js';
+import { decodeRunEventBatch, runEventsChannel } from './run-channels.js';
 
 /** The subscriber part of a Redis connection (ioredis in subscriber mode fits). */
 export interface RunSubscriber {
@@ -50,7 +50,7 @@ export class RunEventFeed {
       if (!set) return;
       let batch: RunEvent[];
       try {
-        batch = RunEventBatch.parse(JSON.parse(message));
+        batch = decodeRunEventBatch(message);
       } catch {
         return;
       }

@@ -9,11 +9,19 @@ const MAX_BATCH_BYTES = 2 * 1024 * 1024;
 const HIGH_WATER_BYTES = 8 * 1024 * 1024;
 const LOW_WATER_BYTES = 2 * 1024 * 1024;
 const RETRY_MS = 250;
+/**
+ * Commits of one run start at least this far apart. A quiet run's event still goes at once (its
+ * previous commit is long past); a chatty run's output gathers for a few ms into one commit and
+ * one published message instead of one per chunk, which is what Postgres, Redis, this process
+ * and every API follower pay per message. The price is at most this much added latency.
+ */
+export const MIN_COMMIT_INTERVAL_MS = 5;
 
 /**
  * RunEventLog is the group commit of one run's events: `add` queues an event; if no commit is in
- * flight one starts at once, else the event joins the next, so a quiet run's line is stored and
- * published within one round trip while a chatty run's output goes in few large commits. Commits
+ * flight (and none started in the last MIN_COMMIT_INTERVAL_MS) one starts at once, else the event
+ * joins the next, so a quiet run's line is stored and published within one round trip while a
+ * chatty run's output goes in few large commits. Commits
  * of one log never overlap, so seq follows the order of `add`. Each commit is published after
  * it is durable: a live reader never sees an event the database does not have.
  */
@@ -22,6 +30,9 @@ export class RunEventLog {
   private pendingBytes = 0;
   private flushing: Promise<void> | null = null;
   private paused = false;
+  private lastCommitAt = 0;
+  /** Ends the wait between two commits early (flush: the caller waits for everything now). */
+  private hurry: (() => void) | null = null;
   /** The last seq stored (for the caller's own bookkeeping). */
   lastSeq = 0;
 
@@ -54,12 +65,15 @@ export class RunEventLog {
 
   /** flush resolves once everything added so far is committed and published. */
   async flush(): Promise<void> {
+    this.hurry?.();
     while (this.flushing) await this.flushing;
   }
 
   private async drain(): Promise<void> {
     try {
       while (this.pending.length > 0) {
+        await this.spaceCommits();
+        this.lastCommitAt = Date.now();
         const batch: NewRunEvent[] = [];
         let bytes = 0;
         while (this.pending.length > 0 && (batch.length === 0 || bytes < MAX_BATCH_BYTES)) {
@@ -80,6 +94,20 @@ export class RunEventLog {
     } finally {
       this.flushing = null;
     }
+  }
+
+  /** spaceCommits waits until MIN_COMMIT_INTERVAL_MS has passed since the last commit started. */
+  private async spaceCommits(): Promise<void> {
+    const waitMs = this.lastCommitAt + MIN_COMMIT_INTERVAL_MS - Date.now();
+    if (waitMs <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      this.hurry = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.hurry = null;
   }
 
   /** commit retries a failed insert: losing output silently is worse than storing it late. */

@@ -10,6 +10,7 @@ import { RunInput, runControlChannel, runInputKey, type RunRedis } from './run-c
 import type { RunDeps } from './run-deps.js';
 import { createRedactor } from '../secrets/redact.js';
 import { secretsForRun } from '../secrets/secrets-for-run.js';
+import { deliverClaimSecrets } from '../secrets/sync-claim-secrets.js';
 import { passThrough } from './run-secrets.js';
 import { RUN_COLUMNS, type RunRow } from './run-view.js';
 
@@ -123,10 +124,12 @@ export class RunSupervisor {
       sandbox_id: string | null;
       guest_endpoint: string | null;
       guest_token_ciphertext: Buffer | null;
+      has_secrets: boolean;
     }>({
-      name: 'cubicle_run_sandbox_v1',
+      name: 'cubicle_run_sandbox_v2',
       text: `SELECT c.status, c.expires_at, c.release_reason, s.id AS sandbox_id,
-               s.guest_endpoint, s.guest_token_ciphertext
+               s.guest_endpoint, s.guest_token_ciphertext,
+               EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets
              FROM claims c LEFT JOIN sandboxes s ON s.id = c.sandbox_id
              WHERE c.id = $1 AND c.tenant_id = $2`,
       values: [row.claim_id, tenantId],
@@ -146,9 +149,16 @@ export class RunSupervisor {
       });
 
     // Values are read here, at start, and live only in this process's memory: the guest gets
-    // them as this run's environment; the redactor keeps them out of its events.
+    // them as this run's environment; the redactor keeps them out of its events. The claim's
+    // own secrets are also written as files first (the claim request queued no delivery).
     let secrets: { name: string; value: string }[] = [];
     try {
+      if (claim.has_secrets)
+        await deliverClaimSecrets(this.options.deps, {
+          tenantId,
+          claimId: row.claim_id,
+          sandboxId: claim.sandbox_id,
+        });
       secrets = await secretsForRun(
         { db: this.runDeps.db, keyring: this.options.deps.keyring },
         tenantId,

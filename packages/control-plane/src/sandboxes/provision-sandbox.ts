@@ -6,6 +6,7 @@ import { seal, type Keyring } from '../crypto/keyring.js';
 import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
 import { sandboxFailedData } from '../webhooks/event-data.js';
 import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
+import { moveSandboxes } from '../lifecycle/sandbox-transitions.js';
 
 export interface WorkerDeps extends Deps {
   backends: Backends;
@@ -54,11 +55,14 @@ export async function provisionSandbox(
     await untilReachable(signal, async () => {
       // The failure and its `sandbox.failed` webhook commit together (once: the state guard).
       await deps.db.$transaction(async (tx) => {
-        const failed = await tx.sandbox.updateMany({
-          where: { id: sandboxId, state: 'provisioning' },
-          data: { state: 'failed', failureReason: reason, endedAt: nowOf(deps) },
+        const failed = await moveSandboxes(tx, {
+          ids: sandboxId,
+          from: ['provisioning'],
+          to: 'failed',
+          reason: 'provision_failed',
+          set: { failureReason: reason, endedAt: nowOf(deps) },
         });
-        if (failed.count > 0)
+        if (failed > 0)
           await recordWebhookEvent(
             tx,
             sandbox.tenantId,
@@ -75,11 +79,13 @@ export async function provisionSandbox(
     });
     return 'failed';
   }
-  const { count } = await untilReachable(signal, () =>
-    deps.db.sandbox.updateMany({
-      where: { id: sandboxId, state: 'provisioning' },
-      data: {
-        state: 'warm',
+  const count = await untilReachable(signal, () =>
+    moveSandboxes(deps.db, {
+      ids: sandboxId,
+      from: ['provisioning'],
+      to: 'warm',
+      reason: 'ready',
+      set: {
         backendRef: up.ref,
         guestEndpoint: up.guestUrl,
         vncEndpoint: up.vncEndpoint,
@@ -110,9 +116,12 @@ export async function destroySandbox(
   const backend = deps.backends[sandbox.backend];
   if (!backend) throw new Error(`backend ${sandbox.backend} is not configured in this worker`);
   await backend.destroy(sandboxId);
-  await deps.db.sandbox.updateMany({
-    where: { id: sandboxId, state: { in: ['releasing', 'failed'] } },
-    data: { state: 'deleted', endedAt: sandbox.endedAt ?? nowOf(deps) },
+  await moveSandboxes(deps.db, {
+    ids: sandboxId,
+    from: ['releasing', 'failed'],
+    to: 'deleted',
+    reason: 'destroyed',
+    set: { endedAt: sandbox.endedAt ?? nowOf(deps) },
   });
   return 'deleted';
 }

@@ -1,6 +1,6 @@
-import type { Claim, ClaimSecrets, SecretRef } from '@cubicle/contract/api';
+import type { ClaimSecrets, SecretRef } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { newId, sqlPoolOf } from '@cubicle/db';
+import { newId } from '@cubicle/db';
 import type { Deps } from '../context.js';
 import { sealEnvelope, secretAad, type Envelope } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
@@ -66,50 +66,6 @@ interface InsertedRow {
   id: string;
   name: string;
   created_at: Date;
-}
-
-/**
- * storeClaimSecrets writes sealed secrets to a claim in one statement (a value given again under
- * the same name replaces the old one: a retried or reconnecting claim request ends with what it
- * said last) and asks for their delivery.
- */
-export async function storeClaimSecrets(
-  deps: Deps,
-  tenantId: string,
-  claim: Pick<Claim, 'id' | 'status'> & { sandbox: { id: string } | null },
-  sealed: SealedSecret[],
-): Promise<void> {
-  if (sealed.length === 0 || claim.status === 'released') return;
-  // The delivery job is queued while the rows are written (one round trip instead of two on
-  // the claim's answer); it names them and waits for them before it writes anything.
-  const insert = sqlPoolOf(deps.db).query({
-    name: 'cubicle_store_claim_secrets_v1',
-    text: `INSERT INTO claim_secrets (id, tenant_id, claim_id, name, ciphertext, nonce, wrapped_key, key_id)
-           SELECT id, $1, $2, name, ciphertext, nonce, wrapped_key, key_id
-           FROM unnest($3::text[], $4::text[], $5::bytea[], $6::bytea[], $7::bytea[], $8::text[])
-             AS s(id, name, ciphertext, nonce, wrapped_key, key_id)
-           ON CONFLICT (claim_id, name) DO UPDATE SET ciphertext = EXCLUDED.ciphertext,
-             nonce = EXCLUDED.nonce, wrapped_key = EXCLUDED.wrapped_key, key_id = EXCLUDED.key_id`,
-    values: [
-      tenantId,
-      claim.id,
-      sealed.map(() => newId('secret')),
-      sealed.map((s) => s.name),
-      sealed.map((s) => Buffer.from(s.envelope.ciphertext)),
-      sealed.map((s) => Buffer.from(s.envelope.nonce)),
-      sealed.map((s) => Buffer.from(s.envelope.wrappedKey)),
-      sealed.map((s) => s.envelope.keyId),
-    ],
-  });
-  await Promise.all([
-    insert,
-    requestSecretsDelivery(
-      deps,
-      tenantId,
-      { id: claim.id, status: claim.status, sandboxId: claim.sandbox?.id ?? null },
-      { attach: false, names: sealed.map((s) => s.name) },
-    ),
-  ]);
 }
 
 const toRef = (row: { id: string; claimId: string; name: string; createdAt: Date }): SecretRef => ({

@@ -1,18 +1,22 @@
 import type { CreateClaimRequest } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
+import { newId } from '@cubicle/db';
 import type { Deps } from '../context.js';
 import { createClaim, type CreateClaimResult } from '../claims/create-claim.js';
 import type { IdempotencyInput } from '../idempotency/idempotency.js';
 import type { Keyring } from '../crypto/keyring.js';
-import { sealClaimSecrets, storeClaimSecrets } from './claim-secrets.js';
+import { sealClaimSecrets } from './claim-secrets.js';
 
 /**
  * createClaimWithSecrets is createClaim for a request that may carry `secrets` or
  * `stored_secrets`. Without them it is createClaim itself. With them, the values are checked and
- * sealed first (a refusal takes no claim), the claim is taken on the same fast path (a warm
- * sandbox: no provisioning, no cold start), then the sealed values are stored in one statement
- * and their delivery is queued on the sandbox's own queue. The desktop receives them through its
- * guest driver, never through a pod spec, label, cloud-init or argv.
+ * sealed first (a refusal takes no claim), then the claim is taken on the same fast path (a warm
+ * sandbox: no provisioning, no cold start) with the sealed values written by the same statement
+ * (cubicle_claim_batch): one round trip, and a claim never commits without its secrets.
+ * A replayed or reconnected claim takes the request's secrets too (a name it has is replaced;
+ * a released claim takes none). Nothing is queued: the worker writes them
+ * into the desktop through its guest driver before the sandbox's first guest call and at each
+ * run's start, never through a pod spec, label, cloud-init or argv.
  */
 export async function createClaimWithSecrets(
   deps: Deps & { keyring?: Keyring | undefined },
@@ -27,7 +31,12 @@ export async function createClaimWithSecrets(
   if (!deps.keyring)
     throw new AppError('service_unavailable', 'secrets need CUBICLE_KEYRING in the API process');
   const sealed = await sealClaimSecrets({ ...deps, keyring: deps.keyring }, tenantId, request);
-  const result = await createClaim(deps, tenantId, poolName, request, idempotency);
-  await storeClaimSecrets(deps, tenantId, result.claim, sealed);
-  return result;
+  return createClaim(
+    deps,
+    tenantId,
+    poolName,
+    request,
+    idempotency,
+    sealed.map((s) => ({ id: newId('secret'), name: s.name, envelope: s.envelope })),
+  );
 }

@@ -9,37 +9,27 @@ export interface ClaimForDelivery {
 }
 
 /**
- * requestSecretsDelivery asks the worker to bring a claim's desktop in line with its secrets.
- * An active claim gets a `secrets.sync` job on its sandbox's own queue, so every guest call
- * queued after this one (a shell, a run) already sees the files; the attach message makes a
- * worker serve that queue at once. A pending claim gets `secrets.deliver`, which waits for it to
- * become active. Payloads carry ids only: the worker reads and decrypts the values itself.
- * `attach: false` (the claim's own answer) leaves serving the queue to the sandbox's first
- * guest call or the worker's periodic scan, so that starting a queue worker does not compete
- * with the burst of claims for CPU; the job waits in order on the queue either way.
+ * requestSecretsDelivery asks the worker to bring an active claim's desktop in line with its
+ * secrets after one was added or deleted: a `secrets.sync` job on its sandbox's own queue, so
+ * every guest call queued after this one (a shell, a launched app) already sees the files; the
+ * attach message makes a worker serve that queue at once. Payloads carry ids only: the worker
+ * reads and decrypts the values itself. A claim not active yet needs nothing: its desktop gets
+ * the current set before its first guest call and at every run's start (deliverOnAttach,
+ * deliverClaimSecrets).
  */
 export async function requestSecretsDelivery(
   deps: Deps,
   tenantId: string,
   claim: ClaimForDelivery,
-  options: { attach?: boolean; names?: string[] } = {},
 ): Promise<void> {
-  if (claim.status === 'active' && claim.sandboxId) {
-    await deps.queues.enqueue('secrets.sync', {
-      tenant_id: tenantId,
-      claim_id: claim.id,
-      sandbox_id: claim.sandboxId,
-      ...(options.names ? { names: options.names } : {}),
-    });
-    if (deps.events && options.attach !== false)
-      await deps.events.publisher
-        .publish(guestAttachChannel(deps.events.prefix), claim.sandboxId)
-        .catch(() => undefined);
-  } else if (claim.status === 'pending') {
-    await deps.queues.enqueue(
-      'secrets.deliver',
-      { tenant_id: tenantId, claim_id: claim.id },
-      { delayMs: 200 },
-    );
-  }
+  if (claim.status !== 'active' || !claim.sandboxId) return;
+  await deps.queues.enqueue('secrets.sync', {
+    tenant_id: tenantId,
+    claim_id: claim.id,
+    sandbox_id: claim.sandboxId,
+  });
+  if (deps.events)
+    await deps.events.publisher
+      .publish(guestAttachChannel(deps.events.prefix), claim.sandboxId)
+      .catch(() => undefined);
 }

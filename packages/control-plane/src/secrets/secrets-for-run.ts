@@ -1,5 +1,5 @@
 import { AppError } from '@cubicle/contract/errors';
-import type { Db } from '@cubicle/db';
+import { sqlPoolOf, type Db } from '@cubicle/db';
 import { openEnvelope, secretAad } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
 import { recentSecrets } from './log-redaction.js';
@@ -11,12 +11,56 @@ export interface SecretsContext {
   keyring: Keyring;
 }
 
+/** The sealed value a name resolves to for a claim (still sealed: nothing is opened here). */
+interface ResolvedRow {
+  name: string;
+  ciphertext: Buffer;
+  nonce: Buffer;
+  wrapped_key: Buffer;
+}
+
 /**
- * secretsForRun decrypts the secrets a run (or delivery) names, in the order named: a claim's
- * own secret first, else the tenant's stored secret of that name (its newest version). Names
- * that are neither are refused together with 400 `validation_failed`, `details.unknown_secrets`
- * listing them; a claim of another tenant is 404. Values live only in the returned array: never
- * put them in a job payload, a log line or an error.
+ * resolveSecretNames is the one rule for what a name means to a claim's run: the claim's own
+ * secret of that name, else the tenant's stored secret of that name (its newest version). One
+ * statement, one row per name that resolves. Names that resolve to nothing are refused together
+ * with 400 `validation_failed`, `details.unknown_secrets` listing them in the order named.
+ * Both the API (checkRunSecretNames, before a run is stored) and the worker (secretsForRun, when
+ * it starts it) ask this, so they cannot disagree.
+ */
+export async function resolveSecretNames(
+  db: Db,
+  tenantId: string,
+  claimId: string,
+  names: readonly string[],
+): Promise<Map<string, ResolvedRow>> {
+  const wanted = [...new Set(names)];
+  if (wanted.length === 0) return new Map();
+  const { rows } = await sqlPoolOf(db).query<ResolvedRow>({
+    name: 'cubicle_resolve_secret_names_v1',
+    text: `SELECT DISTINCT ON (name) name, ciphertext, nonce, wrapped_key FROM (
+             SELECT name, ciphertext, nonce, wrapped_key, 0 AS source, 0 AS version
+             FROM claim_secrets WHERE tenant_id = $1 AND claim_id = $2 AND name = ANY($3)
+             UNION ALL
+             SELECT name, ciphertext, nonce, wrapped_key, 1 AS source, version
+             FROM tenant_secrets WHERE tenant_id = $1 AND name = ANY($3)
+           ) s ORDER BY name, source, version DESC`,
+    values: [tenantId, claimId, wanted],
+  });
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  const unknown = wanted.filter((n) => !byName.has(n));
+  if (unknown.length > 0)
+    throw new AppError(
+      'validation_failed',
+      `unknown secret${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
+      { unknown_secrets: unknown },
+    );
+  return byName;
+}
+
+/**
+ * secretsForRun decrypts the secrets a run names, in the order named, as resolveSecretNames
+ * resolves them; a claim of another tenant is 404. Values live only in the returned array:
+ * never put them in a job payload, a log line or an error.
  */
 export async function secretsForRun(
   ctx: SecretsContext,
@@ -29,34 +73,18 @@ export async function secretsForRun(
     select: { id: true },
   });
   if (!claim) throw new AppError('not_found', 'no such claim');
-  const wanted = [...new Set(names)];
-  if (wanted.length === 0) return [];
-  const [own, stored] = await Promise.all([
-    ctx.db.claimSecret.findMany({
-      where: { tenantId, claimId, name: { in: wanted } },
-      select: { name: true, ciphertext: true, nonce: true, wrappedKey: true },
-    }),
-    ctx.db.tenantSecret.findMany({
-      where: { tenantId, name: { in: wanted } },
-      select: { name: true, version: true, ciphertext: true, nonce: true, wrappedKey: true },
-      orderBy: { version: 'desc' },
-      distinct: ['name'],
-    }),
-  ]);
-  const byName = new Map<string, (typeof own)[number]>();
-  for (const row of stored) byName.set(row.name, row);
-  for (const row of own) byName.set(row.name, row); // the claim's own secret wins
-  const unknown = wanted.filter((n) => !byName.has(n));
-  if (unknown.length > 0)
-    throw new AppError(
-      'validation_failed',
-      `unknown secret${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
-      { unknown_secrets: unknown },
-    );
-  const secrets = wanted.map((name) => ({
-    name,
-    value: openEnvelope(ctx.keyring, byName.get(name)!, secretAad(tenantId, name)),
-  }));
+  const byName = await resolveSecretNames(ctx.db, tenantId, claimId, names);
+  const secrets = [...new Set(names)].map((name) => {
+    const row = byName.get(name)!;
+    return {
+      name,
+      value: openEnvelope(
+        ctx.keyring,
+        { ciphertext: row.ciphertext, nonce: row.nonce, wrappedKey: row.wrapped_key },
+        secretAad(tenantId, name),
+      ),
+    };
+  });
   recentSecrets.remember(secrets);
   return secrets;
 }

@@ -1,11 +1,13 @@
 import type { ActionResult, ElementActionRequest } from '@cubicle/contract/guest';
 import type { A11yDesktop } from './a11y-desktop.js';
-import { type ActionContext, refused } from './action-result-builders.js';
+import { type ActionContext, deliveryFailed, refused } from '../actions/action-results.js';
+import type { X11Display } from '../windows/x11/x11-display.js';
 import { actionsFor } from './atspi-constants.js';
 import { click, setValue, type Target, typeText } from './element-actions.js';
 import { focus, select, toggle } from './state-actions.js';
 import { resolveToken } from './resolve-token.js';
 import { scrollIntoView } from './scroll-into-view.js';
+import { SnapshotStore } from './snapshot-store.js';
 
 // Actions an insensitive element would silently ignore; focus and scrolling still make sense.
 const NEEDS_SENSITIVE = new Set(['click', 'set_value', 'type_text', 'toggle', 'select']);
@@ -18,6 +20,7 @@ const NEEDS_SENSITIVE = new Set(['click', 'set_value', 'type_text', 'toggle', 's
  */
 export async function actOnElement(
   desktop: A11yDesktop,
+  x11: X11Display,
   req: ElementActionRequest,
 ): Promise<ActionResult | null> {
   const started = performance.now();
@@ -25,7 +28,11 @@ export async function actOnElement(
   if (resolved.kind === 'window_not_found') return null;
   if (resolved.kind === 'refused') {
     return refused(
-      { started, ...(resolved.snapshotId ? { snapshotId: resolved.snapshotId } : {}) },
+      {
+        route: 'accessibility',
+        started,
+        ...(resolved.snapshotId ? { snapshotId: resolved.snapshotId } : {}),
+      },
       resolved.code,
       resolved.hint,
       {
@@ -35,7 +42,7 @@ export async function actOnElement(
     );
   }
   const { snapshot, mirror, node, states } = resolved;
-  const base = { started, snapshotId: snapshot.id };
+  const base = { route: 'accessibility' as const, started, snapshotId: snapshot.id };
   const supported = actionsFor(node.role, node.ifaces, states);
   if (!supported.includes(req.action)) {
     return refused(
@@ -44,7 +51,9 @@ export async function actOnElement(
       `A ${node.role} supports ${supported.join(', ') || 'no actions'}, not ${req.action}.`,
     );
   }
-  if (NEEDS_SENSITIVE.has(req.action) && !states.includes('sensitive')) {
+  // GTK and Chromium set `sensitive` with `enabled`; LibreOffice sets only `enabled` on cells.
+  const isSensitive = states.includes('sensitive') || states.includes('enabled');
+  if (NEEDS_SENSITIVE.has(req.action) && !isSensitive) {
     return refused(
       base,
       'element_disabled',
@@ -53,16 +62,22 @@ export async function actOnElement(
   }
   const t: Target = {
     desktop,
+    x11,
     mirror,
     node,
     token: req.element_token,
     states,
     framePath: snapshot.framePath,
     windowId: snapshot.windowId,
+    tokenOf: (path) => {
+      const n = snapshot.tokens.findIndex(
+        (b) => b.ref.path === path && b.ref.bus === mirror.appBus,
+      );
+      return n >= 0 ? SnapshotStore.tokenFor(snapshot.id, n) : undefined;
+    },
   };
   const ctx: ActionContext = {
     ...base,
-    route: 'accessibility',
     delivery: { mode: 'background', focus_changed: false, pointer_moved: false },
   };
   try {
@@ -70,7 +85,7 @@ export async function actOnElement(
       case 'click':
         return await click(t, ctx, req.delivery_mode);
       case 'set_value':
-        return await setValue(t, ctx, req.value);
+        return await setValue(t, ctx, req.value, req.delivery_mode);
       case 'type_text':
         return await typeText(t, ctx, req.text, req.delivery_mode);
       case 'focus':
@@ -86,20 +101,11 @@ export async function actOnElement(
     }
   } catch (err) {
     const isXtest =
-      req.delivery_mode === 'foreground' && (req.action === 'click' || req.action === 'type_text');
-    return {
-      effect: 'unverifiable',
-      route: isXtest ? 'xtest' : ctx.route,
-      snapshot_id: snapshot.id,
-      retry_safe: false,
-      delivery: isXtest ? { mode: 'foreground' } : ctx.delivery,
-      escalation: {
-        target: 'observe',
-        reason: 'delivery_failed',
-        hint: 'Delivery failed midway; the input may or may not have arrived. Observe first.',
-      },
-      summary: `Delivery failed: ${(err as Error).message}`.slice(0, 1024),
-      duration_ms: performance.now() - started,
-    };
+      req.delivery_mode === 'foreground' &&
+      (req.action === 'click' || req.action === 'type_text' || req.action === 'set_value');
+    return deliveryFailed(
+      isXtest ? { ...ctx, route: 'xtest', delivery: { mode: 'foreground' } } : ctx,
+      err as Error,
+    );
   }
 }

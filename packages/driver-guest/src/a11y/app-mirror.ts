@@ -5,6 +5,7 @@ import { IFACE, roleName, statesFromBits } from './atspi-constants.js';
 import { CONTAINER_ROLES, VIEWPORT_ROLES } from './role-sets.js';
 import { type CacheItem, nodeFromCacheItem, readSeed } from './seed-from-cache.js';
 import { ExtentCache } from './extent-cache.js';
+import { HUGE_CHILD_COUNT, visibleDescendants } from './visible-descendants.js';
 import { APP_ROOT, type NodeData, readSubtree } from './read-node.js';
 
 type Message = InstanceType<typeof dbus.Message>;
@@ -18,6 +19,25 @@ type Message = InstanceType<typeof dbus.Message>;
  * child counts, and `sync` re-reads only the lists in doubt before an observe. `sync` also fences: a round trip to the app guarantees
  * every event it emitted before has been applied (D-Bus keeps per-sender order).
  */
+/** Controls a caller finds by name: an empty cached name for one of these is re-read. */
+const NAMED_ROLES = new Set([
+  'push_button',
+  'toggle_button',
+  'check_box',
+  'radio_button',
+  'entry',
+  'password_text',
+  'link',
+  'combo_box',
+  'page_tab',
+  'menu_item',
+  'heading',
+]);
+
+/** How long, and for how many objects, a change to an unknown object is remembered (see unseen). */
+const UNSEEN_MS = 30_000;
+const UNSEEN_MAX = 8_192;
+
 /** How long a newly read object's states stay suspect (see freshlyRead). */
 const FRESH_MS = 2_000;
 
@@ -25,8 +45,23 @@ export class AppMirror {
   readonly nodes = new Map<string, NodeData>();
   readonly extents = new ExtentCache();
   private readonly dirtyChildren = new Set<string>();
+  /** Controls announced without a name, whose name is read at the next sync (see NAMED_ROLES). */
+  private readonly dirtyNames = new Set<string>();
   /** Objects whose `showing` may have changed silently (scrolled or resized viewports). */
   private readonly dirtyStates = new Set<string>();
+  /**
+   * Objects that had a change event while the mirror did not know them yet, by when. A subtree
+   * read takes seconds on a large page (Chromium: no usable cache, ~6,000 objects walked) and
+   * its objects enter the mirror only when the read ends; a page still loading meanwhile adds
+   * rows to a table read half-way, and its children-changed events named an object the mirror
+   * did not have, so they were dropped: the mirror then kept 1,238–1,595 of 2,000 rows for good.
+   * Once such an object is known, its children, states and name are read again.
+   */
+  private readonly unseen = new Map<string, number>();
+  /** Objects that held a web document: their child list is re-read before each observe. */
+  private readonly documentHosts = new Set<string>();
+  /** Parents whose last child list named objects that could not be read (see sync). */
+  private readonly unreadParents = new Set<string>();
   /**
    * Objects read recently, by when: GTK maps them (sets `showing`) a frame later, silently, and on
    * a busy machine that frame can come after the next sync, so their states are re-read on every
@@ -34,17 +69,24 @@ export class AppMirror {
    */
   private readonly freshlyRead = new Map<string, number>();
   /** Events seen since a marker, used as action evidence (`a11y_event`). */
-  readonly recentEvents: { at: number; path: string; event: string; frame: string | null }[] = [];
+  readonly recentEvents: MirrorEvent[] = [];
+  /** Sequence number of the last event applied: orders events against method replies. */
+  lastSeq = 0;
+  /** When the mirror began receiving the app's events: its history starts here. */
+  readonly watchingSince = performance.now();
 
   constructor(
-    private readonly bus: AtspiBus,
+    readonly bus: AtspiBus,
     readonly appBus: string,
   ) {}
 
   /** seed reads the whole tree once, through the bridge's cache when it has one. */
   async seed(): Promise<void> {
     const { nodes, unordered } = await readSeed(this.bus, this.appBus);
-    for (const [p, n] of nodes) this.nodes.set(p, n);
+    for (const [p, n] of nodes) {
+      this.nodes.set(p, n);
+      this.markIfUnnamed(n);
+    }
     for (const p of unordered) this.dirtyChildren.add(p);
   }
 
@@ -54,10 +96,13 @@ export class AppMirror {
     const member = msg.member;
     if (msg.interface === IFACE.cache) {
       if (member === 'AddAccessible') {
-        const node = nodeFromCacheItem(this.appBus, msg.body[0] as CacheItem);
+        const item = msg.body[0] as CacheItem;
+        const node = nodeFromCacheItem(this.appBus, item);
+        if (item[4] > HUGE_CHILD_COUNT) node.huge = true;
         const old = this.nodes.get(node.path);
         if (old) node.children = old.children;
         this.nodes.set(node.path, node);
+        this.markIfUnnamed(node);
         if (node.parent) this.dirtyChildren.add(node.parent);
       } else if (member === 'RemoveAccessible') {
         this.remove((msg.body[0] as [string, string])[1]);
@@ -65,10 +110,20 @@ export class AppMirror {
       this.touch(path, `cache:${member}`);
       return;
     }
+    if (msg.interface === 'org.a11y.atspi.Event.Document') {
+      // load-complete / reload / page-changed: how a navigation shows in the target's document.
+      this.touch(path, `document:${kebab(member)}`);
+      return;
+    }
     if (msg.interface !== 'org.a11y.atspi.Event.Object') return;
     const [detail, d1, , variant] = msg.body as [string, number, number, { value: unknown }];
     const node = this.nodes.get(path);
     const event = `object:${kebab(member)}${detail ? `:${detail}` : ''}`;
+    if (!node && member !== 'BoundsChanged' && member !== 'VisibleDataChanged') {
+      this.unseen.delete(path);
+      this.unseen.set(path, performance.now());
+      if (this.unseen.size > UNSEEN_MAX) this.unseen.delete(this.unseen.keys().next().value!);
+    }
     switch (member) {
       case 'ChildrenChanged': {
         const child = (variant.value as [string, string])[1];
@@ -114,6 +169,16 @@ export class AppMirror {
     this.touch(path, event);
   }
 
+  /**
+   * markIfUnnamed queues a control whose cached name is empty for a direct read. Firefox fills
+   * its bridge's cache when an object is created, before a button's or a labelled field's name
+   * is computed from its content or label, and announces no change afterwards (measured on
+   * Firefox ESR 128: every "Delete" button and labelled input cached nameless, named when read).
+   */
+  private markIfUnnamed(node: NodeData): void {
+    if (node.name === '' && NAMED_ROLES.has(node.role)) this.dirtyNames.add(node.path);
+  }
+
   /** subtree lists an object and everything below it, from the mirror. */
   subtree(root: string): string[] {
     const out: string[] = [];
@@ -145,8 +210,18 @@ export class AppMirror {
   }
 
   private touch(path: string, event: string): void {
-    this.recentEvents.push({ at: performance.now(), path, event, frame: this.frameOf(path) });
-    if (this.recentEvents.length > 256) this.recentEvents.splice(0, this.recentEvents.length - 256);
+    this.lastSeq += 1;
+    this.recentEvents.push({
+      seq: this.lastSeq,
+      at: performance.now(),
+      path,
+      event,
+      frame: this.frameOf(path),
+      known: this.nodes.has(path),
+    });
+    // Enough for a browser's animation to not push out the baseline before an action.
+    if (this.recentEvents.length > 2048)
+      this.recentEvents.splice(0, this.recentEvents.length - 2048);
   }
 
   /** frameOf names the top-level (child of the app root) an object belongs to, if known. */
@@ -198,18 +273,15 @@ export class AppMirror {
         this.freshlyRead.delete(p);
       else this.dirtyStates.add(p);
     }
+    this.recheckSeen();
+    for (const p of this.unreadParents) this.dirtyChildren.add(p);
+    this.unreadParents.clear();
     for (let round = 0; round < 8 && this.dirtyChildren.size > 0; round++) {
       const paths = [...this.dirtyChildren];
       this.dirtyChildren.clear();
-      const lists = await Promise.all(
-        paths.map((p) =>
-          this.bus.call(this.appBus, p, IFACE.accessible, 'GetChildren').then(
-            (b) => b[0] as [string, string][],
-            () => null,
-          ),
-        ),
-      );
+      const lists = await Promise.all(paths.map((p) => this.childRefs(p)));
       const unknown: string[] = [];
+      const listedBy = new Map<string, string>();
       paths.forEach((p, i) => {
         const node = this.nodes.get(p);
         const list = lists[i];
@@ -224,8 +296,10 @@ export class AppMirror {
         node.children = next;
         for (const c of next) {
           const child = this.nodes.get(c);
-          if (!child) unknown.push(c);
-          else child.parent = p;
+          if (!child) {
+            unknown.push(c);
+            listedBy.set(c, p);
+          } else child.parent = p;
         }
       });
       const subtrees = await Promise.all(unknown.map((c) => readSubtree(this.bus, this.appBus, c)));
@@ -235,6 +309,31 @@ export class AppMirror {
           this.freshlyRead.set(p, performance.now());
         }
       }
+      // A listed child that could not be read (replaced mid-read, or the app too busy to answer)
+      // leaves its parent's list naming an object the mirror lacks: that list is read again at
+      // the next sync. Left alone, a navigation's old document stayed listed, the new one was
+      // never looked for, and the page stayed unobservable (measured on Chromium).
+      for (const c of unknown) {
+        const parent = listedBy.get(c);
+        if (!this.nodes.has(c) && parent) this.unreadParents.add(parent);
+      }
+      this.recheckSeen();
+    }
+    if (this.dirtyNames.size > 0) {
+      const paths = [...this.dirtyNames];
+      this.dirtyNames.clear();
+      const names = await Promise.all(
+        paths.map((p) =>
+          this.bus
+            .getProperty({ bus: this.appBus, path: p }, IFACE.accessible, 'Name')
+            .then(String, () => null),
+        ),
+      );
+      paths.forEach((p, i) => {
+        const node = this.nodes.get(p);
+        const name = names[i];
+        if (node && name) node.name = name;
+      });
     }
     if (this.dirtyStates.size > 0) {
       const paths = [...this.dirtyStates];
@@ -256,6 +355,47 @@ export class AppMirror {
   }
 
   /**
+   * recheckSeen queues for a re-read the objects that changed while unknown and are now in the
+   * mirror (see `unseen`); objects still unknown after UNSEEN_MS belong to no read in flight.
+   */
+  private recheckSeen(): void {
+    const now = performance.now();
+    for (const [p, at] of this.unseen) {
+      const node = this.nodes.get(p);
+      if (node) {
+        this.dirtyChildren.add(p);
+        this.dirtyStates.add(p);
+        if (NAMED_ROLES.has(node.role)) this.dirtyNames.add(p);
+        this.unseen.delete(p);
+      } else if (now - at > UNSEEN_MS) this.unseen.delete(p);
+    }
+  }
+
+  /** childRefs lists an object's children; a huge managed set only its visible part. */
+  private async childRefs(path: string): Promise<[string, string][] | null> {
+    const node = this.nodes.get(path);
+    // A managed set not yet known to be huge is counted before it is listed: one GetChildren on
+    // a Calc sheet (2^31 cells) hung the app past every timeout. Measured: a sheet announced by
+    // Cache.AddAccessible after launch, re-read as a changed object, left every Ping to Calc
+    // timing out for 90 s.
+    if (node && !node.huge && node.states.includes('manages_descendants')) {
+      const count = await this.bus
+        .getProperty({ bus: this.appBus, path }, IFACE.accessible, 'ChildCount')
+        .then(Number, () => Number.POSITIVE_INFINITY);
+      if (count > HUGE_CHILD_COUNT) node.huge = true;
+    }
+    if (node?.huge)
+      return visibleDescendants(this.bus, this.appBus, path, node.ifaces).then(
+        (paths) => paths.map((p): [string, string] => [this.appBus, p]),
+        () => null,
+      );
+    return this.bus.call(this.appBus, path, IFACE.accessible, 'GetChildren').then(
+      (b) => b[0] as [string, string][],
+      () => null,
+    );
+  }
+
+  /**
    * syncSubtree checks the child count of every container under `root` and re-reads the child
    * lists that disagree, then syncs. GTK3 adds children without any event (GtkBox.pack_start),
    * and layout hints arrive only after the next frame, so before answering about a window the
@@ -269,8 +409,23 @@ export class AppMirror {
     while (stack.length > 0) {
       const node = this.nodes.get(stack.pop() as string);
       if (!node) continue;
-      if (node.children.length > 0 || CONTAINER_ROLES.has(node.role)) containers.push(node);
-      stack.push(...node.children);
+      // A huge managed set (a spreadsheet) has no meaningful count: its visible part is re-read.
+      if (node.huge) this.dirtyChildren.add(node.path);
+      else if (node.children.length > 0 || CONTAINER_ROLES.has(node.role)) containers.push(node);
+      // A web document's own tree announces every child it adds (the browser mirrors the DOM
+      // with events); counting its thousands of rows and cells cost 2–4 s per observe at 8,900
+      // elements in Chromium. The document itself is counted: it is attached silently.
+      if (node.role !== 'document_web') stack.push(...node.children);
+      // A navigation swaps the document object under the same parent without changing the
+      // count (Chromium announced neither): that parent's list is always re-read, one call.
+      else if (node.parent) this.documentHosts.add(node.parent);
+    }
+    // Remembered: when the old document's removal was announced and the new one's arrival was
+    // not, no document is left to lead to its parent, and the page stayed unobservable
+    // (measured: Chromium at launch, about 1 start in 5 on the evidence page).
+    for (const host of this.documentHosts) {
+      if (this.nodes.has(host)) this.dirtyChildren.add(host);
+      else this.documentHosts.delete(host);
     }
     // ChildCount first: GetChildren of a 2,000-row list costs the bridge ~200 ms, the count
     // almost nothing. A silent add changes the count; removals always come with an event.
@@ -306,3 +461,14 @@ function kebab(member: string): string {
 }
 
 export type { NodeData };
+
+/** MirrorEvent is one event the mirror applied, in arrival order (`seq`). */
+export interface MirrorEvent {
+  seq: number;
+  at: number;
+  path: string;
+  event: string;
+  frame: string | null;
+  /** Whether the mirror held the object when the event came (else it was being built or read). */
+  known: boolean;
+}

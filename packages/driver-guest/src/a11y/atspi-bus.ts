@@ -43,6 +43,7 @@ const EVENTS = [
   'object:bounds-changed',
   'object:visible-data-changed',
   'window:',
+  'document:',
 ];
 
 /**

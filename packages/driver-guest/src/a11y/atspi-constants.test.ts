@@ -43,6 +43,14 @@ describe('AT-SPI constants', () => {
     expect(actionsFor('label', new Set([IFACE.accessible]), [])).toEqual([]);
   });
 
+  it('offers set_value on an editable web field without EditableText, not on cells or terminals', () => {
+    const web = new Set([IFACE.accessible, IFACE.text, IFACE.component]);
+    expect(actionsFor('entry', web, ['editable'])).toContain('set_value');
+    expect(actionsFor('entry', web, [])).not.toContain('set_value');
+    expect(actionsFor('terminal', web, ['editable', 'focusable'])).not.toContain('set_value');
+    expect(actionsFor('table_cell', web, ['editable', 'focusable'])).not.toContain('set_value');
+  });
+
   it('treats password_text as secure', () => {
     expect(isSecure('password_text')).toBe(true);
     expect(isSecure('text')).toBe(false);

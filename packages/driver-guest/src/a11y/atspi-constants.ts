@@ -219,6 +219,7 @@ export const IFACE = {
   text: 'org.a11y.atspi.Text',
   value: 'org.a11y.atspi.Value',
   selection: 'org.a11y.atspi.Selection',
+  table: 'org.a11y.atspi.Table',
   cache: 'org.a11y.atspi.Cache',
   registry: 'org.a11y.atspi.Registry',
 } as const;
@@ -247,6 +248,31 @@ export function isSecure(role: string): boolean {
 }
 
 /**
+ * Roles that take typed keys through the focus without exposing editable text: a spreadsheet
+ * cell (Calc edits it in a cell editor that exists only while typing) and a terminal (VTE).
+ * They are typed in the foreground (see typeIntoFocusable).
+ */
+const KEY_TARGET_ROLES = new Set(['table_cell', 'terminal']);
+
+/**
+ * isTypedField: an editable text field without EditableText (Chromium's web inputs), whose value
+ * can only be typed through the keyboard focus (replace-by-keys.ts). Cells and terminals take
+ * keys too, but select-all and retype would not replace a value there (a command line, a formula).
+ */
+export function isTypedField(
+  role: string,
+  ifaces: ReadonlySet<string>,
+  states: readonly ElementState[],
+): boolean {
+  return (
+    !KEY_TARGET_ROLES.has(role) &&
+    !ifaces.has(IFACE.editableText) &&
+    ifaces.has(IFACE.text) &&
+    states.includes('editable')
+  );
+}
+
+/**
  * actionsFor derives what `act` can do from the element's interfaces: the contract promises
  * a row lists only actions its AT-SPI interfaces support.
  */
@@ -257,8 +283,17 @@ export function actionsFor(
 ): ElementActionName[] {
   const out: ElementActionName[] = [];
   if (ifaces.has(IFACE.action)) out.push('click');
-  if (ifaces.has(IFACE.editableText) || ifaces.has(IFACE.value)) out.push('set_value');
-  if (ifaces.has(IFACE.editableText)) out.push('type_text');
+  if (
+    ifaces.has(IFACE.editableText) ||
+    ifaces.has(IFACE.value) ||
+    isTypedField(role, ifaces, states)
+  )
+    out.push('set_value');
+  if (
+    ifaces.has(IFACE.editableText) ||
+    (KEY_TARGET_ROLES.has(role) && ifaces.has(IFACE.component) && states.includes('focusable'))
+  )
+    out.push('type_text');
   if (ifaces.has(IFACE.component) && states.includes('focusable')) out.push('focus');
   if (ifaces.has(IFACE.action) && (TOGGLE_ROLES.has(role) || states.includes('checkable')))
     out.push('toggle');

@@ -53,6 +53,7 @@ export async function observeWindow(
   }
   const { mirror, frame, props } = bound.binding;
 
+  const keepsStatic = req.roles?.includes('static') ?? false;
   // Depth-first in child order, so rows read top to bottom as the window does.
   const inDepth: { node: NodeData; depth: number }[] = [];
   let depthCut = false;
@@ -66,8 +67,11 @@ export async function observeWindow(
       if (node.children.length > 0) depthCut = true;
       continue;
     }
-    for (let i = node.children.length - 1; i >= 0; i--)
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      const child = mirror.nodes.get(node.children[i] as string);
+      if (child && !keepsStatic && isEchoedText(child, node)) continue;
       stack.push({ path: node.children[i] as string, depth: depth + 1 });
+    }
   }
 
   const values = await readValues(
@@ -184,6 +188,23 @@ export async function observeWindow(
 }
 
 /**
+ * isEchoedText: a text leaf that only repeats its parent's name. Chromium exposes every DOM text
+ * run as a `static` object, so each table cell "Row 5" has a child "Row 5" (and a link its own
+ * label): 2,000 rows of the web fixture gave 10,249 rows, past the 10,000 cap, before a single
+ * "Delete" button was missing. The leaf adds no name, no action and no state an agent needs, and
+ * Firefox exposes no such leaves at all, so observe leaves it out unless `static` is asked for by
+ * role. A text leaf with its own words (a paragraph's, whose name is empty) is kept.
+ */
+export function isEchoedText(node: NodeData, parent: NodeData): boolean {
+  return (
+    node.role === 'static' &&
+    node.children.length === 0 &&
+    node.name !== '' &&
+    node.name === parent.name
+  );
+}
+
+/**
  * readFrames gives each row its screen rectangle: the frame's position is read live (windows
  * move without telling AT-SPI), the rest comes from the mirror's frame-relative extent cache and
  * only objects missing from it are asked (pipelined).
@@ -207,6 +228,9 @@ async function readFrames(
         rel = { x: abs.x - origin.x, y: abs.y - origin.y, w: abs.w, h: abs.h };
         mirror.extents.set(node.path, rel);
       }
+      // GTK answers -1 sizes for a widget it never laid out (xfce4-terminal's hidden menu
+      // items): that is no rectangle at all, not one to report.
+      if (rel.w < 0 || rel.h < 0) return null;
       return { x: origin.x + rel.x, y: origin.y + rel.y, w: rel.w, h: rel.h };
     }),
   );

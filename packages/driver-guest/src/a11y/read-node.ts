@@ -1,6 +1,7 @@
 import type { ElementState } from '@cubicle/contract/guest';
 import type { AtspiBus, AtspiRef } from './atspi-bus.js';
 import { IFACE, roleName, statesFromBits } from './atspi-constants.js';
+import { HUGE_CHILD_COUNT, visibleDescendants } from './visible-descendants.js';
 
 /** NodeData is what the mirror keeps per accessible object, all read without side effects. */
 export interface NodeData {
@@ -13,6 +14,11 @@ export interface NodeData {
   description: string;
   states: ElementState[];
   ifaces: Set<string>;
+  /**
+   * Set when the object manages more children than can be listed (a spreadsheet's cells):
+   * `children` then holds only the visible ones (see visibleDescendants), re-read on every sync.
+   */
+  huge?: boolean;
 }
 
 export const APP_ROOT = '/org/a11y/atspi/accessible/root';
@@ -23,28 +29,36 @@ type Variant = { value: unknown };
 /**
  * readNode reads one object directly, issuing its five calls at once (the bus pipelines them).
  * It is the ground truth the mirror is compared against, and how the mirror learns objects that
- * GTK3 added without any event (GtkBox.pack_start emits no children-changed).
+ * GTK3 added without any event (GtkBox.pack_start emits no children-changed). The child list is
+ * asked for after the child count is known: a huge one is never listed (see HUGE_CHILD_COUNT).
  */
 export async function readNode(bus: AtspiBus, ref: AtspiRef): Promise<NodeData> {
   const { bus: dest, path } = ref;
-  const [role, props, state, ifaces, children] = await Promise.all([
+  const [role, props, state, ifaces] = await Promise.all([
     bus.call(dest, path, IFACE.accessible, 'GetRole'),
     bus.call(dest, path, 'org.freedesktop.DBus.Properties', 'GetAll', 's', [IFACE.accessible]),
     bus.call(dest, path, IFACE.accessible, 'GetState'),
     bus.call(dest, path, IFACE.accessible, 'GetInterfaces'),
-    bus.call(dest, path, IFACE.accessible, 'GetChildren'),
   ]);
   const all = (props[0] ?? {}) as Record<string, Variant>;
   const parentRef = all.Parent?.value as [string, string] | undefined;
+  const ifaceSet = new Set(ifaces[0] as string[]);
+  const huge = Number(all.ChildCount?.value ?? 0) > HUGE_CHILD_COUNT;
+  const children = huge
+    ? await visibleDescendants(bus, dest, path, ifaceSet).catch(() => [])
+    : ((await bus.call(dest, path, IFACE.accessible, 'GetChildren'))[0] as [string, string][])
+        .filter(([b]) => b === dest)
+        .map(([, p]) => p);
   return {
     path,
     parent: parentRef && parentRef[0] === dest && parentRef[1] !== NULL_PATH ? parentRef[1] : null,
-    children: (children[0] as [string, string][]).filter(([b]) => b === dest).map(([, p]) => p),
+    children,
     role: roleName(Number(role[0])),
     name: String(all.Name?.value ?? ''),
     description: String(all.Description?.value ?? ''),
     states: statesFromBits(state[0] as number[]),
-    ifaces: new Set(ifaces[0] as string[]),
+    ifaces: ifaceSet,
+    ...(huge ? { huge } : {}),
   };
 }
 

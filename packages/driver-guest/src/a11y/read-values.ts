@@ -2,12 +2,12 @@ import type { AtspiBus } from './atspi-bus.js';
 import { IFACE, isSecure } from './atspi-constants.js';
 import type { NodeData } from './read-node.js';
 
-/** hasValue: elements whose row carries a value (editable text and numeric values). */
+/** hasValue: elements whose row carries a value (editable text, numeric values, a terminal's screen). */
 export function hasValue(node: NodeData): boolean {
   return (
     node.ifaces.has(IFACE.editableText) ||
     node.ifaces.has(IFACE.value) ||
-    (node.ifaces.has(IFACE.text) && node.role === 'text')
+    (node.ifaces.has(IFACE.text) && (node.role === 'text' || node.role === 'terminal'))
   );
 }
 

@@ -82,7 +82,7 @@ export function registerA11yRoutes(app: FastifyInstance, deps: GuestDeps) {
       io,
       { window_id: body.window_id, action: { kind: 'element', request: body }, redact },
       async () => {
-        const res = await actOnElement(d, body);
+        const res = await actOnElement(d, io.x11, body);
         // A token refused for a window that does not exist at all is the caller's wrong window.
         const isGone =
           !res || (res.effect === 'refused' && !(await findWindow(io.x11, body.window_id)));

@@ -1,5 +1,5 @@
 import type { ActionEvidence, ActionResult } from '@cubicle/contract/guest';
-import { type ActionContext, confirmed, refused, unverifiable } from './action-result-builders.js';
+import { type ActionContext, confirmed, refused, unverifiable } from '../actions/action-results.js';
 import { IFACE } from './atspi-constants.js';
 import type { NodeData } from './read-node.js';
 import { call, liveStates, type Target } from './element-actions.js';
@@ -59,7 +59,7 @@ export async function scrollIntoView(t: Target, ctx: ActionContext): Promise<Act
   ];
   return after
     ? confirmed(ctx, ev, 'The element is showing.')
-    : unverifiable(ctx, 'Scrolled; the element does not report showing yet.', ev);
+    : unverifiable(ctx, 'Scrolled; the element does not report showing yet.', { evidence: ev });
 }
 
 // GTK3 reports G_MININT extents for rows outside the viewport, so their offset is unknown.

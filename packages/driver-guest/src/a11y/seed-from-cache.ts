@@ -1,6 +1,7 @@
 import type { AtspiBus } from './atspi-bus.js';
 import { IFACE, roleName, statesFromBits } from './atspi-constants.js';
 import { APP_ROOT, type NodeData, readNode, readSubtree } from './read-node.js';
+import { HUGE_CHILD_COUNT } from './visible-descendants.js';
 
 /** CacheItem is one row of `org.a11y.atspi.Cache.GetItems`: `((so)(so)(so)iiassusau)`. */
 export type CacheItem = [
@@ -51,8 +52,13 @@ export async function readSeed(
   const nodes = new Map<string, NodeData>();
   const byParent = new Map<string, [number, string][]>();
   const expected = new Map<string, number>();
+  // The bridge reports -1 children for an object managing its descendants: its real count
+  // tells a GTK tree view (thousands, listed) from a spreadsheet (billions, never listed).
+  const managed: NodeData[] = [];
   for (const item of items) {
     const node = nodeFromCacheItem(appBus, item);
+    if (item[4] > HUGE_CHILD_COUNT) node.huge = true;
+    else if (item[4] < 0 && node.states.includes('manages_descendants')) managed.push(node);
     nodes.set(node.path, node);
     expected.set(node.path, item[4]);
     if (node.parent) {
@@ -61,6 +67,14 @@ export async function readSeed(
       byParent.set(node.parent, list);
     }
   }
+  await Promise.all(
+    managed.map(async (node) => {
+      const count = await bus
+        .getProperty({ bus: appBus, path: node.path }, IFACE.accessible, 'ChildCount')
+        .then(Number, () => 0);
+      if (count > HUGE_CHILD_COUNT) node.huge = true;
+    }),
+  );
   if (!nodes.has(APP_ROOT))
     nodes.set(APP_ROOT, await readNode(bus, { bus: appBus, path: APP_ROOT }));
   const unordered = [APP_ROOT];

@@ -5,7 +5,8 @@ import {
   refused,
   suspectedNoop,
   unverifiable,
-} from './action-result-builders.js';
+} from '../actions/action-results.js';
+import { effectWindowMs, readUntil } from './action-latency.js';
 import { IFACE } from './atspi-constants.js';
 import { call, defaultActionIndex, liveStates, type Target } from './element-actions.js';
 
@@ -27,17 +28,18 @@ export async function toggle(
   const index = await defaultActionIndex(t);
   await call(t, IFACE.action, 'DoAction', 'i', [index]);
   await t.mirror.fence().catch(() => undefined);
-  let after = (await liveStates(t)).includes('checked');
-  if (after === before) {
-    await new Promise((r) => setTimeout(r, 20));
-    after = (await liveStates(t)).includes('checked');
-  }
+  const after = await readUntil(
+    t.mirror,
+    async () => (await liveStates(t)).includes('checked'),
+    (now) => now !== before,
+    effectWindowMs(t.mirror, 20),
+  );
   const ev: ActionEvidence[] = [
     { kind: 'state_readback', element_token: t.token, state: 'checked', before, after },
   ];
   if (after !== before)
     return confirmed(ctx, ev, `Toggled; now ${after ? 'checked' : 'unchecked'}.`);
-  return suspectedNoop(ctx, 'Toggled, but the checked state did not change.', ev);
+  return suspectedNoop(ctx, 'Toggled, but the checked state did not change.', { evidence: ev });
 }
 
 export async function focus(t: Target, ctx: ActionContext): Promise<ActionResult> {
@@ -68,7 +70,7 @@ export async function focus(t: Target, ctx: ActionContext): Promise<ActionResult
   return unverifiable(
     ctx,
     'Focus was requested; the element does not report being focused (its window may be inactive).',
-    ev,
+    { evidence: ev },
   );
 }
 
@@ -100,5 +102,7 @@ export async function select(t: Target, ctx: ActionContext): Promise<ActionResul
   ];
   return after
     ? confirmed(ctx, ev, 'Selected.')
-    : unverifiable(ctx, 'Selection was requested; the element does not report being selected.', ev);
+    : unverifiable(ctx, 'Selection was requested; the element does not report being selected.', {
+        evidence: ev,
+      });
 }

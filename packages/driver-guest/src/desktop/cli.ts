@@ -1,6 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1 --single-threaded
 // cubicle-desktop: start a desktop session in the foreground (Ctrl-C or SIGTERM stops all of it),
-// or stop one started elsewhere through its state file.
+// or stop one started elsewhere through its state file. The shebang carries DAEMON_NODE_FLAGS
+// (daemon-node-flags.ts; a test keeps them equal): with `--daemon in-process`, as in the image,
+// this one process is the whole driver.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -63,6 +65,11 @@ async function start(values: Record<string, string | boolean | undefined>) {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGHUP', () => void stop('SIGHUP'));
+  // A bug in one driver request must not stop the whole desktop (as in the daemon's main.ts).
+  const report = (err: unknown) =>
+    process.stderr.write(`cubicle-desktop: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.on('unhandledRejection', report);
+  process.on('uncaughtException', report);
   process.stdout.write(
     `${JSON.stringify({
       id: session.id,

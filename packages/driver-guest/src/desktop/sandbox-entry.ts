@@ -11,7 +11,6 @@ import { inheritedEnv } from '../env.js';
 import { tokenDigestOf } from '../server/auth.js';
 import { SANDBOX_PATHS } from './sandbox-spec.js';
 import { startDesktop } from './start-desktop.js';
-import { serveVncSocket } from '../vnc/serve-vnc-socket.js';
 
 interface EntryConfig {
   width: number;
@@ -56,6 +55,9 @@ const session = await startDesktop({
   depth: config.depth,
   withGlx: config.withGlx,
   vncPort: config.vncPort,
+  // Viewers inside the sandbox's network namespace are unreachable from outside: the control
+  // plane connects to this socket instead.
+  vncSocket: SANDBOX_PATHS.vncSocket,
   guestSocket: SANDBOX_PATHS.guestSocket,
   guestTokenDigest: tokenDigest,
   // The sandbox's environment is already the allow-list; the pool's env goes to the apps.
@@ -63,10 +65,6 @@ const session = await startDesktop({
   appEnv: config.appEnv,
   markProcesses: false,
 });
-
-// x11vnc listens inside the sandbox's network namespace; outside reaches it through this socket.
-const vncPort = session.vncPort;
-await serveVncSocket(SANDBOX_PATHS.vncSocket, () => vncPort);
 
 let stopping = false;
 const stop = async () => {

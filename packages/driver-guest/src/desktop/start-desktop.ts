@@ -6,10 +6,11 @@ import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import type { FastifyInstance } from 'fastify';
 import { inheritedEnv } from '../env.js';
-import { buildGuestApp } from '../server/app.js';
 import { canConnect } from '../server/probe-desktop.js';
-import { freeLocalPort, superviseVnc, type VncSupervisor } from '../vnc/supervise-vnc.js';
+import { serveVncOnDemand, type VncOnDemand } from '../vnc/serve-vnc-on-demand.js';
+import { freeLocalPort } from '../vnc/supervise-vnc.js';
 import type { GuestTokenDigest } from '../server/auth.js';
+import { daemonNodeArgs } from './daemon-node-flags.js';
 import { startA11yBus } from './start-a11y-bus.js';
 import {
   exitHooks,
@@ -51,12 +52,14 @@ export interface DesktopOptions {
   /** Driver port on `listenHost`; a free one by default. */
   guestPort?: number;
   /**
-   * The local address the guest driver and x11vnc listen on, such as a simulated pod's own
-   * loopback IP (127.x.y.z); 127.0.0.1 by default.
+   * The local address the guest driver and the VNC port listen on, such as a simulated pod's
+   * own loopback IP (127.x.y.z); 127.0.0.1 by default.
    */
   listenHost?: string;
-  /** x11vnc's port on `listenHost`; a free one by default. */
+  /** The VNC port viewers connect to on `listenHost`; a free one by default. */
   vncPort?: number;
+  /** Serve VNC viewers on this unix socket too (a sandboxed desktop's way out). */
+  vncSocket?: string;
   /** Driver token; a random 64-character one by default. */
   guestToken?: string;
   /** Environment the session starts from; the caller's own by default. */
@@ -77,6 +80,7 @@ export interface DesktopPids {
   xvfb: number;
   sessionBus: number;
   openbox: number;
+  /** null until the first VNC viewer (x11vnc starts on demand). */
   x11vnc: number | null;
   /** The child daemon, or this process for an in-process daemon, or null. */
   daemon: number | null;
@@ -87,13 +91,13 @@ export interface DesktopSession {
   display: string;
   dbusAddress: string;
   a11yBusAddress: string;
-  /** x11vnc's port on `vncHost` (it is restarted on the same port if it dies). */
+  /** The VNC port on `vncHost`, served while the session lives (x11vnc starts on demand). */
   vncPort: number;
-  /** The address x11vnc and the guest driver listen on (127.0.0.1 unless `listenHost` was given). */
+  /** The address of the VNC port and the guest driver (127.0.0.1 unless `listenHost` was given). */
   vncHost: string;
   guestUrl: string | null;
   guestToken: string;
-  /** A sandboxed session's x11vnc socket on this machine (its vncPort is inside the sandbox). */
+  /** A sandboxed session's VNC socket on this machine (its vncPort is inside the sandbox). */
   vncSocket?: string;
   /** A sandboxed session: its PID 1 on this machine and its host uid (null: our own, mapped). */
   sandbox?: { initPid: number; hostUid: number | null };
@@ -112,10 +116,11 @@ const mainScript = () => fileURLToPath(new URL('../../dist/main.js', import.meta
 
 /**
  * startDesktop starts a complete desktop session: Xvfb on a free display, a private session
- * D-Bus, openbox, the AT-SPI bus (with its registry), a supervised x11vnc on localhost, and the
- * guest driver. Every component is its own process group, and every process carries the
- * session's marker in its environment, so stop() also finds what escaped the groups (the a11y
- * bus is activated by D-Bus, not by us). On any start-up failure everything started is stopped.
+ * D-Bus, openbox, the AT-SPI bus (with its registry), a VNC port whose supervised x11vnc starts
+ * with the first viewer (serve-vnc-on-demand.ts), and the guest driver. Every component is its
+ * own process group, and every process carries the session's marker in its environment, so
+ * stop() also finds what escaped the groups (the a11y bus is activated by D-Bus, not by us).
+ * On any start-up failure everything started is stopped.
  */
 export async function startDesktop(options: DesktopOptions = {}): Promise<DesktopSession> {
   if (options.id !== undefined && !SESSION_ID.test(options.id))
@@ -138,7 +143,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     if (child.pid) groups.add(child.pid);
     return child;
   };
-  let vnc: VncSupervisor | null = null;
+  let vnc: VncOnDemand | null = null;
   let app: FastifyInstance | null = null;
   let daemonChild: ChildProcess | null = null;
 
@@ -194,32 +199,35 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     const bus = await startSessionBus(join(dir, 'bus'), envOf({ display }));
     track(bus.child);
     const env = envOf({ display, busAddress: bus.address });
-    const [openbox, a11yAddress, supervisor] = await Promise.all([
+    // x11vnc starts with the first viewer: most desktops are driven by an agent and never watched.
+    const [openbox, a11yAddress, viewers] = await Promise.all([
       startWindowManager(display, env).then(track),
       startA11yBus(bus.address),
-      superviseVnc({
+      serveVncOnDemand({
         display,
         env,
         logFile: join(dir, 'x11vnc.log'),
-        ...(options.listenHost === undefined ? {} : { host: options.listenHost }),
+        host,
         ...(options.vncPort === undefined ? {} : { port: options.vncPort }),
-      }),
+        ...(options.vncSocket === undefined ? {} : { socketPath: options.vncSocket }),
+      }).then((served) => (vnc = served)),
     ]);
-    vnc = supervisor;
     const appEnv = envOf({ display, busAddress: bus.address, a11yAddress });
     const guestToken = options.guestToken ?? randomBytes(32).toString('hex');
     const daemonMode = options.daemon ?? 'in-process';
     let guestUrl: string | null = null;
 
     if (daemonMode === 'in-process') {
-      const vncRef = supervisor;
+      // Loaded here, not at the top: a launcher whose daemon is a child (KubeVirt's unit, the
+      // `child` mode) then never holds the driver's code (fastify, zod, the contract: ~20 MB).
+      const { buildGuestApp } = await import('../server/app.js');
       app = await buildGuestApp({
         token: options.guestTokenDigest ?? guestToken,
         display,
         sessionBusAddress: bus.address,
         childEnv: appEnv,
         maxFileBytes: 64 * 1024 * 1024,
-        vncPort: () => vncRef.port(),
+        vncPort: () => viewers.availablePort(),
       });
       if (options.guestSocket) {
         await rm(options.guestSocket, { force: true });
@@ -235,14 +243,12 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
         throw new Error(`${script} is missing: build @cubicle/driver-guest first`);
       const port = options.guestPort ?? (await freeLocalPort(host));
       daemonChild = track(
-        // A small young generation: the idle daemon's RSS drops by ~12 MB for a little more
-        // frequent minor GC, which the driver's request sizes do not notice.
-        spawnDetached(process.execPath, ['--max-semi-space-size=1', script], {
+        spawnDetached(process.execPath, daemonNodeArgs(script), {
           ...appEnv,
           GUEST_HOST: host,
           GUEST_PORT: String(port),
           GUEST_TOKEN: guestToken,
-          GUEST_VNC_PORT: String(supervisor.port()),
+          GUEST_VNC_PORT: String(viewers.port),
           GUEST_VNC_HOST: host,
           LOG_LEVEL: 'warn',
         }),
@@ -254,14 +260,12 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
       guestUrl = `http://${host}:${port}`;
     }
 
-    const vncPort = supervisor.port();
-    if (vncPort === null) throw new Error('x11vnc stopped during start-up');
     return {
       id,
       display,
       dbusAddress: bus.address,
       a11yBusAddress: a11yAddress,
-      vncPort,
+      vncPort: viewers.port,
       vncHost: host,
       guestUrl,
       guestToken,
@@ -270,7 +274,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
           xvfb: xvfb.child.pid as number,
           sessionBus: bus.child.pid as number,
           openbox: openbox.pid as number,
-          x11vnc: supervisor.pid(),
+          x11vnc: viewers.pid(),
           daemon: daemonMode === 'in-process' ? process.pid : (daemonChild?.pid ?? null),
         };
       },

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { inheritedEnv } from '../env.js';
+import { daemonNodeArgs } from './daemon-node-flags.js';
 import {
   bwrapOptions,
   groupText,
@@ -124,7 +125,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
         ];
   let child: ChildProcess;
   try {
-    const inside = [process.execPath, '--max-semi-space-size=1', sandboxPath(code, script)];
+    const inside = [process.execPath, ...daemonNodeArgs(sandboxPath(code, script))];
     const [command, ...rest] = [...asUser, 'bwrap', '--args', String(FD.args), '--', ...inside];
     child = spawn(command!, rest, {
       // The marker lets stopDesktopById find a sandbox whose session directory is gone; it is in

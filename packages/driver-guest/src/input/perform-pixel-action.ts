@@ -4,11 +4,11 @@ import type { DesktopIo } from '../screen/desktop-io.js';
 import { clipToScreen } from '../screen/grab-screen.js';
 import { toScreen, type ScreenshotMapping } from '../screen/screenshot-registry.js';
 import { findWindow } from '../windows/list-windows.js';
-import { judged, refused } from './action-results.js';
+import { judged, partial, refused } from '../actions/action-results.js';
 import { activateWindow, isPointOnWindow } from './activate-window.js';
 import { snapshotWindow, waitForChange } from './watch-window.js';
 import { typeText } from './type-text.js';
-import { pressKeys } from './xdotool-keyboard.js';
+import { parseCombo, pressKeys } from './press-keys.js';
 import { XTestPointer } from './xtest-input.js';
 
 const BUTTONS = { left: 1, middle: 2, right: 3 } as const;
@@ -56,7 +56,7 @@ export async function performPixelAction(
   const started = performance.now();
   const win = await findWindow(io.x11, req.window_id);
   if (!win) throw new AppError('window_not_found', `no window ${req.window_id}`);
-  const c = { route: 'xtest' as const, started, screenshot_id: req.screenshot_id };
+  const c = { route: 'xtest' as const, started, screenshotId: req.screenshot_id };
   const check = io.screenshots.check(req.window_id, req.screenshot_id);
   if (!check.ok)
     return refused(
@@ -85,6 +85,9 @@ export async function performPixelAction(
       );
     screen.push(s);
   }
+  // An unknown key name is refused before the window is activated: nothing at all is sent.
+  if (req.action === 'key' && !parseCombo(req.keys))
+    return refused(c, 'unsupported_text', unknownKeyHint(req.keys));
   if (req.delivery_mode !== 'foreground')
     return refused(
       c,
@@ -117,7 +120,6 @@ export async function performPixelAction(
     pointer_moved: screen.length > 0,
   };
   const pointer = new XTestPointer(io.x11);
-  const env = io.childEnv;
   let requested: number | undefined;
   let deliveredCount: number | undefined;
   switch (req.action) {
@@ -147,45 +149,19 @@ export async function performPixelAction(
       requested = typed.requested;
       deliveredCount = typed.delivered;
       if (typed.delivered > 0 && typed.delivered < typed.requested)
-        return {
-          effect: 'partial',
-          route: 'xtest',
-          screenshot_id: req.screenshot_id,
-          duration_ms: performance.now() - started,
-          retry_safe: false,
-          delivery: {
-            ...delivery,
-            requested_count: typed.requested,
-            delivered_count: typed.delivered,
-          },
-          escalation: {
-            target: 'observe',
-            reason: 'delivery_failed',
-            hint: 'Typing stopped midway; observe the field and type only the rest.',
-          },
-        };
+        return partial(
+          c,
+          { ...delivery, requested_count: typed.requested, delivered_count: typed.delivered },
+          'Typing stopped midway; observe the field and type only the rest.',
+        );
       break;
     }
     case 'key': {
       if (screen[0]) await focusClick(pointer, screen[0]);
-      const pressed = await pressKeys(req.keys, req.repeat, env);
-      if (pressed.unknownKey) {
-        const hint = `"${req.keys}" names a key this keymap does not have.`;
-        // xdotool skips an unknown keysym but still presses the combo's modifiers: only a bare
-        // key with no focus click delivered nothing at all.
-        if (!screen[0] && !req.keys.includes('+')) return refused(c, 'unsupported_text', hint);
-        return {
-          effect: 'suspected_noop',
-          route: 'xtest',
-          screenshot_id: req.screenshot_id,
-          duration_ms: performance.now() - started,
-          retry_safe: false,
-          delivery: { ...delivery, requested_count: req.repeat, delivered_count: 0 },
-          escalation: { target: 'observe', reason: 'suspected_noop', hint },
-        };
-      }
+      const pressed = await pressKeys(io.x11, req.keys, req.repeat);
+      if (pressed.unknownKey) return refused(c, 'unsupported_text', unknownKeyHint(req.keys));
       requested = req.repeat;
-      deliveredCount = pressed.ok ? req.repeat : undefined;
+      deliveredCount = pressed.delivered;
       break;
     }
     default:
@@ -193,15 +169,20 @@ export async function performPixelAction(
   }
   const evidence = before ? await waitForChange(io.x11, before) : [];
   return judged(
-    c,
     {
-      ...delivery,
-      ...(requested !== undefined ? { requested_count: requested } : {}),
-      ...(deliveredCount !== undefined ? { delivered_count: deliveredCount } : {}),
+      ...c,
+      delivery: {
+        ...delivery,
+        ...(requested !== undefined ? { requested_count: requested } : {}),
+        ...(deliveredCount !== undefined ? { delivered_count: deliveredCount } : {}),
+      },
     },
-    evidence,
+    { evidence },
   );
 }
+
+const unknownKeyHint = (keys: string) =>
+  `"${keys}" names a key the guest does not know; use a keysym name such as Return, ctrl+s, F5, plus.`;
 
 /**
  * focusClick clicks where typing should go and gives the app a moment to move focus: GTK lost

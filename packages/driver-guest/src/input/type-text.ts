@@ -1,18 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { X11Display } from '../windows/x11/x11-display.js';
-import {
-  changeKeyboardMapping,
-  fakeInput,
-  getKeyboardMapping,
-  XTEST_KEY_PRESS,
-  XTEST_KEY_RELEASE,
-} from '../windows/x11/x11-requests.js';
+import { Keymap } from './keymap.js';
 
-const SHIFT_L = 0xffe1;
 const KEY_DELAY_MS = 6;
-// Apps re-read the keymap lazily after a MappingNotify; a spare keycode is reused only after
-// all others were, and restored only after this pause, so no app reads a keycode mid-change.
-const RESTORE_AFTER_MS = 150;
 
 /** keysymOf maps a code point to its X keysym (Latin-1 direct, control keys, else Unicode). */
 export function keysymOf(char: string): number {
@@ -25,56 +15,28 @@ export function keysymOf(char: string): number {
 }
 
 /**
- * typeText types Unicode text through XTEST key events. Characters on the current keymap use
- * their key (with Shift for the second level); any other character is bound to a spare keycode
- * (one with no keysyms) for the moment it is typed, as xdotool does, but spares rotate and are
- * restored only at the end: xdotool restores each one right after its key, and GTK then looked
- * the key up in the restored map and dropped the character (seen here with "ß" and "本").
- * Returns how many characters were delivered before any failure.
+ * typeText types Unicode text through XTEST key events, one character at a time through the
+ * guest's Keymap (characters off the map are bound to spare keycodes). Returns how many
+ * characters were delivered before any failure.
+ *
+ * `settled`, when given, is awaited before the spare keycodes are restored: a caller that can
+ * read the text back waits there until the app has consumed the keys. Chromium translates a
+ * key event with the keymap it holds when it reads the event, so under load (its UI thread busy
+ * serialising a large page) it read the last bound key after the restore and dropped it
+ * (measured: "…ünïcode 本" read back without "本" on the 2,000-row page).
  */
 export async function typeText(
   x11: X11Display,
   text: string,
+  settled?: () => Promise<void>,
 ): Promise<{ delivered: number; requested: number; error?: string }> {
   const chars = [...text];
-  const x = await x11.conn();
-  const op = await x11.xtestOpcode();
-  const map = await getKeyboardMapping(x);
-  const home = new Map<number, { keycode: number; shift: boolean }>();
-  const spares: number[] = [];
-  map.keysyms.forEach((row, i) => {
-    const keycode = map.minKeycode + i;
-    if (row.every((k) => k === 0)) spares.push(keycode);
-    if (row[0] && !home.has(row[0])) home.set(row[0], { keycode, shift: false });
-    if (row[1] && !home.has(row[1])) home.set(row[1], { keycode, shift: true });
-  });
-  const shiftCode = home.get(SHIFT_L)?.keycode;
-  const used = new Set<number>();
-  let next = 0;
+  const keymap = await Keymap.open(x11);
   let delivered = 0;
   try {
+    await keymap.prepare(chars.map(keysymOf));
     for (const ch of chars) {
-      const keysym = keysymOf(ch);
-      let key = home.get(keysym);
-      if (key?.shift && shiftCode === undefined) key = undefined;
-      if (!key) {
-        if (spares.length === 0) throw new Error('no spare keycode to bind a character to');
-        const keycode = spares[next % spares.length]!;
-        next += 1;
-        used.add(keycode);
-        // Both levels carry the keysym, so a held Shift cannot change the character.
-        const row = Array<number>(map.per).fill(0);
-        row[0] = keysym;
-        row[1] = keysym;
-        await Promise.all([changeKeyboardMapping(x, keycode, row), x.sync()]);
-        key = { keycode, shift: false };
-      }
-      const events = [];
-      if (key.shift) events.push(fakeInput(x, op, XTEST_KEY_PRESS, shiftCode!));
-      events.push(fakeInput(x, op, XTEST_KEY_PRESS, key.keycode));
-      events.push(fakeInput(x, op, XTEST_KEY_RELEASE, key.keycode));
-      if (key.shift) events.push(fakeInput(x, op, XTEST_KEY_RELEASE, shiftCode!));
-      await Promise.all([...events, x.sync()]);
+      await keymap.press(await keymap.keyFor(keysymOf(ch)));
       delivered += 1;
       await sleep(KEY_DELAY_MS);
     }
@@ -82,13 +44,7 @@ export async function typeText(
   } catch (err) {
     return { delivered, requested: chars.length, error: (err as Error).message };
   } finally {
-    if (used.size > 0) {
-      await sleep(RESTORE_AFTER_MS);
-      const empty = Array<number>(map.per).fill(0);
-      await Promise.all([
-        ...[...used].map((k) => changeKeyboardMapping(x, k, empty)),
-        x.sync(),
-      ]).catch(() => undefined);
-    }
+    if (delivered > 0) await settled?.().catch(() => undefined);
+    await keymap.close();
   }
 }

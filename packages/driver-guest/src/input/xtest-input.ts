@@ -1,28 +1,15 @@
 import type { KeyModifier } from '@cubicle/contract/guest';
 import type { X11Display } from '../windows/x11/x11-display.js';
+import { MODIFIER_KEYSYMS } from './press-keys.js';
+import { Keymap } from './keymap.js';
 import {
   fakeInput,
-  getKeyboardMapping,
   XTEST_BUTTON_PRESS,
   XTEST_BUTTON_RELEASE,
   XTEST_KEY_PRESS,
   XTEST_KEY_RELEASE,
   XTEST_MOTION,
 } from '../windows/x11/x11-requests.js';
-
-const MODIFIER_KEYSYMS: Record<KeyModifier, number> = {
-  shift: 0xffe1, // Shift_L
-  ctrl: 0xffe3, // Control_L
-  alt: 0xffe9, // Alt_L
-  super: 0xffeb, // Super_L
-};
-
-/** keycodeFor finds the keycode whose first keysym is `keysym`. */
-async function keycodeFor(x11: X11Display, keysym: number): Promise<number | null> {
-  const map = await getKeyboardMapping(await x11.conn());
-  const index = map.keysyms.findIndex((row) => row[0] === keysym);
-  return index < 0 ? null : map.minKeycode + index;
-}
 
 /**
  * XTestPointer drives the real pointer and modifier keys through XTEST FakeInput over the
@@ -81,12 +68,10 @@ export class XTestPointer {
   }
 
   private async modifierKeycodes(modifiers: KeyModifier[]): Promise<number[]> {
+    if (modifiers.length === 0) return [];
+    const keymap = await Keymap.open(this.x11);
     const out: number[] = [];
-    for (const m of modifiers) {
-      const code = await keycodeFor(this.x11, MODIFIER_KEYSYMS[m]);
-      if (code === null) throw new Error(`no keycode for modifier ${m}`);
-      out.push(code);
-    }
+    for (const m of modifiers) out.push((await keymap.keyFor(MODIFIER_KEYSYMS[m])).keycode);
     return out;
   }
 }

@@ -1,6 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { RecordingLine } from '@cubicle/contract/guest';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SecretFiles } from '../secrets/secret-files.js';
 import { Recorder } from './recorder.js';
 
 const result = {
@@ -81,5 +85,67 @@ describe('Recorder', () => {
       recorder.append({ at: new Date().toISOString(), window_id: 7, action: bad, result }),
     ).rejects.toThrow();
     expect(recorder.status().entry_count).toBe(0);
+  });
+
+  it('redacts secret values (raw, base64, URL-encoded) from the archived trajectory by name', async () => {
+    const files = new SecretFiles(join(mkdtempSync(join(tmpdir(), 'rec-secrets-')), 'secrets'));
+    const early = `sk-early-${Math.random().toString(36).slice(2)}/+=&`;
+    const late = `sk-late-${Math.random().toString(36).slice(2)}`;
+    await files.write({ secrets: [{ name: 'EARLY_TOKEN', value: early }], exclusive: false });
+    recorder = new Recorder(files);
+    await recorder.start({ screenshots: false });
+    const typed = (text: string) => ({
+      kind: 'element' as const,
+      request: {
+        action: 'type_text' as const,
+        window_id: 7,
+        element_token: 's1:2',
+        delivery_mode: 'foreground' as const,
+        text,
+      },
+    });
+    const at = new Date().toISOString();
+    const echoed = (text: string) => ({
+      ...result,
+      evidence: [
+        {
+          kind: 'window_change' as const,
+          change: 'title_changed' as const,
+          window_id: 7,
+          title: text,
+        },
+      ],
+    });
+    // A plain field: the agent typed the value; the app echoed its encoded forms in a title.
+    await recorder.append({
+      at,
+      window_id: 7,
+      action: typed(early),
+      result: echoed(`${Buffer.from(early).toString('base64')} ${encodeURIComponent(early)}`),
+    });
+    // Typed before it became a secret: only the archive can redact it.
+    await recorder.append({ at, window_id: 7, action: typed(`then ${late}`), result });
+    await files.write({ secrets: [{ name: 'LATE_TOKEN', value: late }], exclusive: true });
+    recorder.stop();
+
+    const trajectory = untar(gunzipSync(await recorder.archive()))
+      .get('trajectory.jsonl')!
+      .toString();
+    for (const value of [early, late])
+      for (const form of [
+        value,
+        Buffer.from(value).toString('base64').replace(/=+$/, ''),
+        encodeURIComponent(value),
+      ])
+        expect(trajectory.split(form).length - 1).toBe(0);
+    expect(trajectory.split('[secret:EARLY_TOKEN]').length - 1).toBe(3);
+    expect(trajectory).toContain('then [secret:LATE_TOKEN]');
+    // Still one valid line per entry.
+    const lines = trajectory.trim().split('\n');
+    expect(lines.map((l) => RecordingLine.parse(JSON.parse(l)).type)).toEqual([
+      'recording',
+      'action',
+      'action',
+    ]);
   });
 });

@@ -11,6 +11,7 @@ import {
   type RecordingStatus,
 } from '@cubicle/contract/guest';
 import { AppError } from '@cubicle/contract/errors';
+import { createRedactor, type Redactor } from '@cubicle/contract/redact';
 import { writeTar } from './write-tar.js';
 
 interface Session {
@@ -32,14 +33,31 @@ const ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const frame = (seq: number, moment: 'before' | 'after') =>
   `${String(seq).padStart(6, '0')}-${moment}.png`;
 
+/** The secret values a recording must not hold (SecretFiles: what the guest was given). */
+export interface SecretRedaction {
+  /** The values known now (cheap: per appended entry). */
+  redactor(): Redactor;
+  /** Also the values on disk that this process did not write (per archive). */
+  fullRedactor(): Promise<Redactor>;
+}
+
+const nothing = createRedactor([]);
+const NO_SECRETS: SecretRedaction = { redactor: () => nothing, fullRedactor: async () => nothing };
+
 /**
  * Recorder keeps the session's trajectory in a private temp dir: `trajectory.jsonl` (a header,
  * then one validated RecordingEntry per action) and PNG frames. Only the last recording is kept;
- * starting a new one deletes the previous one's files.
+ * starting a new one deletes the previous one's files. Secret values are redacted by value
+ * (raw, base64, URL-encoded, JSON-escaped → `[secret:NAME]`) from each line as it is written and
+ * again from the whole trajectory when it is archived, so a value given to the desktop after an
+ * action was recorded is gone from the archive too. Frames are pixels: a value drawn on screen
+ * cannot be found by value (secure fields show bullets; see redactAction for typed text).
  */
 export class Recorder {
   private session: Session | null = null;
   private appending: Promise<void> = Promise.resolve();
+
+  constructor(private readonly secrets: SecretRedaction = NO_SECRETS) {}
 
   get isActive(): boolean {
     return this.session !== null && this.session.stoppedAt === undefined;
@@ -109,7 +127,8 @@ export class Recorder {
     });
     if (before) await writeFile(join(s.dir, frame(seq, 'before')), before);
     if (after) await writeFile(join(s.dir, frame(seq, 'after')), after);
-    await appendFile(join(s.dir, RECORDING_JSONL_FILE), JSON.stringify(entry) + '\n');
+    const line = this.secrets.redactor().redact(JSON.stringify(entry));
+    await appendFile(join(s.dir, RECORDING_JSONL_FILE), line + '\n');
     s.entries = seq;
   }
 
@@ -118,12 +137,15 @@ export class Recorder {
     const s = this.session;
     if (!s) throw new AppError('not_found', 'nothing has been recorded');
     const names = (await readdir(s.dir)).filter((n) => n !== RECORDING_JSONL_FILE).sort();
-    const files = await Promise.all(
-      [RECORDING_JSONL_FILE, ...names].map(async (name) => ({
-        name,
-        data: await readFile(join(s.dir, name)),
-      })),
+    const redactor = await this.secrets.fullRedactor();
+    const trajectory = await readFile(join(s.dir, RECORDING_JSONL_FILE), 'utf8');
+    const frames = await Promise.all(
+      names.map(async (name) => ({ name, data: await readFile(join(s.dir, name)) })),
     );
+    const files = [
+      { name: RECORDING_JSONL_FILE, data: Buffer.from(redactor.redact(trajectory), 'utf8') },
+      ...frames,
+    ];
     return gzipSync(writeTar(files), { level: 1 });
   }
 

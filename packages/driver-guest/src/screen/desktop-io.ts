@@ -1,5 +1,6 @@
 import type { GuestDeps } from '../server/deps.js';
 import { Recorder } from '../recording/recorder.js';
+import { secretFilesOf } from '../secrets/routes.js';
 import { X11Display } from '../windows/x11/x11-display.js';
 import { ScreenshotRegistry } from './screenshot-registry.js';
 
@@ -28,7 +29,8 @@ export function desktopIo(deps: GuestDeps): DesktopIo {
     io = {
       x11: new X11Display(deps.display, deps.childEnv.XAUTHORITY),
       screenshots: new ScreenshotRegistry(),
-      recorder: new Recorder(),
+      // Recordings are redacted by the values of the claim's secrets (see Recorder).
+      recorder: new Recorder(secretFilesOf(deps)),
       childEnv: deps.childEnv,
     };
     byDeps.set(deps, io);

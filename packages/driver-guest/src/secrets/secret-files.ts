@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { chmod, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
   SecretsDeleteRequest,
@@ -8,6 +8,7 @@ import type {
   SecretsWriteRequest,
 } from '@cubicle/contract/guest';
 import { AppError } from '@cubicle/contract/errors';
+import { createRedactor, type Redactor } from '@cubicle/contract/redact';
 
 /**
  * SANDBOX_SECRETS_DIR is where a sandboxed desktop mounts its per-sandbox secrets tmpfs (mode
@@ -41,7 +42,38 @@ export function resolveSecretsDir(
  * file 0600, written through a temporary file and a rename so a reader never sees half a value.
  */
 export class SecretFiles {
+  /** Every value written by this process (value → name), deleted ones too: what was seen stays redacted. */
+  private readonly known = new Map<string, string>();
+  private cached: Redactor | null = null;
+
   constructor(readonly dir: string) {}
+
+  /**
+   * redactor replaces every value this process has written, in any form, with
+   * `[secret:NAME]` (recordings, see Recorder). Rebuilt only after a write.
+   */
+  redactor(): Redactor {
+    this.cached ??= createRedactor([...this.known].map(([value, name]) => ({ name, value })));
+    return this.cached;
+  }
+
+  /**
+   * fullRedactor also covers the values on disk that this process did not write (a daemon
+   * restarted after the delivery): for a whole archive, where reading the directory is cheap.
+   */
+  async fullRedactor(): Promise<Redactor> {
+    for (const name of await this.names()) {
+      const value = await readFile(join(this.dir, name), 'utf8').catch(() => '');
+      if (value && !this.known.has(value)) this.remember(name, value);
+    }
+    return this.redactor();
+  }
+
+  private remember(name: string, value: string) {
+    if (!value) return;
+    this.known.set(value, name);
+    this.cached = null;
+  }
 
   /** ensureDir creates the directory 0700 (or tightens it) and refuses one owned by someone else. */
   private async ensureDir(): Promise<void> {
@@ -66,6 +98,8 @@ export class SecretFiles {
     for (const { name, value } of request.secrets)
       if (Buffer.byteLength(value, 'utf8') > VALUE_MAX_BYTES)
         throw new AppError('payload_too_large', `secret ${name} is over ${VALUE_MAX_BYTES} bytes`);
+    // Remembered before the files exist: an action recorded meanwhile is redacted already.
+    for (const { name, value } of request.secrets) this.remember(name, value);
     await this.ensureDir();
     for (const { name, value } of request.secrets) await this.writeOne(name, value);
     if (request.exclusive) {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ActionResult, WindowCloseRequest } from '@cubicle/contract/guest';
 import { AppError } from '@cubicle/contract/errors';
-import { judged } from '../input/action-results.js';
+import { confirmed, suspectedNoop } from '../actions/action-results.js';
 import { findWindow, stackingOrder } from './list-windows.js';
 import type { X11Display } from './x11/x11-display.js';
 import { sendRootClientMessage } from './x11/x11-requests.js';
@@ -55,7 +55,7 @@ export async function closeWindow(x11: X11Display, req: WindowCloseRequest): Pro
     },
   ];
   if (await waitGone(x11, req.window_id, req.timeout_ms))
-    return judged({ route: 'window_manager', started }, delivery, closedEvidence);
+    return confirmed({ route: 'window_manager', started, delivery }, closedEvidence);
   if (req.force && win.pid) {
     const group = await processGroup(win.pid);
     const own = await processGroup(process.pid);
@@ -66,19 +66,17 @@ export async function closeWindow(x11: X11Display, req: WindowCloseRequest): Pro
         /* already gone */
       }
       if (await waitGone(x11, req.window_id, 3_000))
-        return judged({ route: 'process', started }, delivery, closedEvidence);
+        return confirmed({ route: 'process', started, delivery }, closedEvidence);
     }
   }
-  return {
-    effect: 'suspected_noop',
-    route: req.force ? 'process' : 'window_manager',
-    duration_ms: performance.now() - started,
-    retry_safe: false,
-    delivery,
-    escalation: {
+  return suspectedNoop(
+    { route: req.force ? 'process' : 'window_manager', started, delivery },
+    'The window is still open.',
+    {},
+    {
       target: 'observe',
       reason: 'suspected_noop',
       hint: 'The window is still open; it may be asking to confirm (save changes?). Observe it.',
     },
-  };
+  );
 }

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WindowLaunchRequest, WindowLaunchResponse } from '@cubicle/contract/guest';
 import { AppError } from '@cubicle/contract/errors';
+import { appCommand } from './desktop-apps.js';
 import { findWindow, stackingOrder, toWindowInfo } from './list-windows.js';
 import type { X11Display } from './x11/x11-display.js';
 
@@ -41,9 +42,12 @@ export async function launchApp(
 ): Promise<WindowLaunchResponse> {
   const started = performance.now();
   const before = new Set(await stackingOrder(x11));
-  const child = spawn(req.argv[0]!, req.argv.slice(1), {
-    cwd: req.cwd,
-    env: { ...env, ...req.env },
+  const home = req.env?.HOME ?? env.HOME ?? env.XDG_RUNTIME_DIR ?? '/tmp';
+  const named = 'app' in req ? await appCommand(req.app, home, req.url) : null;
+  const argv = 'argv' in req ? req.argv : (named?.argv ?? []);
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: req.cwd ?? (named ? home : undefined),
+    env: { ...env, ...named?.env, ...req.env },
     detached: true,
     stdio: 'ignore',
   });
@@ -54,7 +58,7 @@ export async function launchApp(
     child.once('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'ENOENT' || err.code === 'EACCES'
-          ? new AppError('not_found', `cannot start ${req.argv[0]}: ${err.code}`)
+          ? new AppError('not_found', `cannot start ${argv[0]}: ${err.code}`)
           : err,
       ),
     );

@@ -1,6 +1,5 @@
 'use server';
 
-import type { ApiKeyCreated } from '@cubicle/contract/api';
 import { revalidatePath } from 'next/cache';
 import { api, failure, type ActionState } from '../../../lib/api/client';
 import { requireSession } from '../../../lib/session/current';
@@ -13,10 +12,9 @@ export async function createKey(_prev: CreateKeyState, form: FormData): Promise<
   const session = await requireSession();
   const role = form.get('role') === 'admin' ? 'admin' : 'member';
   try {
-    const created = await api<ApiKeyCreated>(session, '/v1/api-keys', {
-      method: 'POST',
-      body: { name: String(form.get('name') ?? '').trim(), role },
-    });
+    const created = await api(session, (c) =>
+      c.apiKeys.create({ name: String(form.get('name') ?? '').trim(), role }),
+    );
     revalidatePath('/api-keys');
     return { ok: true, key: created.key, name: created.name };
   } catch (error) {
@@ -30,7 +28,7 @@ export async function revokeKey(_prev: ActionState, form: FormData): Promise<Act
   const id = String(form.get('key'));
   if (!/^key_[0-9a-hjkmnp-tv-z]{26}$/.test(id)) return { ok: false, error: 'bad request' };
   try {
-    await api(session, `/v1/api-keys/${id}`, { method: 'DELETE' });
+    await api(session, (c) => c.apiKeys.revoke(id));
   } catch (error) {
     return failure(error);
   }

@@ -1,4 +1,3 @@
-import type { ApiKey } from '@cubicle/contract/api';
 import { api } from '../../../lib/api/client';
 import { requireSession } from '../../../lib/session/current';
 import { ActionForm } from '../../components/action-form';
@@ -11,7 +10,7 @@ export default async function ApiKeysPage() {
   const session = await requireSession();
   if (session.role !== 'admin')
     return <p className="alert">Only admin keys can manage API keys.</p>;
-  const keys = await api<{ data: ApiKey[] }>(session, '/v1/api-keys?limit=200');
+  const keys = await api(session, (c) => c.request('listApiKeys', { query: { limit: 200 } }));
   return (
     <>
       <h1>API keys</h1>

@@ -27,11 +27,8 @@ export default async function AuditPage({
   if (session.role !== 'admin')
     return <p className="alert">Only admin keys can read the audit log.</p>;
   const { cursor } = await searchParams;
-  const params = new URLSearchParams({ limit: '50' });
-  if (cursor) params.set('cursor', cursor);
-  const events = await api<{ data: AuditEvent[]; next_cursor: string | null }>(
-    session,
-    `/v1/audit-events?${params}`,
+  const events = await api(session, (c) =>
+    c.request('listAuditEvents', { query: { limit: 50, ...(cursor ? { cursor } : {}) } }),
   );
   return (
     <>

@@ -17,10 +17,7 @@ export async function extendClaim(_prev: ActionState, form: FormData): Promise<A
   const session = await requireSession();
   try {
     const id = claimIdOf(form);
-    await api(session, `/v1/claims/${id}`, {
-      method: 'PATCH',
-      body: { ttl_seconds: Number(form.get('ttl_seconds')) },
-    });
+    await api(session, (c) => c.claims.extend(id, Number(form.get('ttl_seconds'))));
   } catch (error) {
     return failure(error);
   }
@@ -32,7 +29,7 @@ export async function extendClaim(_prev: ActionState, form: FormData): Promise<A
 export async function releaseClaim(_prev: ActionState, form: FormData): Promise<ActionState> {
   const session = await requireSession();
   try {
-    await api(session, `/v1/claims/${claimIdOf(form)}`, { method: 'DELETE' });
+    await api(session, (c) => c.claims.release(claimIdOf(form)));
   } catch (error) {
     return failure(error);
   }

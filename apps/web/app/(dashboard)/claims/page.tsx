@@ -1,4 +1,3 @@
-import type { Claim } from '@cubicle/contract/api';
 import Link from 'next/link';
 import { api } from '../../../lib/api/client';
 import { requireSession } from '../../../lib/session/current';
@@ -18,11 +17,10 @@ export default async function ClaimsPage({
   const session = await requireSession();
   const query = await searchParams;
   const status = FILTERS.find((s) => s === query.status) ?? 'active';
-  const params = new URLSearchParams({ status, limit: '50' });
-  if (query.cursor) params.set('cursor', query.cursor);
-  const claims = await api<{ data: Claim[]; next_cursor: string | null }>(
-    session,
-    `/v1/claims?${params}`,
+  const claims = await api(session, (c) =>
+    c.request('listClaims', {
+      query: { status, limit: 50, ...(query.cursor ? { cursor: query.cursor } : {}) },
+    }),
   );
   return (
     <>

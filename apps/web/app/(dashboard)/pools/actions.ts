@@ -1,12 +1,10 @@
 'use server';
 
-import type { Claim, Pool } from '@cubicle/contract/api';
+import type { Claim } from '@cubicle/sdk';
 import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { api, failure, type ActionState } from '../../../lib/api/client';
 import { requireSession } from '../../../lib/session/current';
-
-const poolPath = (name: string) => `/v1/pools/${encodeURIComponent(name)}`;
 
 /**
  * updateAutoscaling changes a pool's min/initial/max. PUT takes the whole spec, so the rest is
@@ -17,10 +15,9 @@ export async function updateAutoscaling(_prev: ActionState, form: FormData): Pro
   const name = String(form.get('pool'));
   const numberOf = (field: string) => Number(form.get(field));
   try {
-    const pool = await api<Pool>(session, poolPath(name));
-    await api(session, poolPath(name), {
-      method: 'PUT',
-      body: {
+    const pool = await api(session, (c) => c.pools.get(name));
+    await api(session, (c) =>
+      c.pools.apply(name, {
         image: pool.image,
         backend: pool.backend,
         cpu: pool.cpu,
@@ -31,8 +28,8 @@ export async function updateAutoscaling(_prev: ActionState, form: FormData): Pro
         idle_timeout_seconds: pool.idle_timeout_seconds,
         env: pool.env,
         kubernetes: pool.kubernetes,
-      },
-    });
+      }),
+    );
   } catch (error) {
     return failure(error);
   }
@@ -46,10 +43,11 @@ export async function claimFromPool(_prev: ActionState, form: FormData): Promise
   const name = String(form.get('pool'));
   let claim: Claim;
   try {
-    claim = await api<Claim>(session, `${poolPath(name)}/claims`, {
-      method: 'POST',
-      body: { wait_seconds: 30, metadata: { source: 'dashboard' } },
-    });
+    claim = (
+      await api(session, (c) =>
+        c.claims.create(name, { wait_seconds: 30, metadata: { source: 'dashboard' } }),
+      )
+    ).data;
   } catch (error) {
     return failure(error);
   }

@@ -1,4 +1,4 @@
-import type { Pool } from '@cubicle/contract/api';
+import Link from 'next/link';
 import { api } from '../../../lib/api/client';
 import { requireSession } from '../../../lib/session/current';
 import { ActionForm } from '../../components/action-form';
@@ -11,7 +11,7 @@ const COUNT_NAMES = ['warm', 'claimed', 'provisioning', 'releasing', 'failed'] a
 
 export default async function PoolsPage() {
   const session = await requireSession();
-  const pools = await api<{ data: Pool[] }>(session, '/v1/pools?limit=200');
+  const pools = await api(session, (c) => c.request('listPools', { query: { limit: 200 } }));
   return (
     <>
       <AutoRefresh seconds={3} />
@@ -34,7 +34,9 @@ export default async function PoolsPage() {
             {pools.data.map((pool) => (
               <tr key={pool.id} data-pool={pool.name}>
                 <td>
-                  <strong>{pool.name}</strong>{' '}
+                  <Link href={`/pools/${pool.name}`} aria-label={`Insights of pool ${pool.name}`}>
+                    <strong>{pool.name}</strong>
+                  </Link>{' '}
                   <span className={`badge ${pool.state}`}>{pool.state}</span>
                   <div className="muted mono">
                     {pool.backend} · {pool.image} · TTL {pool.claim_ttl_seconds}s

@@ -12,7 +12,7 @@ export async function saveEmbedOrigins(_prev: ActionState, form: FormData): Prom
     .map((line) => line.trim())
     .filter(Boolean);
   try {
-    await api(session, '/v1/tenant', { method: 'PATCH', body: { embed_origins: origins } });
+    await api(session, (c) => c.tenant.update({ embed_origins: origins }));
   } catch (error) {
     return failure(error);
   }

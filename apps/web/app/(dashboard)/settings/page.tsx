@@ -9,7 +9,7 @@ export default async function SettingsPage() {
   const session = await requireSession();
   let origins: string[] | ApiError;
   try {
-    origins = (await api<{ embed_origins?: string[] }>(session, '/v1/tenant')).embed_origins ?? [];
+    origins = (await api(session, (c) => c.tenant.get())).embed_origins ?? [];
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     origins = error;

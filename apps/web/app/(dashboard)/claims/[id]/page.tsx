@@ -1,10 +1,11 @@
-import type { ActionRecord, Claim, Run, SecretRef, ViewerTicket } from '@cubicle/contract/api';
+import type { Claim } from '@cubicle/contract/api';
 import { notFound } from 'next/navigation';
 import { ApiError, api } from '../../../../lib/api/client';
 import { requireSession } from '../../../../lib/session/current';
 import { ActionForm } from '../../../components/action-form';
 import { TtlCountdown } from '../../../components/ttl-countdown';
 import { ClaimControls } from '../claim-controls';
+import { ClaimTimeline } from './claim-timeline';
 import { EmbedLinkForm } from './embed-link-form';
 import { LiveView } from './live-view';
 import { RunsPanel } from './runs-panel';
@@ -28,19 +29,30 @@ export default async function ClaimPage({ params }: { params: Promise<{ id: stri
   const session = await requireSession();
   let claim: Claim;
   try {
-    claim = await api<Claim>(session, `/v1/claims/${encodeURIComponent(id)}`);
+    claim = (await api(session, (c) => c.claims.get(id))).data;
   } catch (error) {
     if (error instanceof ApiError && (error.status === 404 || error.status === 400)) notFound();
     throw error;
   }
   const isActive = claim.status === 'active';
   const [actions, tickets] = await Promise.all([
-    optional(api<{ data: ActionRecord[] }>(session, `/v1/claims/${id}/actions?limit=20`)),
-    optional(api<{ data: ViewerTicket[] }>(session, `/v1/claims/${id}/viewer-tickets?limit=50`)),
+    optional(
+      api(session, (c) => c.request('listClaimActions', { params: { id }, query: { limit: 20 } })),
+    ),
+    optional(
+      api(session, (c) => c.request('listViewerTickets', { params: { id }, query: { limit: 50 } })),
+    ),
   ]);
-  const [runs, secrets] = await Promise.all([
-    optional(api<{ data: Run[] }>(session, `/v1/claims/${id}/runs?limit=20`)),
-    optional(api<{ data: SecretRef[] }>(session, `/v1/claims/${id}/secrets`)),
+  const [runs, secrets, viewers] = await Promise.all([
+    optional(
+      api(session, (c) => c.request('listClaimRuns', { params: { id }, query: { limit: 20 } })),
+    ),
+    optional(api(session, (c) => c.request('listSecrets', { params: { id } }))),
+    optional(
+      api(session, (c) =>
+        c.request('listClaimViewerConnections', { params: { id }, query: { limit: 100 } }),
+      ),
+    ),
   ]);
   return (
     <>
@@ -76,6 +88,15 @@ export default async function ClaimPage({ params }: { params: Promise<{ id: stri
           <ClaimControls claim={claim} />
         </div>
       </div>
+
+      <h2>Timeline</h2>
+      <ClaimTimeline
+        claim={claim}
+        actions={actions instanceof ApiError ? [] : actions.data}
+        tickets={tickets instanceof ApiError ? [] : tickets.data}
+        runs={runs instanceof ApiError ? [] : runs.data}
+        viewers={viewers instanceof ApiError ? [] : viewers.data}
+      />
 
       {isActive ? (
         <div className="grid2">

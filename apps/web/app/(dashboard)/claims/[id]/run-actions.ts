@@ -1,7 +1,6 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
-import type { Run } from '@cubicle/contract/api';
 import { api, failure } from '../../../../lib/api/client';
 import { requireSession } from '../../../../lib/session/current';
 
@@ -37,10 +36,9 @@ export async function startRun(_prev: StartRunState, form: FormData): Promise<St
   const secrets = form.getAll('secret').map(String);
   const timeout = Number(form.get('timeout_seconds') || 600);
   try {
-    const run = await api<Run>(session, `/v1/claims/${claimId}/runs`, {
-      method: 'POST',
-      body: { argv, secrets, timeout_seconds: timeout },
-    });
+    const run = await api(session, (c) =>
+      c.runs.create(claimId, { argv, secrets, timeout_seconds: timeout }),
+    );
     revalidatePath(`/claims/${claimId}`);
     return { ok: true, runId: run.id };
   } catch (error) {

@@ -3,7 +3,6 @@
 import { revalidatePath } from 'next/cache';
 import { api, failure, type ActionState } from '../../../../lib/api/client';
 import { introspectTicket, streamUrlOf } from '../../../../lib/api/viewer';
-import type { ViewerTicketCreated } from '@cubicle/contract/api';
 import { requireSession } from '../../../../lib/session/current';
 
 const CLAIM_ID = /^clm_[0-9a-hjkmnp-tv-z]{26}$/;
@@ -24,13 +23,8 @@ export async function startLiveView(claimId: string, mode: 'view' | 'control'): 
   if (!CLAIM_ID.test(claimId) || (mode !== 'view' && mode !== 'control'))
     return { ok: false, error: 'bad request' };
   try {
-    const created = await api<ViewerTicketCreated>(
-      session,
-      `/v1/claims/${claimId}/viewer-tickets`,
-      {
-        method: 'POST',
-        body: { mode, ttl_seconds: LIVE_VIEW_TTL_SECONDS },
-      },
+    const created = await api(session, (c) =>
+      c.viewerTickets.create(claimId, { mode, ttl_seconds: LIVE_VIEW_TTL_SECONDS }),
     );
     const info = await introspectTicket(created.ticket);
     if (info.state !== 'active') return { ok: false, error: `the ticket is ${info.state}` };
@@ -60,13 +54,11 @@ export async function createEmbedLink(
   const claimId = String(form.get('claim'));
   if (!CLAIM_ID.test(claimId)) return { ok: false, error: 'bad request' };
   try {
-    const created = await api<ViewerTicketCreated>(
-      session,
-      `/v1/claims/${claimId}/viewer-tickets`,
-      {
-        method: 'POST',
-        body: { mode: 'view', ttl_seconds: Number(form.get('ttl_seconds')) || 3600 },
-      },
+    const created = await api(session, (c) =>
+      c.viewerTickets.create(claimId, {
+        mode: 'view',
+        ttl_seconds: Number(form.get('ttl_seconds')) || 3600,
+      }),
     );
     revalidatePath(`/claims/${claimId}`);
     return {
@@ -86,7 +78,7 @@ export async function revokeTicket(_prev: ActionState, form: FormData): Promise<
   const ticketId = String(form.get('ticket'));
   if (!TICKET_ID.test(ticketId)) return { ok: false, error: 'bad request' };
   try {
-    await api(session, `/v1/viewer-tickets/${ticketId}`, { method: 'DELETE' });
+    await api(session, (c) => c.viewerTickets.revoke(ticketId));
   } catch (error) {
     return failure(error);
   }

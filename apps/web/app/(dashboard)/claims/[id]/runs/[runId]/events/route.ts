@@ -1,4 +1,5 @@
 import { NextResponse } from 'next/server';
+import { ApiError } from '../../../../../../../lib/api/http';
 import { openRunEvents } from '../../../../../../../lib/api/runs';
 import { currentSession } from '../../../../../../../lib/session/current';
 
@@ -17,14 +18,19 @@ export async function GET(
   const session = await currentSession();
   if (!session) return new NextResponse('sign in first', { status: 401 });
   if (!RUN_ID.test(runId)) return new NextResponse('not a run id', { status: 400 });
-  const upstream = await openRunEvents(
-    session.apiKey,
-    runId,
-    request.headers.get('last-event-id'),
-    request.signal,
-  );
-  if (!upstream.ok || !upstream.body)
-    return new NextResponse(`events unavailable (${upstream.status})`, { status: upstream.status });
+  let upstream: Response;
+  try {
+    upstream = await openRunEvents(
+      session.apiKey,
+      runId,
+      request.headers.get('last-event-id'),
+      request.signal,
+    );
+  } catch (error) {
+    const status = error instanceof ApiError && error.status > 0 ? error.status : 502;
+    return new NextResponse(`events unavailable (${status})`, { status });
+  }
+  if (!upstream.body) return new NextResponse('events unavailable', { status: 502 });
   return new NextResponse(upstream.body, {
     headers: {
       'content-type': 'text/event-stream; charset=utf-8',

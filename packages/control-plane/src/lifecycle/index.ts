@@ -1,0 +1,5 @@
+export * from './states.js';
+export * from './claim-outcome.js';
+export { decideClaim, isSplittable, type ClaimRequestItem } from './claim-batch.js';
+export * from './claim-transitions.js';
+export * from './sandbox-transitions.js';

@@ -1,0 +1,26 @@
+-- cubicle_count_live_claims keeps tenants.live_claims equal to the tenant's pending and active
+-- claims, in the transaction that changes them: a claim inserted (always pending or active), a
+-- claim released, a claim deleted. Whatever writes the claim (the claim batch, a release, a test
+-- fixture) the counter follows, so the quota check reads one row and never counts.
+-- Lock order: a path that inserts or releases a tenant's claim locks the tenant's row first
+-- (cubicle_claim_batch does, and so does the lifecycle's release), so this UPDATE never waits
+-- while holding a claim row another transaction's insert is waiting for.
+CREATE OR REPLACE FUNCTION cubicle_count_live_claims()
+RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_delta int := 0;
+BEGIN
+  IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.status IN ('pending', 'active') THEN
+    v_delta := v_delta + 1;
+  END IF;
+  IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.status IN ('pending', 'active') THEN
+    v_delta := v_delta - 1;
+  END IF;
+  IF v_delta <> 0 THEN
+    UPDATE tenants t SET live_claims = t.live_claims + v_delta
+     WHERE t.id = CASE WHEN TG_OP = 'DELETE' THEN OLD.tenant_id ELSE NEW.tenant_id END;
+  END IF;
+  RETURN NULL;
+END;
+$$;

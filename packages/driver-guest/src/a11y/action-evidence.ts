@@ -1,0 +1,275 @@
+import type { ActionEvidence } from '@cubicle/contract/guest';
+import type { AppMirror, MirrorEvent } from './app-mirror.js';
+import type { AtspiBus } from './atspi-bus.js';
+import { IFACE, isSecure } from './atspi-constants.js';
+
+// Layout and redraw notifications follow any input and say nothing about its effect.
+const NOISE =
+  /^object:(bounds-changed|visible-data-changed)|^object:state-changed:(armed|pressed|focused|active)/;
+
+/**
+ * The least history before a first action: an element that changes on its own (a clock, a
+ * spinner, a page's animation) must have been seen changing before the action, or its next
+ * change would look like the app's response. Whatever a busy element does afterwards is an
+ * observation, never evidence.
+ */
+const BASELINE_MS = 500;
+
+/**
+ * How far back a change marks an element busy. A timer on a loaded page stalls for longer than
+ * BASELINE_MS when the renderer is starved (2 cores shared by several builds here), and its next
+ * tick then lands in the response window of an idle click: an element that changed on its own
+ * at any time in this span is never taken as the app's response. Changes inside an earlier
+ * action's response window are not "on its own" (a status line an earlier click set stays
+ * usable as evidence for the next one).
+ */
+const BUSY_MEMORY_MS = 10_000;
+
+/** Response windows of earlier deliveries per mirror, so their effects do not count as busy. */
+const responses = new WeakMap<AppMirror, [number, number][]>();
+
+// AT-SPI relation types that tie another element to the target's effect: label-for/labelled-by,
+// controller-for/controlled-by (aria-controls), member-of (radio groups), description and
+// error-message links. Embedding, flows-to and window relations say nothing about an effect.
+const TIED_RELATIONS = new Set([1, 2, 3, 4, 5, 17, 18, 21]);
+
+/**
+ * A change the app makes this soon after the delivery returned, to an element that was quiet
+ * through the baseline, is taken as the app's response to the action (GTK handles a click from
+ * its main loop right after DoAction replies; a browser's renderer answers within a frame or
+ * two). Limit, by design: an element that changes rarely (say every few seconds) on its own and
+ * happens to change inside this window would count; the busy baseline removes all faster ones.
+ */
+const RESPONSE_MS = 200;
+
+const NAVIGATION = /^document:(load-complete|reload)$|^object:property-change:accessible-name$/;
+
+/** EvidenceScope is what an action's effect may legitimately show up on. */
+export interface EvidenceScope {
+  /** The window's frame: events of other windows are not even observations. */
+  framePath: string;
+  /** The target element; events from it (and below it) are evidence. */
+  target: string;
+  /** Elements tied to the target by relations, with their subtrees. */
+  related: Set<string>;
+  /** The web document holding the target, if any: a navigation in it is evidence. */
+  document: string | null;
+  /** Token of an element in the snapshot the action was resolved against. */
+  tokenOf(path: string): string | undefined;
+}
+
+/** DeliveryWindow brackets one delivery call in the mirror's event sequence. */
+export interface DeliveryWindow {
+  /** performance.now() when delivery began; nothing before it is evidence. */
+  since: number;
+  /** Last event applied before the call was sent. */
+  from: number;
+  /** performance.now() when the delivery call returned. */
+  replied: number;
+}
+
+/** SortedEvents splits what was seen after an action into proof and mere observations. */
+export interface SortedEvents {
+  evidence: ActionEvidence[];
+  observations: ActionEvidence[];
+}
+
+/** Which element each evidence item came from, to describe it after sorting. */
+const pathOf = new WeakMap<ActionEvidence, string>();
+
+/**
+ * deliverWatched sends a delivery call and brackets it in the mirror's event sequence: `from` is
+ * the last event applied before the call went out, `replied` when its answer came. Measured on
+ * GTK3, a button's handler ran sometimes while DoAction was handled (its label's events came
+ * before the reply) and sometimes right after it (5 ms later), so the reply alone does not
+ * bracket the effect: RESPONSE_MS after it does. (A Ping pipelined before the call cannot mark
+ * the start either: its reply resolves a few promise hops after signals parsed with it.)
+ */
+export async function deliverWatched<T>(
+  mirror: AppMirror,
+  send: () => Promise<T>,
+): Promise<{ value: T; window: DeliveryWindow }> {
+  // Without a baseline a busy element cannot be told from a response: the first action on a
+  // freshly observed app waits (once, at most BASELINE_MS) until the mirror has watched it.
+  const watched = performance.now() - mirror.watchingSince;
+  if (watched < BASELINE_MS) await new Promise((r) => setTimeout(r, BASELINE_MS - watched));
+  const since = performance.now();
+  const from = mirror.lastSeq;
+  const value = await send();
+  const replied = performance.now();
+  const list = responses.get(mirror) ?? [];
+  list.push([since, replied + RESPONSE_MS]);
+  if (list.length > 64) list.splice(0, list.length - 64);
+  responses.set(mirror, list);
+  return { value, window: { since, from, replied } };
+}
+
+/** relatedPaths reads the target's relation set and returns the tied elements and subtrees. */
+export async function relatedPaths(
+  bus: AtspiBus,
+  mirror: AppMirror,
+  target: string,
+): Promise<Set<string>> {
+  const out = new Set<string>(mirror.subtree(target));
+  try {
+    const [set] = await bus.call(mirror.appBus, target, IFACE.accessible, 'GetRelationSet');
+    for (const [type, targets] of set as [number, [string, string][]][]) {
+      if (!TIED_RELATIONS.has(type)) continue;
+      for (const [busName, path] of targets) {
+        if (busName !== mirror.appBus) continue;
+        out.add(path);
+        for (const p of mirror.subtree(path)) out.add(p);
+      }
+    }
+  } catch {
+    // No relations readable: the target itself still counts.
+  }
+  return out;
+}
+
+/** documentOf finds the outermost web document above a node, from the mirror. */
+export function documentOf(mirror: AppMirror, path: string): string | null {
+  let found: string | null = null;
+  const self = mirror.nodes.get(path);
+  if (self?.role === 'document_web') found = path;
+  for (const a of mirror.ancestors(path)) if (a.role === 'document_web') found = a.path;
+  return found;
+}
+
+/**
+ * isTopDocument: a page that loaded in the window's top document slot. A navigation replaces
+ * the document object, so the new one is often not in the mirror yet when its load completes;
+ * an unknown object announcing load-complete is taken as that new top document. An iframe's
+ * document, known and nested in another, is not.
+ */
+function isTopDocument(mirror: AppMirror, path: string): boolean {
+  const node = mirror.nodes.get(path);
+  return !node || (node.role === 'document_web' && documentOf(mirror, path) === path);
+}
+
+/**
+ * busyPaths lists the elements that changed on their own before this delivery: within
+ * BUSY_MEMORY_MS, outside earlier actions' response windows, while the mirror knew them.
+ * (Objects a page creates anew on each tick are unknown to the mirror when their events arrive
+ * and never count as evidence either: no frame.)
+ */
+function busyPaths(mirror: AppMirror, window: DeliveryWindow): Set<string> {
+  const busy = new Set<string>();
+  const earlier = (responses.get(mirror) ?? []).filter(([from]) => from < window.since);
+  for (const e of mirror.recentEvents) {
+    if (e.seq > window.from || e.at < window.since - BUSY_MEMORY_MS || NOISE.test(e.event))
+      continue;
+    if (earlier.some(([from, to]) => e.at >= from && e.at <= to)) continue;
+    // An object unknown to the mirror when its event came was being built, not changing under
+    // watch: Chromium fills a page's paragraphs while loading it, before the mirror has read
+    // them, and that text insert 7 s earlier made the fixture's status line "busy", so the
+    // "Delete" click it answered was judged unverifiable (measured).
+    if (!e.known) continue;
+    busy.add(e.path);
+  }
+  return busy;
+}
+
+/**
+ * sortEvents classifies the events of the target's window since delivery began. Evidence:
+ * events from the target or elements related to it, a navigation of its document, or the app's
+ * prompt response to the call on an element that was not already changing on its own.
+ * Everything else is an observation.
+ */
+export function sortEvents(
+  mirror: AppMirror,
+  window: DeliveryWindow,
+  scope: EvidenceScope,
+): SortedEvents {
+  const busy = busyPaths(mirror, window);
+  const evidence: ActionEvidence[] = [];
+  const observations: ActionEvidence[] = [];
+  for (const e of mirror.recentEvents) {
+    if (e.at < window.since) continue;
+    if (NOISE.test(e.event) || e.frame !== scope.framePath) continue;
+    const isTied = scope.related.has(e.path) || e.path === scope.target;
+    // The window's title follows its top document's: a new title is the document's own news,
+    // unless the title was already changing on its own (a page counting in its title).
+    const isNavigation =
+      scope.document !== null &&
+      ((e.path === scope.document && NAVIGATION.test(e.event)) ||
+        (e.event === 'document:load-complete' && isTopDocument(mirror, e.path)) ||
+        (e.path === scope.framePath &&
+          e.event === 'object:property-change:accessible-name' &&
+          !busy.has(e.path)));
+    const isResponse =
+      e.seq > window.from &&
+      e.at <= window.replied + RESPONSE_MS &&
+      !busy.has(e.path) &&
+      !e.event.startsWith('document:');
+    const list = isTied || isNavigation || isResponse ? evidence : observations;
+    if (list.length >= 16) continue;
+    const item = toEvidence(mirror, e, window.since, scope);
+    pathOf.set(item, e.path);
+    list.push(item);
+  }
+  return { evidence, observations };
+}
+
+function toEvidence(
+  mirror: AppMirror,
+  e: MirrorEvent,
+  since: number,
+  scope: EvidenceScope,
+): ActionEvidence {
+  const node = mirror.nodes.get(e.path);
+  const token = scope.tokenOf(e.path);
+  return {
+    kind: 'a11y_event',
+    event: e.event.slice(0, 128),
+    ...(token ? { element_token: token } : {}),
+    ...(node ? { role: node.role.slice(0, 64), name: node.name.slice(0, 1024) } : {}),
+    after_ms: Math.max(0, e.at - since),
+  };
+}
+
+/**
+ * withText names evidence whose element has no accessible name by its text (a web paragraph's
+ * name is empty; its new text is the effect). Password fields are never read.
+ */
+async function withText(mirror: AppMirror, items: ActionEvidence[]): Promise<ActionEvidence[]> {
+  return Promise.all(
+    items.map(async (item) => {
+      const path = pathOf.get(item);
+      const node = path ? mirror.nodes.get(path) : undefined;
+      if (item.kind !== 'a11y_event' || item.name || !node || !node.ifaces.has(IFACE.text))
+        return item;
+      if (isSecure(node.role)) return item;
+      const text = await mirror.bus
+        .call(mirror.appBus, node.path, IFACE.text, 'GetText', 'ii', [0, 1024])
+        .then(
+          (b) => String(b[0] ?? ''),
+          () => '',
+        );
+      return text ? { ...item, name: text.slice(0, 1024) } : item;
+    }),
+  );
+}
+
+/**
+ * awaitEvidence waits for evidence after a delivery: a fence first (what the app emitted while
+ * handling the call is then in), then short fenced polls up to `settleMs` for work the app does
+ * later (GTK's idle loop, a browser's renderer round trip). It stops at the first evidence, so
+ * the bound only costs when the action shows nothing tied to it.
+ */
+export async function awaitEvidence(
+  mirror: AppMirror,
+  window: DeliveryWindow,
+  scope: EvidenceScope,
+  settleMs = 150,
+): Promise<SortedEvents> {
+  const deadline = performance.now() + settleMs;
+  for (;;) {
+    await mirror.fence().catch(() => undefined);
+    const sorted = sortEvents(mirror, window, scope);
+    if (sorted.evidence.length > 0)
+      return { ...sorted, evidence: await withText(mirror, sorted.evidence) };
+    if (performance.now() >= deadline) return sorted;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

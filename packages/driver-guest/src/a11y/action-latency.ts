@@ -1,0 +1,41 @@
+import type { AppMirror } from './app-mirror.js';
+import { APP_ROOT } from './read-node.js';
+
+/**
+ * How long after an action's reply its effect may still arrive, per app. GTK and Chromium run an
+ * AT-SPI action before (or a frame after) they answer. Firefox answers first and hands the action
+ * to the page's content process: measured on Firefox ESR under load (2 cores, six builds
+ * running), a button's controlled paragraph changed 575 ms after DoAction's reply, and a
+ * checkbox's `checked` and a field's text read back unchanged right after theirs.
+ */
+const DEFERRED_ACTION_MS = 2_000;
+
+/** isDeferringApp: the app runs AT-SPI actions after answering them (Firefox, by its root's name). */
+function isDeferringApp(mirror: AppMirror): boolean {
+  return /firefox/i.test(mirror.nodes.get(APP_ROOT)?.name ?? '');
+}
+
+/** effectWindowMs is how long to wait for an action's effect in this app, at least `base`. */
+export function effectWindowMs(mirror: AppMirror, base: number): number {
+  return isDeferringApp(mirror) ? Math.max(base, DEFERRED_ACTION_MS) : base;
+}
+
+/**
+ * readUntil re-reads (fenced, every 25 ms) until `isDone` holds or `ms` passes, and returns the
+ * last value read. It returns at once when the first read is done, so the bound only costs when
+ * the effect is late or missing.
+ */
+export async function readUntil<T>(
+  mirror: AppMirror,
+  read: () => Promise<T>,
+  isDone: (value: T) => boolean,
+  ms: number,
+): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (isDone(value) || performance.now() >= deadline) return value;
+    await new Promise((r) => setTimeout(r, 25));
+    await mirror.fence().catch(() => undefined);
+  }
+}

@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const list = JSON.parse(
+  readFileSync(new URL('../../desktop-packages.json', import.meta.url), 'utf8'),
+) as { minimal: string[]; apps: string[]; packages: string[] };
+
+describe('desktop-packages.json', () => {
+  it('is the minimal desktop plus the apps, nothing more and nothing twice', () => {
+    expect(list.packages).toEqual([...list.minimal, ...list.apps]);
+    expect(new Set(list.packages).size).toBe(list.packages.length);
+  });
+
+  it('has every app a LaunchApp name starts', () => {
+    for (const p of ['chromium', 'firefox-esr', 'libreoffice-calc', 'libreoffice-gtk3'])
+      expect(list.apps).toContain(p);
+  });
+});

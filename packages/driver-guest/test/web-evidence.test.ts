@@ -1,0 +1,120 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are read loosely here; the route validates them against the contract. */
+// "Evidence must belong to the action" on a web page: Chromium (launched as `app: "browser"`)
+// shows a page with a CSS animation and a JS clock changing every 100 ms. A button wired to
+// nothing is unverifiable; one that changes another element is confirmed by that change.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startA11yHarness, type A11yDesktopHarness } from './helpers/a11y-desktop.js';
+
+const PAGE = readFileSync(new URL('./fixtures/evidence-page.html', import.meta.url));
+
+type Row = { element_token: string; role: string; name?: string };
+
+describe('action evidence on a web page with animations (Chromium)', () => {
+  let h: A11yDesktopHarness;
+  let server: Server;
+  let home: string;
+  let windowId: number;
+  let browserPid: number | undefined;
+  const observe = async () =>
+    (await h.call('/v1/observe', { window_id: windowId, include_screenshot: false })).json
+      .elements as Row[];
+  const click = async (name: string) => {
+    const row = (await observe()).find((r) => r.role === 'push_button' && r.name === name);
+    expect(row, `a button named ${name}`).toBeDefined();
+    const res = await h.call('/v1/act/element', {
+      window_id: windowId,
+      action: 'click',
+      element_token: row!.element_token,
+    });
+    expect(res.status).toBe(200);
+    return res.json;
+  };
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.setHeader('content-type', 'text/html').end(PAGE));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    home = mkdtempSync(join(tmpdir(), 'cubicle-web-'));
+    h = await startA11yHarness();
+    const launched = await h.call('/v1/windows/launch', {
+      app: 'browser',
+      url,
+      env: { HOME: home },
+      wait_for_window_ms: 30_000,
+    });
+    expect(launched.json.window_wait).toBe('found');
+    windowId = launched.json.window.window_id;
+    browserPid = launched.json.pid;
+    // The page's tree arrives after the window: wait until its buttons are observable (once
+    // over 30 s while another Chromium started on this loaded 2-core machine, 2026-12-01).
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const rows = await observe().catch(() => [] as Row[]);
+      if (rows.some((r) => r.name === 'Update status')) break;
+      if (Date.now() > deadline) throw new Error('the page never became observable');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }, 120_000); // the launch wait (30 s) and the observable wait (60 s) above, with room
+  afterAll(async () => {
+    // The browser runs in its own process group (launch detaches it) and keeps writing its
+    // profile until it is gone: stop that group and wait for it before removing the profile.
+    if (browserPid) await killGroupAndWait(browserPid);
+    await h?.stop();
+    server?.close();
+    if (home) rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  });
+
+  it('a button wired to nothing is unverifiable, the ticking clock only an observation', async () => {
+    const res = await click('Do nothing');
+    expect(res.effect).toBe('unverifiable');
+    expect(res.evidence).toBeUndefined();
+  });
+
+  it('a button that changes another element is confirmed by that change', async () => {
+    const res = await click('Update status');
+    expect(res.effect).toBe('confirmed');
+    expect(
+      (res.evidence as any[]).some(
+        (e) => e.kind === 'a11y_event' && /updated 1/.test(e.name ?? ''),
+      ),
+    ).toBe(true);
+    expect((res.evidence as any[]).some((e) => /tick/.test(e.name ?? ''))).toBe(false);
+  });
+
+  it('an aria-controls relation ties the changed element to the button', async () => {
+    const res = await click('Refresh');
+    expect(res.effect).toBe('confirmed');
+    expect((res.evidence as any[]).some((e) => /updated 2/.test(e.name ?? ''))).toBe(true);
+  });
+
+  // About one run in several, an idle click here came back `confirmed` (CI, 2026-12-01). The
+  // suspected cause, not reproduced in 90 clicks since: a starved renderer stalls the clock past
+  // the 500 ms baseline and its next tick lands in the click's response window. Busy now means
+  // "changed on its own in the last 10 s" (action-evidence.ts).
+  it('repeated clicks on the idle button stay unverifiable while the page animates', async () => {
+    for (let i = 0; i < 5; i += 1) {
+      const res = await click('Do nothing');
+      expect(res.effect, JSON.stringify(res.evidence)).toBe('unverifiable');
+    }
+  });
+});
+
+async function killGroupAndWait(pgid: number, ms = 10_000): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  process.kill(-pgid, 'SIGKILL');
+  const deadline = Date.now() + ms;
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}

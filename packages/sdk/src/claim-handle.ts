@@ -1,0 +1,162 @@
+import type { Transport, CallOptions } from './transport.js';
+import type { BodyOf, ResponseOf } from './operations.js';
+
+export type Claim = ResponseOf<'getClaim'>;
+
+/**
+ * ClaimHandle is a claim plus the calls that drive its sandbox. `await using claim = await
+ * cubicle.claims.create('default')` releases it when the scope ends (Symbol.asyncDispose);
+ * releasing twice is harmless. `data` is the claim as last seen by this handle.
+ */
+export class ClaimHandle {
+  data: Claim;
+  readonly #t: Transport;
+
+  constructor(transport: Transport, data: Claim) {
+    this.#t = transport;
+    this.data = data;
+  }
+
+  get id(): string {
+    return this.data.id;
+  }
+
+  #p() {
+    return { id: this.data.id };
+  }
+
+  /** refresh reads the claim again (e.g. a pending claim becoming active). */
+  async refresh(options?: CallOptions): Promise<Claim> {
+    return (this.data = await this.#t.call('getClaim', { params: this.#p() }, options));
+  }
+
+  /** waitUntilActive polls a pending claim until it holds a sandbox (or ends). */
+  async waitUntilActive(options: CallOptions & { intervalMs?: number } = {}): Promise<Claim> {
+    while (this.data.status === 'pending') {
+      await new Promise((r) => setTimeout(r, options.intervalMs ?? 500));
+      options.signal?.throwIfAborted();
+      await this.refresh(options);
+    }
+    return this.data;
+  }
+
+  async heartbeat(options?: CallOptions): Promise<Claim> {
+    return (this.data = await this.#t.call('heartbeatClaim', { params: this.#p() }, options));
+  }
+
+  /** extend sets the TTL from now, capped by the claim's maximum lifetime. */
+  async extend(ttlSeconds: number, options?: CallOptions): Promise<Claim> {
+    const body = { ttl_seconds: ttlSeconds } as BodyOf<'updateClaim'>;
+    return (this.data = await this.#t.call('updateClaim', { params: this.#p(), body }, options));
+  }
+
+  async release(options?: CallOptions): Promise<Claim> {
+    return (this.data = await this.#t.call('releaseClaim', { params: this.#p() }, options));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.data.status === 'released') return;
+    await this.release();
+  }
+
+  observe(body: BodyOf<'observeClaim'> = {} as BodyOf<'observeClaim'>, options?: CallOptions) {
+    return this.#t.call('observeClaim', { params: this.#p(), body }, options);
+  }
+
+  /** act runs an element action (click, type, … on an element token or locator). */
+  act(body: BodyOf<'actClaim'>, options?: CallOptions) {
+    return this.#t.call('actClaim', { params: this.#p(), body }, options);
+  }
+
+  /** input sends pixel-level input (coordinates on the latest screenshot, keys). */
+  input(body: BodyOf<'inputClaim'>, options?: CallOptions) {
+    return this.#t.call('inputClaim', { params: this.#p(), body }, options);
+  }
+
+  verify(body: BodyOf<'verifyClaim'>, options?: CallOptions) {
+    return this.#t.call('verifyClaim', { params: this.#p(), body }, options);
+  }
+
+  /** screenshot returns the screen as PNG bytes (GET …/screenshot). */
+  async screenshot(
+    query: { max_dimension?: number } = {},
+    options: CallOptions = {},
+  ): Promise<Uint8Array> {
+    const response = await this.#t.send(
+      'getClaimScreenshot',
+      { params: this.#p(), query },
+      options,
+      'image/png',
+    );
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  /** screenshotImage is the JSON form (base64 image plus window facts) of POST …/screenshot. */
+  screenshotImage(
+    body: BodyOf<'screenshotClaim'> = {} as BodyOf<'screenshotClaim'>,
+    options?: CallOptions,
+  ) {
+    return this.#t.call('screenshotClaim', { params: this.#p(), body }, options);
+  }
+
+  /** shell runs a command (`{ command }`, through sh) or an argv and returns its output. */
+  shell(body: BodyOf<'runClaimShell'>, options?: CallOptions) {
+    return this.#t.call('runClaimShell', { params: this.#p(), body }, options);
+  }
+
+  /** actionScreenshot returns a kept window screenshot (PNG bytes) an action quoted. */
+  async actionScreenshot(screenshotId: string, options: CallOptions = {}): Promise<Uint8Array> {
+    const response = await this.#t.send(
+      'getClaimActionScreenshot',
+      { params: { ...this.#p(), screenshot_id: screenshotId } },
+      options,
+      'image/png',
+    );
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  /** viewerConnections pages through the claim's viewer streams, oldest first. */
+  viewerConnections(options?: CallOptions) {
+    return this.#t.paginate('listClaimViewerConnections', { params: this.#p() }, options);
+  }
+
+  /** actions pages through the claim's recorded actions, newest first. */
+  actions(options?: CallOptions) {
+    return this.#t.paginate('listClaimActions', { params: this.#p() }, options);
+  }
+
+  readonly files = {
+    read: (body: BodyOf<'readClaimFile'>, options?: CallOptions) =>
+      this.#t.call('readClaimFile', { params: this.#p(), body }, options),
+    write: (body: BodyOf<'writeClaimFile'>, options?: CallOptions) =>
+      this.#t.call('writeClaimFile', { params: this.#p(), body }, options),
+    list: (body: BodyOf<'listClaimFiles'>, options?: CallOptions) =>
+      this.#t.call('listClaimFiles', { params: this.#p(), body }, options),
+    stat: (body: BodyOf<'statClaimFile'>, options?: CallOptions) =>
+      this.#t.call('statClaimFile', { params: this.#p(), body }, options),
+    delete: (body: BodyOf<'deleteClaimFile'>, options?: CallOptions) =>
+      this.#t.call('deleteClaimFile', { params: this.#p(), body }, options),
+  };
+
+  readonly windows = {
+    list: (options?: CallOptions) =>
+      this.#t.call('listClaimWindows', { params: this.#p() }, options),
+    launch: (body: BodyOf<'launchClaimWindow'>, options?: CallOptions) =>
+      this.#t.call('launchClaimWindow', { params: this.#p(), body }, options),
+    close: (body: BodyOf<'closeClaimWindow'>, options?: CallOptions) =>
+      this.#t.call('closeClaimWindow', { params: this.#p(), body }, options),
+  };
+
+  /** viewerTicket mints a ticket for this claim's desktop (`viewer_url` is the page to open). */
+  viewerTicket(
+    body: BodyOf<'createViewerTicket'> = {} as BodyOf<'createViewerTicket'>,
+    options?: CallOptions,
+  ) {
+    return this.#t.call('createViewerTicket', { params: this.#p(), body }, options);
+  }
+
+  /** run starts a program in the sandbox; follow it with `cubicle.runs.events(run.id)`. */
+  run(body: BodyOf<'createRun'>, options?: CallOptions) {
+    return this.#t.call('createRun', { params: this.#p(), body }, options);
+  }
+}
