@@ -81,8 +81,13 @@ describe('a claim batch isolates its items (real Postgres)', () => {
       decideClaim(w.db, item({ a: POISONS.loneHigh })),
       decideClaim(w.db, item({ a: '3' })),
     ]);
-    expect(results.map((r) => r.kind)).toEqual(['pending', 'refused', 'pending', 'refused', 'pending']);
-    for (const r of results)
-      if (r.kind === 'refused') expect(r.code, r.message).toMatch(/^22/);
+    expect(results.map((r) => r.kind)).toEqual([
+      'pending',
+      'refused',
+      'pending',
+      'refused',
+      'pending',
+    ]);
+    for (const r of results) if (r.kind === 'refused') expect(r.code, r.message).toMatch(/^22/);
   });
 });

@@ -68,7 +68,8 @@ describe('SQL function sources', () => {
   }
 
   it('the comparison sees a changed body and ignores only whitespace', () => {
-    const sql = 'CREATE OR REPLACE FUNCTION f(a int)\nRETURNS int LANGUAGE sql AS $$\n  SELECT a\n$$;';
+    const sql =
+      'CREATE OR REPLACE FUNCTION f(a int)\nRETURNS int LANGUAGE sql AS $$\n  SELECT a\n$$;';
     expect(functionStatement(sql.replace(/\n\s*/g, '   '), 'f')).toBe(functionStatement(sql, 'f'));
     expect(functionStatement(sql.replace('SELECT a', 'SELECT a + 1'), 'f')).not.toBe(
       functionStatement(sql, 'f'),

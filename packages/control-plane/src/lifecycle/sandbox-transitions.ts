@@ -24,7 +24,9 @@ export interface SandboxMove {
 export async function moveSandboxes(db: Writer, move: SandboxMove): Promise<number> {
   for (const from of move.from)
     if (!isSandboxTransition(from, move.to, move.reason))
-      throw new Error(`sandbox ${from} → ${move.to} (${move.reason}) is not a lifecycle transition`);
+      throw new Error(
+        `sandbox ${from} → ${move.to} (${move.reason}) is not a lifecycle transition`,
+      );
   const ids = typeof move.ids === 'string' ? [move.ids] : move.ids;
   if (ids.length === 0) return 0;
   const { count } = await db.sandbox.updateMany({

@@ -12,7 +12,11 @@ const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const lifecycleDir = 'packages/control-plane/src/lifecycle/';
 
 /** The SQL functions that move states; only the lifecycle may call them. */
-const STATE_FUNCTIONS = ['cubicle_claim_batch', 'cubicle_fulfil_pending', 'cubicle_take_warm_sandbox'];
+const STATE_FUNCTIONS = [
+  'cubicle_claim_batch',
+  'cubicle_fulfil_pending',
+  'cubicle_take_warm_sandbox',
+];
 
 const WRITE_PATTERNS: { what: string; re: RegExp }[] = [
   // Raw SQL: an UPDATE of either table that sets its state column, or an INSERT into it.
@@ -27,7 +31,10 @@ const WRITE_PATTERNS: { what: string; re: RegExp }[] = [
     what: 'Prisma state update',
     re: /\.(?:sandbox|claim)\.(?:update|updateMany)\s*\(\s*\{[\s\S]*?\bdata\s*:\s*\{[^}]*?\b(?:state|status)\s*:/g,
   },
-  { what: 'a state-moving SQL function', re: new RegExp(`\\b(?:${STATE_FUNCTIONS.join('|')})\\s*\\(`, 'g') },
+  {
+    what: 'a state-moving SQL function',
+    re: new RegExp(`\\b(?:${STATE_FUNCTIONS.join('|')})\\s*\\(`, 'g'),
+  },
 ];
 
 /** stateWrites lists the state writes in one source text, as `line: what`. */
@@ -78,7 +85,9 @@ describe('claim and sandbox state writes', () => {
 
   it('are made by the lifecycle module (the scan sees them there)', () => {
     const inside = sources(lifecycleDir.slice(0, -1)).flatMap((f) =>
-      stateWrites(readFileSync(join(repo, f), 'utf8')).map((w) => `${relative(lifecycleDir, f)}:${w}`),
+      stateWrites(readFileSync(join(repo, f), 'utf8')).map(
+        (w) => `${relative(lifecycleDir, f)}:${w}`,
+      ),
     );
     expect(inside.some((w) => w.includes('SQL UPDATE of a state'))).toBe(true);
     expect(inside.some((w) => w.includes('Prisma state update'))).toBe(true);
@@ -114,7 +123,8 @@ describe('the lifecycle tables', () => {
       ['claimed', 'deleted', 'failed', 'provisioning', 'releasing', 'warm'].sort(),
     );
     expect(SANDBOX_TRANSITIONS.filter((t) => t.from === 'deleted')).toEqual([]);
-    for (const t of SANDBOX_TRANSITIONS) expect(t.reasons.length, `${t.from}→${t.to}`).toBeGreaterThan(0);
+    for (const t of SANDBOX_TRANSITIONS)
+      expect(t.reasons.length, `${t.from}→${t.to}`).toBeGreaterThan(0);
   });
 
   it('release claims only from a live status, with a release reason', () => {
