@@ -71,25 +71,29 @@ describe('action evidence on a web page with animations (Chromium)', () => {
 
   it('a button wired to nothing is unverifiable, the ticking clock only an observation', async () => {
     const res = await click('Do nothing');
-    expect(res.effect).toBe('unverifiable');
+    expect(res.effect, JSON.stringify(res)).toBe('unverifiable');
     expect(res.evidence).toBeUndefined();
   });
 
   it('a button that changes another element is confirmed by that change', async () => {
     const res = await click('Update status');
-    expect(res.effect).toBe('confirmed');
+    expect(res.effect, JSON.stringify(res)).toBe('confirmed');
     expect(
       (res.evidence as any[]).some(
         (e) => e.kind === 'a11y_event' && /updated 1/.test(e.name ?? ''),
       ),
+      JSON.stringify(res),
     ).toBe(true);
     expect((res.evidence as any[]).some((e) => /tick/.test(e.name ?? ''))).toBe(false);
   });
 
   it('an aria-controls relation ties the changed element to the button', async () => {
     const res = await click('Refresh');
-    expect(res.effect).toBe('confirmed');
-    expect((res.evidence as any[]).some((e) => /updated 2/.test(e.name ?? ''))).toBe(true);
+    expect(res.effect, JSON.stringify(res)).toBe('confirmed');
+    expect(
+      (res.evidence as any[]).some((e) => /updated 2/.test(e.name ?? '')),
+      JSON.stringify(res),
+    ).toBe(true);
   });
 
   // About one run in several, an idle click here came back `confirmed` (CI, 2026-12-01). The

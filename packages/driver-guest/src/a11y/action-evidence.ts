@@ -197,11 +197,16 @@ export function sortEvents(
         (e.path === scope.framePath &&
           e.event === 'object:property-change:accessible-name' &&
           !busy.has(e.path)));
+    // On a web page the app's response is in the page: the browser's own chrome (a tab whose
+    // name carries a memory figure, the address bar) changes on its own schedule, and seen
+    // within the window it "confirmed" a click wired to nothing (CI, 2026-12-01). A navigation
+    // still counts above through the document or the window's title.
     const isResponse =
       e.seq > window.from &&
       e.at <= window.replied + RESPONSE_MS &&
       !busy.has(e.path) &&
-      !e.event.startsWith('document:');
+      !e.event.startsWith('document:') &&
+      (scope.document === null || documentOf(mirror, e.path) === scope.document);
     const list = isTied || isNavigation || isResponse ? evidence : observations;
     if (list.length >= 16) continue;
     const item = toEvidence(mirror, e, window.since, scope);

@@ -52,7 +52,9 @@ async function writeOnce(path: string, content: string): Promise<void> {
 /**
  * prepareChromiumProfile writes the policy into a fresh profile, once: downloads saved without a
  * prompt into the home's Downloads (where the files API reads them), no first-run or
- * default-browser prompts, no metrics reporting (Local State), no Safe Browsing lookups.
+ * default-browser prompts, no metrics reporting (Local State), no Safe Browsing lookups, and no
+ * memory figure in a tab's name (the hover-card setting also puts it in the tab's accessible
+ * name, which then changes on its own every few seconds: seen in a click's evidence window).
  */
 async function prepareChromiumProfile(profile: string, downloads: string): Promise<void> {
   await mkdir(join(profile, 'Default'), { recursive: true });
@@ -67,7 +69,10 @@ async function prepareChromiumProfile(profile: string, downloads: string): Promi
   await writeOnce(join(profile, 'Default', 'Preferences'), JSON.stringify(prefs));
   await writeOnce(
     join(profile, 'Local State'),
-    JSON.stringify({ user_experience_metrics: { reporting_enabled: false } }),
+    JSON.stringify({
+      user_experience_metrics: { reporting_enabled: false },
+      browser: { hovercard: { memory_usage_enabled: false } },
+    }),
   );
 }
 
