@@ -160,7 +160,7 @@ describe('the guest driver on Chromium', () => {
       action: 'click',
       element_token: find(rows, 'link', 'Go to the second page').element_token,
     });
-    expect(res.effect).toBe('confirmed');
+    expect(res.effect, JSON.stringify(res)).toBe('confirmed');
     // The proof is the document's: its load completed, or the window took the new title.
     expect(
       (res.evidence as any[]).some(

@@ -153,8 +153,8 @@ function isTopDocument(mirror: AppMirror, path: string): boolean {
  * (Objects a page creates anew on each tick are unknown to the mirror when their events arrive
  * and never count as evidence either: no frame.)
  */
-function busyPaths(mirror: AppMirror, window: DeliveryWindow): Set<string> {
-  const busy = new Set<string>();
+function busyPaths(mirror: AppMirror, window: DeliveryWindow): Map<string, number> {
+  const busy = new Map<string, number>();
   const earlier = (responses.get(mirror) ?? []).filter(([from]) => from < window.since);
   for (const e of mirror.recentEvents) {
     if (e.seq > window.from || e.at < window.since - BUSY_MEMORY_MS || NOISE.test(e.event))
@@ -165,10 +165,18 @@ function busyPaths(mirror: AppMirror, window: DeliveryWindow): Set<string> {
     // them, and that text insert 7 s earlier made the fixture's status line "busy", so the
     // "Delete" click it answered was judged unverifiable (measured).
     if (!e.known) continue;
-    busy.add(e.path);
+    busy.set(e.path, (busy.get(e.path) ?? 0) + 1);
   }
   return busy;
 }
+
+/**
+ * A page load names the window once or twice (seen: twice, 19 ms apart); a page counting in
+ * its title renames it on every tick. A window renamed fewer times than this in BUSY_MEMORY_MS
+ * was loading, not counting, and its next new title is still a navigation's news: a link
+ * clicked 8 s after its page loaded was otherwise judged unverifiable (measured).
+ */
+const COUNTING_TITLE_CHANGES = 3;
 
 /**
  * sortEvents classifies the events of the target's window since delivery began. Evidence:
@@ -196,7 +204,7 @@ export function sortEvents(
         (e.event === 'document:load-complete' && isTopDocument(mirror, e.path)) ||
         (e.path === scope.framePath &&
           e.event === 'object:property-change:accessible-name' &&
-          !busy.has(e.path)));
+          (busy.get(e.path) ?? 0) < COUNTING_TITLE_CHANGES));
     // On a web page the app's response is in the page: the browser's own chrome (a tab whose
     // name carries a memory figure, the address bar) changes on its own schedule, and seen
     // within the window it "confirmed" a click wired to nothing (CI, 2026-12-01). A navigation
@@ -258,8 +266,9 @@ async function withText(mirror: AppMirror, items: ActionEvidence[]): Promise<Act
 
 /**
  * awaitEvidence waits for evidence after a delivery: a fence first (what the app emitted while
- * handling the call is then in), then short fenced polls up to `settleMs` for work the app does
- * later (GTK's idle loop, a browser's renderer round trip). It stops at the first evidence, so
+ * handling the call is then in), then a fenced look each time an event arrives (at least every
+ * 10 ms) up to `settleMs` for work the app does later (GTK's idle loop, a browser's renderer
+ * round trip). It stops at the first evidence, so
  * the bound only costs when the action shows nothing tied to it.
  */
 export async function awaitEvidence(
@@ -275,6 +284,17 @@ export async function awaitEvidence(
     if (sorted.evidence.length > 0)
       return { ...sorted, evidence: await withText(mirror, sorted.evidence) };
     if (performance.now() >= deadline) return sorted;
-    await new Promise((r) => setTimeout(r, 10));
+    await nextEventOr(mirror, Math.min(10, deadline - performance.now()));
   }
+}
+
+/** nextEventOr waits until the mirror applies another event, or `ms` at most. */
+function nextEventOr(mirror: AppMirror, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, ms));
+    void mirror.nextEvent().then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

@@ -74,6 +74,8 @@ export class AppMirror {
   lastSeq = 0;
   /** When the mirror began receiving the app's events: its history starts here. */
   readonly watchingSince = performance.now();
+  /** Resolves when the next event is applied; one shared promise, however many wait on it. */
+  private nextApplied: { promise: Promise<void>; resolve: () => void } | null = null;
 
   constructor(
     readonly bus: AtspiBus,
@@ -222,6 +224,23 @@ export class AppMirror {
     // Enough for a browser's animation to not push out the baseline before an action.
     if (this.recentEvents.length > 2048)
       this.recentEvents.splice(0, this.recentEvents.length - 2048);
+    const next = this.nextApplied;
+    this.nextApplied = null;
+    next?.resolve();
+  }
+
+  /**
+   * nextEvent resolves once another event has been applied: an action waiting for its effect
+   * wakes when something arrives instead of on its next poll (a 10 ms poll added 0-10 ms to a
+   * web click whose effect came 12 ms after delivery: p50 27 ms against 16 ms, measured).
+   */
+  nextEvent(): Promise<void> {
+    if (!this.nextApplied) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.nextApplied = { promise, resolve };
+    }
+    return this.nextApplied.promise;
   }
 
   /** frameOf names the top-level (child of the app root) an object belongs to, if known. */
