@@ -19,8 +19,9 @@ const LAUNCHES = 3;
 const WARMUP = 3;
 const RUNS = 20;
 
-export async function run(emit) {
-  const pages = await servePages(2000);
+export async function run(emit, options = {}) {
+  const rows = options.rows ?? 2000;
+  const pages = await servePages(rows);
   const session = await startDesktop({ daemon: 'none' });
   const app = await buildGuestApp({
     token: TOKEN,
@@ -82,13 +83,13 @@ export async function run(emit) {
 
     const { windowId } = await launchObservable(pages.url);
     const req = { window_id: windowId, max_elements: 10_000, include_screenshot: false };
-    // The 2,000 rows arrive after the first buttons: wait until the row count settles.
+    // The rows arrive after the first buttons: wait until the element count settles.
     let snap = await post('/v1/observe', req);
     for (let i = 0; i < 100; i += 1) {
       await sleep(200);
       const next = await post('/v1/observe', req);
       const isSettled =
-        next.elements.length === snap.elements.length && next.elements.length > 4000;
+        next.elements.length === snap.elements.length && next.elements.length > rows * 2;
       snap = next;
       if (isSettled) break;
     }
@@ -101,6 +102,7 @@ export async function run(emit) {
     emit({
       bench: 'observe',
       app: 'chromium',
+      rows,
       elements: snap.elements.length,
       truncated: snap.truncated,
       runs: RUNS,
