@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { buildGuestApp, startDesktop, type DesktopSession } from '@cubicle/driver-guest';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killGroupAndWait } from '../../packages/driver-guest/test/helpers/launched-app.js';
 // @ts-expect-error -- a plain ES module fixture shared with the driver's benches (no types).
 import { servePages } from '../../packages/driver-guest/test/fixtures/web-app-page.mjs';
 
@@ -23,6 +24,7 @@ describe('the guest driver on Chromium', () => {
   let pages: { url: string; close(): Promise<void> };
   let home: string;
   let windowId: number;
+  let browserPid: number | undefined;
   const post = async (url: string, body: unknown) => {
     const res = await app.inject({
       method: 'POST',
@@ -63,6 +65,7 @@ describe('the guest driver on Chromium', () => {
     });
     expect(launched.json.window_wait).toBe('found');
     windowId = launched.json.window.window_id;
+    browserPid = launched.json.pid;
     // The page's tree follows the window. Wait for the form's controls only: whether all 2,000
     // rows arrive (the page is still loading meanwhile) is what the first case checks.
     const deadline = Date.now() + 60_000;
@@ -74,6 +77,9 @@ describe('the guest driver on Chromium', () => {
     }
   });
   afterAll(async () => {
+    // Launch detaches the browser into its own process group, which keeps writing its profile
+    // until it is gone: stop and await it before HOME is removed (CI failed on ENOTEMPTY).
+    if (browserPid) await killGroupAndWait(browserPid);
     await app?.close();
     await session?.stop();
     await pages?.close();

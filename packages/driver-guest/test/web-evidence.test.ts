@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startA11yHarness, type A11yDesktopHarness } from './helpers/a11y-desktop.js';
+import { killGroupAndWait } from './helpers/launched-app.js';
 
 const PAGE = readFileSync(new URL('./fixtures/evidence-page.html', import.meta.url));
 
@@ -107,18 +108,3 @@ describe('action evidence on a web page with animations (Chromium)', () => {
     }
   });
 });
-
-async function killGroupAndWait(pgid: number, ms = 10_000): Promise<void> {
-  const alive = () => {
-    try {
-      process.kill(-pgid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!alive()) return;
-  process.kill(-pgid, 'SIGKILL');
-  const deadline = Date.now() + ms;
-  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-}

@@ -72,8 +72,13 @@ export class AppMirror {
   readonly recentEvents: MirrorEvent[] = [];
   /** Sequence number of the last event applied: orders events against method replies. */
   lastSeq = 0;
-  /** When the mirror began receiving the app's events: its history starts here. */
-  readonly watchingSince = performance.now();
+  /**
+   * When the mirror's watch began: once its seed (the first read of the app's tree) is in. Events
+   * that arrive while an object is being read do not mark it busy (busyPaths), so a history that
+   * began at construction was partly blind: a page's clock read 130 ms before the first click had
+   * no known tick yet, and its next tick "confirmed" a click wired to nothing (measured).
+   */
+  watchingSince = performance.now();
   /** Resolves when the next event is applied; one shared promise, however many wait on it. */
   private nextApplied: { promise: Promise<void>; resolve: () => void } | null = null;
 
@@ -90,6 +95,7 @@ export class AppMirror {
       this.markIfUnnamed(n);
     }
     for (const p of unordered) this.dirtyChildren.add(p);
+    this.watchingSince = performance.now();
   }
 
   /** apply folds one signal from this app into the mirror; it never calls the bus. */
