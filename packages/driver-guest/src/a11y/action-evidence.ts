@@ -155,7 +155,8 @@ function isTopDocument(mirror: AppMirror, path: string): boolean {
  */
 function busyPaths(mirror: AppMirror, window: DeliveryWindow): Map<string, number> {
   const busy = new Map<string, number>();
-  const unknownBursts = new Map<string, { last: number; count: number }>();
+  /** When each object's latest burst of events began, while it was unknown. */
+  const unknownBursts = new Map<string, number>();
   const earlier = (responses.get(mirror) ?? []).filter(([from]) => from < window.since);
   for (const e of mirror.recentEvents) {
     if (e.seq > window.from || e.at < window.since - BUSY_MEMORY_MS || NOISE.test(e.event))
@@ -169,13 +170,11 @@ function busyPaths(mirror: AppMirror, window: DeliveryWindow): Map<string, numbe
     // page's clock, read 130 ms before the first click, ticked twice while unknown and its next
     // tick "confirmed" a click wired to nothing: measured).
     if (!e.known) {
-      const seen = unknownBursts.get(e.path);
-      if (!seen) unknownBursts.set(e.path, { last: e.at, count: 1 });
-      else if (e.at - seen.last >= BURST_GAP_MS) {
-        seen.last = e.at;
-        seen.count += 1;
+      const lastBurst = unknownBursts.get(e.path);
+      if (lastBurst === undefined || e.at - lastBurst >= BURST_GAP_MS)
+        unknownBursts.set(e.path, e.at);
+      if (lastBurst !== undefined && e.at - lastBurst >= BURST_GAP_MS)
         busy.set(e.path, (busy.get(e.path) ?? 0) + 1);
-      }
       continue;
     }
     busy.set(e.path, (busy.get(e.path) ?? 0) + 1);

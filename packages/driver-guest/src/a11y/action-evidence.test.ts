@@ -1,0 +1,92 @@
+// sortEvents on plain mirror data: which changes count as an action's evidence. The real
+// mirror, bus and browser are in test/web-evidence.test.ts; this pins the busy rules there
+// that depend on event timing, which a live page shows only now and then.
+import { describe, expect, it } from 'vitest';
+import type { AppMirror, MirrorEvent } from './app-mirror.js';
+import { sortEvents, type DeliveryWindow, type EvidenceScope } from './action-evidence.js';
+import { APP_ROOT, type NodeData } from './read-node.js';
+
+const FRAME = '/f';
+const DOC = '/doc';
+const node = (path: string, parent: string, role: string): NodeData => ({
+  path,
+  parent,
+  children: [],
+  role,
+  name: path,
+  description: '',
+  states: [],
+  ifaces: new Set(),
+});
+
+/** A window with a web document holding a button, a clock and a status line. */
+function mirrorWith(events: Omit<MirrorEvent, 'seq' | 'frame'>[]): AppMirror {
+  const nodes = new Map<string, NodeData>([
+    [FRAME, node(FRAME, APP_ROOT, 'frame')],
+    [DOC, node(DOC, FRAME, 'document_web')],
+    ['/button', node('/button', DOC, 'push_button')],
+    ['/clock', node('/clock', DOC, 'status_bar')],
+    ['/status', node('/status', DOC, 'paragraph')],
+  ]);
+  const ancestors = (path: string) => {
+    const out: NodeData[] = [];
+    for (let p = nodes.get(path)?.parent; p && p !== APP_ROOT; p = nodes.get(p)?.parent)
+      out.push(nodes.get(p)!);
+    return out;
+  };
+  const recentEvents = events.map((e, i) => ({ ...e, seq: i + 1, frame: FRAME }));
+  return { nodes, recentEvents, ancestors } as unknown as AppMirror;
+}
+
+const scope: EvidenceScope = {
+  framePath: FRAME,
+  target: '/button',
+  related: new Set(),
+  document: DOC,
+  tokenOf: () => undefined,
+};
+// The delivery began at 1,000 ms after 3 events, and its call returned at 1,005 ms.
+const window: DeliveryWindow = { since: 1_000, from: 3, replied: 1_005 };
+const tick = (path: string, at: number, known: boolean) => ({
+  path,
+  at,
+  known,
+  event: 'object:text-changed:insert',
+});
+
+describe('sortEvents', () => {
+  it('a clock that ticked twice while still unread is busy: its next tick is an observation', () => {
+    const m = mirrorWith([
+      tick('/clock', 700, false),
+      tick('/clock', 800, false),
+      tick('/x', 900, true),
+      tick('/clock', 1_002, true),
+    ]);
+    const sorted = sortEvents(m, window, scope);
+    expect(sorted.evidence).toEqual([]);
+    expect(sorted.observations).toHaveLength(1);
+  });
+
+  it('one burst while unread (a paragraph filled as the page loaded) does not make it busy', () => {
+    const m = mirrorWith([
+      tick('/status', 700, false),
+      tick('/status', 710, false),
+      tick('/x', 900, true),
+      tick('/status', 1_002, true),
+    ]);
+    expect(sortEvents(m, window, scope).evidence).toHaveLength(1);
+  });
+
+  it("a change outside the target's document (the browser's tab) is not the page's response", () => {
+    const m = mirrorWith([
+      tick('/a', 900, true),
+      tick('/b', 910, true),
+      tick('/c', 920, true),
+      tick('/tab', 1_002, true),
+    ]);
+    (m.nodes as Map<string, NodeData>).set('/tab', node('/tab', FRAME, 'page_tab'));
+    const sorted = sortEvents(m, window, scope);
+    expect(sorted.evidence).toEqual([]);
+    expect(sorted.observations).toHaveLength(1);
+  });
+});
