@@ -114,4 +114,25 @@ describe('hostile input is a 400, never a 500', () => {
     );
     expect(await fx.db.pool.count({ where: { name: 'hostile-two' } })).toBe(0);
   });
+
+  // Found by the fuzz (seed 411696584): `{"name":"_","value":"\udfff"}` answered 500.
+  it.each([
+    ['a lone surrogate', `x${LONE}`],
+    ['a NUL', `x${NUL}y`],
+  ])('%s in a secret value, stored or per claim', async (_name, value) => {
+    const before = await fx.db.tenantSecret.count();
+    const stored = issuesOf(await send('POST', '/v1/secrets', { name: 'HOSTILE', value }));
+    expect(stored).toContainEqual(expect.objectContaining({ location: 'body', path: 'value' }));
+    const put = await fx.app.inject({
+      method: 'PUT',
+      url: '/v1/secrets/HOSTILE',
+      headers: { authorization: fx.a.admin },
+      payload: { value },
+    });
+    expect(issuesOf(put)).toContainEqual(expect.objectContaining({ path: 'value' }));
+    expect(await fx.db.tenantSecret.count()).toBe(before);
+    const perClaim = await send('POST', `/v1/claims/${claimId}/secrets`, { name: 'H', value });
+    expect(issuesOf(perClaim)).toContainEqual(expect.objectContaining({ path: 'value' }));
+    expect(await fx.db.claimSecret.count({ where: { claimId } })).toBe(0);
+  });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { text } from '../text.js';
 import { ClaimId, SecretId, Timestamp } from './common.js';
 
 export const SecretName = z
@@ -12,10 +13,11 @@ export const SECRET_VALUE_MAX_BYTES = 65_536;
 /**
  * SecretValue is a secret's plaintext. Its size is checked in bytes by the service (413
  * `payload_too_large` above SECRET_VALUE_MAX_BYTES), not here, so that an oversized value is
- * refused with that code rather than as a validation failure.
+ * refused with that code rather than as a validation failure. The text rule holds too: a value
+ * becomes an environment variable (no NUL), and a lone surrogate has no UTF-8 form the guest
+ * could write or the redactor could look for (the fuzz's `"\udfff"` was a 500).
  */
-export const SecretValue = z
-  .string()
+export const SecretValue = text()
   .min(1)
   .describe(`The value (at most ${SECRET_VALUE_MAX_BYTES} bytes UTF-8); never returned.`);
 
