@@ -17,6 +17,7 @@
 // Prints one JSON line.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { cpuSnapshot, cpuSpent } from './lib/process-cpu.mjs';
 import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
@@ -195,6 +196,7 @@ for i in range(${pacedLines}):
   const p0 = nowMs();
   const apiPid = stack.apis[0].pid;
   const cpu0 = { worker: cpuMs(stack.workerPid), api: cpuMs(apiPid), machine: machineCpu() };
+  const processes0 = cpuSnapshot();
   let pacedEvents = 0;
   let pacedFirst = null;
   let pacedLast = 0;
@@ -224,6 +226,7 @@ for i in range(${pacedLines}):
   );
   const pacedSeconds = (pacedLast - (pacedFirst ?? p0)) / 1000;
   const cpu1 = { worker: cpuMs(stack.workerPid), api: cpuMs(apiPid), machine: machineCpu() };
+  const processCpu = cpuSpent(processes0, cpuSnapshot());
   const perThousand = (ms) => round((ms * 1000) / Math.max(1, pacedEvents), 1);
 
   await stack.call('DELETE', `/v1/claims/${claim.id}`);
@@ -247,6 +250,9 @@ for i in range(${pacedLines}):
             (cpu1.machine.idle - cpu0.machine.idle) /
               Math.max(1, cpu1.machine.total - cpu0.machine.total)),
       ),
+      // Where the paced phase's CPU went (ms by process; the runs' programs are children of
+      // the guest daemon's shell): the machine is the limit here, not one process.
+      paced_cpu_ms_by_process: processCpu,
       // Unpaced (awk as fast as it can): the pipe coalesces lines into few large events.
       bulk_lines_per_s: isPacedOnly ? null : Math.round((concurrentRuns * linesPerRun) / seconds),
       bulk_events_per_s: isPacedOnly ? null : Math.round(events / seconds),

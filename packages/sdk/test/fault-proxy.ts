@@ -63,13 +63,14 @@ export async function startFaultProxy(
         res.writeHead(upRes.statusCode!, upRes.headers);
         let soFar = '';
         upRes.on('data', (chunk: Buffer) => {
-          res.write(chunk);
-          if (fault.kind !== 'cut_body') return;
+          if (fault.kind !== 'cut_body') return void res.write(chunk);
           soFar += chunk.toString();
-          if (fault.when(soFar)) {
-            upRes.destroy();
-            res.socket?.destroy();
-          }
+          if (!fault.when(soFar)) return void res.write(chunk);
+          // Cut only once this chunk has left the process: destroying the socket
+          // at once drops whatever is still buffered, and the client would see
+          // less than the fault promised (CI saw the cut land after event 1).
+          upRes.destroy();
+          res.write(chunk, () => res.socket?.destroy());
         });
         upRes.once('end', () => res.end());
       },

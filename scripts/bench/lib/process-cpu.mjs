@@ -1,0 +1,70 @@
+// Where a benchmark's CPU went, by kind of process: a snapshot of every process's CPU time from
+// /proc, and the difference of two snapshots grouped by a readable name (postgres, redis-server,
+// the guest daemon, the worker, …). A process that exited in between is counted in its parent
+// (the kernel adds a reaped child's time to the parent's cutime/cstime), so a run's short-lived
+// programs show up as "children of" whoever started them.
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** nameOf names a process: its command, or for node the script it runs. */
+function nameOf(pid, comm) {
+  if (comm !== 'node' && comm !== 'MainThread') return comm;
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const script = argv.slice(1).find((a) => !a.startsWith('-'));
+    if (!script) return 'node';
+    // apps/api/dist/main.js → api; packages/driver-guest/dist/… → driver-guest
+    const parts = script.split('/');
+    const at = parts.findIndex((p) => p === 'apps' || p === 'packages');
+    return at >= 0 && parts[at + 1] ? `node:${parts[at + 1]}` : `node:${basename(script)}`;
+  } catch {
+    return 'node';
+  }
+}
+
+/** cpuSnapshot reads every process's own and reaped-children CPU time (ms), by pid. */
+export function cpuSnapshot() {
+  const snapshot = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      snapshot.set(entry, {
+        name: nameOf(entry, comm),
+        start: f[19],
+        own: (Number(f[11]) + Number(f[12])) * TICK_MS,
+        children: (Number(f[13]) + Number(f[14])) * TICK_MS,
+      });
+    } catch {
+      // exited while being read
+    }
+  }
+  return snapshot;
+}
+
+/**
+ * cpuSpent is the CPU (ms) spent between two snapshots, by process name, largest first; a
+ * process's reaped children are their own entry ("children of NAME"). Entries under 1 % of the
+ * total are left out.
+ */
+export function cpuSpent(before, after) {
+  const spent = new Map();
+  const add = (name, ms) => ms > 0 && spent.set(name, (spent.get(name) ?? 0) + ms);
+  for (const [pid, now] of after) {
+    const then = before.get(pid);
+    const same = then && then.start === now.start;
+    add(now.name, now.own - (same ? then.own : 0));
+    add(`children of ${now.name}`, now.children - (same ? then.children : 0));
+  }
+  const total = [...spent.values()].reduce((a, b) => a + b, 0);
+  return Object.fromEntries(
+    [...spent]
+      .filter(([, ms]) => ms >= total / 100)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, ms]) => [name, Math.round(ms)]),
+  );
+}
