@@ -48,6 +48,14 @@ const machineCpu = () => {
   return { idle: n[3] + (n[4] ?? 0), total: n.reduce((a, b) => a + b, 0) };
 };
 
+/** commitCount reads how many transactions the database has committed (all sessions). */
+const commitCount = async (db) => {
+  const [row] = await db.$queryRawUnsafe(
+    'SELECT xact_commit::int AS n FROM pg_stat_database WHERE datname = current_database()',
+  );
+  return row.n;
+};
+
 const nowMs = () => performance.timeOrigin + performance.now();
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -197,6 +205,7 @@ for i in range(${pacedLines}):
   const apiPid = stack.apis[0].pid;
   const cpu0 = { worker: cpuMs(stack.workerPid), api: cpuMs(apiPid), machine: machineCpu() };
   const processes0 = cpuSnapshot();
+  const commits0 = await commitCount(stack.db);
   let pacedEvents = 0;
   let pacedFirst = null;
   let pacedLast = 0;
@@ -227,6 +236,7 @@ for i in range(${pacedLines}):
   const pacedSeconds = (pacedLast - (pacedFirst ?? p0)) / 1000;
   const cpu1 = { worker: cpuMs(stack.workerPid), api: cpuMs(apiPid), machine: machineCpu() };
   const processCpu = cpuSpent(processes0, cpuSnapshot());
+  const commits = (await commitCount(stack.db)) - commits0;
   const perThousand = (ms) => round((ms * 1000) / Math.max(1, pacedEvents), 1);
 
   await stack.call('DELETE', `/v1/claims/${claim.id}`);
@@ -253,6 +263,9 @@ for i in range(${pacedLines}):
       // Where the paced phase's CPU went (ms by process; the runs' programs are children of
       // the guest daemon's shell): the machine is the limit here, not one process.
       paced_cpu_ms_by_process: processCpu,
+      // Transactions committed over the paced phase (every process) per 1,000 events: how
+      // much the worker's group commit gathers.
+      paced_commits_per_1k_events: perThousand(commits),
       // Unpaced (awk as fast as it can): the pipe coalesces lines into few large events.
       bulk_lines_per_s: isPacedOnly ? null : Math.round((concurrentRuns * linesPerRun) / seconds),
       bulk_events_per_s: isPacedOnly ? null : Math.round(events / seconds),

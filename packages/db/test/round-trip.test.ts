@@ -238,7 +238,12 @@ describe('data model round-trip', () => {
       [1, 'status', { status: 'running' }],
       [2, 'stdout', { text: 'hello [REDACTED]' }],
     ]);
-    expect(typeof run.events[0]!.id).toBe('bigint');
+    // (run, seq) is the key: a second event 2 of the same run is refused.
+    await expect(
+      db.runEvent.create({
+        data: { tenantId: ids.tenant, runId: ids.run, seq: 2, type: 'stdout', data: {} },
+      }),
+    ).rejects.toMatchObject({ code: 'P2002' });
 
     const result = {
       effect: 'confirmed',

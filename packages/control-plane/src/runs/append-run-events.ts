@@ -8,17 +8,18 @@ export interface NewRunEvent {
   data: Record<string, unknown>;
 }
 
+/** RunAppend is one run's events for one append. */
+export interface RunAppend {
+  runId: string;
+  events: NewRunEvent[];
+}
+
 /**
  * appendRunEvents stores events after the run's last one. The seqs come from the run row's
  * `last_seq`, bumped in the same statement, so concurrent writers (the worker streaming output,
  * an API cancelling, a sweep) serialize on that row and seq stays dense: a reader that has seq k
  * and asks for "after k" never misses one. Run it inside the caller's transaction when the
- * events go with another change of the run.
- *
- * Only the batch's base seq and its one timestamp come back (not every row): the events are
- * built here from what was sent, so a chunk of output crosses the wire to Postgres once. Their
- * `data` is what the caller gave; a reader of the table gets the same values (jsonb may order
- * keys differently, which JSON readers do not see). An unknown run stores nothing and gets [].
+ * events go with another change of the run. An unknown run stores nothing and gets [].
  */
 export async function appendRunEvents(
   sql: Sql,
@@ -26,28 +27,58 @@ export async function appendRunEvents(
   events: NewRunEvent[],
 ): Promise<RunEvent[]> {
   if (events.length === 0) return [];
-  const { rows } = await sql.query<{ base: number; at: Date }>({
-    name: 'cubicle_append_run_events_v2',
-    text: `WITH r AS (
-             UPDATE runs SET last_seq = last_seq + $2 WHERE id = $1
-             RETURNING tenant_id, last_seq - $2 AS base, clock_timestamp()::timestamptz(3) AS at),
+  const [stored] = await appendRunEventBatches(sql, [{ runId, events }]);
+  return stored ?? [];
+}
+
+/**
+ * appendRunEventBatches stores several runs' batches in one statement (the worker's group
+ * commit: one round trip and one commit for every run with output ready), under the same rule
+ * as appendRunEvents; each batch's events come back in the batch's place. A batch must be the
+ * only one of its run in the call.
+ *
+ * Only each batch's base seq and one timestamp come back (not every row): the events are built
+ * here from what was sent, so a chunk of output crosses the wire to Postgres once. Their `data`
+ * is what the caller gave; a reader of the table gets the same values (jsonb may order keys
+ * differently, which JSON readers do not see).
+ */
+export async function appendRunEventBatches(sql: Sql, batches: RunAppend[]): Promise<RunEvent[][]> {
+  const { rows } = await sql.query<{ id: string; base: number; at: Date }>({
+    name: 'cubicle_append_run_events_v3',
+    // The runs' rows are locked in id order first (the lease renewal's index scan takes them in
+    // that order too), so two multi-run writers wait for each other instead of deadlocking.
+    text: `WITH input AS (
+             SELECT b.run_id, b.events, jsonb_array_length(b.events) AS n
+             FROM jsonb_to_recordset($1::jsonb) AS b(run_id text, events jsonb)),
+           locked AS MATERIALIZED (
+             SELECT runs.id FROM runs JOIN input ON input.run_id = runs.id
+             ORDER BY runs.id FOR NO KEY UPDATE OF runs),
+           r AS (
+             UPDATE runs SET last_seq = runs.last_seq + input.n
+             FROM input, locked WHERE runs.id = input.run_id AND locked.id = runs.id
+             RETURNING runs.id, runs.tenant_id, runs.last_seq - input.n AS base,
+                       clock_timestamp()::timestamptz(3) AS at),
            ins AS (
              INSERT INTO run_events (tenant_id, run_id, seq, type, data, created_at)
-             SELECT r.tenant_id, $1, r.base + e.ord, e.ev->>'type', e.ev->'data', r.at
-             FROM r, jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e(ev, ord))
-           SELECT base, at FROM r`,
-    values: [runId, events.length, JSON.stringify(events)],
+             SELECT r.tenant_id, r.id, r.base + e.ord, e.ev->>'type', e.ev->'data', r.at
+             FROM r JOIN input ON input.run_id = r.id,
+                  jsonb_array_elements(input.events) WITH ORDINALITY AS e(ev, ord))
+           SELECT id, base, at FROM r`,
+    values: [JSON.stringify(batches.map((b) => ({ run_id: b.runId, events: b.events })))],
   });
-  const row = rows[0];
-  if (!row) return [];
-  const createdAt = row.at.toISOString();
-  return events.map((e, i) => ({
-    run_id: runId,
-    seq: row.base + i + 1,
-    type: e.type,
-    data: e.data,
-    created_at: createdAt,
-  }));
+  const stored = new Map(rows.map((row) => [row.id, row]));
+  return batches.map(({ runId, events }) => {
+    const row = stored.get(runId);
+    if (!row) return [];
+    const createdAt = row.at.toISOString();
+    return events.map((e, i) => ({
+      run_id: runId,
+      seq: row.base + i + 1,
+      type: e.type,
+      data: e.data,
+      created_at: createdAt,
+    }));
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ export * from './live-run.js';
 export * from './manage-runs.js';
 export * from './run-channels.js';
 export * from './run-deps.js';
+export * from './run-event-committer.js';
 export * from './run-finished.js';
 export * from './run-outcome.js';
 export * from './run-secrets.js';

@@ -8,6 +8,8 @@ import { RunEventType, RunId, Timestamp, type RunEvent } from '@cubicle/contract
  */
 export interface RunRedis {
   publish(channel: string, message: string): Promise<unknown>;
+  /** Several commands in one write (the worker's event committer publishes many runs at once). */
+  pipeline(): { publish(channel: string, message: string): unknown; exec(): Promise<unknown> };
   rpush(key: string, ...values: string[]): Promise<unknown>;
   expire(key: string, seconds: number): Promise<unknown>;
   lpop(key: string, count: number): Promise<string[] | null>;

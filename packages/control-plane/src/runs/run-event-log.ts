@@ -1,6 +1,6 @@
 import type { RunEvent } from '@cubicle/contract/api';
-import { sqlPoolOf } from '@cubicle/db';
-import { appendRunEvents, publishRunEvents, type NewRunEvent } from './append-run-events.js';
+import type { NewRunEvent } from './append-run-events.js';
+import { commitRunEvents } from './run-event-committer.js';
 import type { RunDeps } from './run-deps.js';
 
 /** One commit carries at most this much output (a bound on statement and message size). */
@@ -82,9 +82,9 @@ export class RunEventLog {
           bytes += typeof next.data.text === 'string' ? next.data.text.length : 64;
         }
         this.pendingBytes = Math.max(0, this.pendingBytes - bytes);
+        // Stored and published (see commitRunEvents: with other runs' batches, when there are).
         const events = await this.commit(batch);
         this.lastSeq = events.at(-1)?.seq ?? this.lastSeq;
-        await publishRunEvents(this.deps, events);
         this.onCommitted(events);
         if (this.paused && this.pendingBytes < LOW_WATER_BYTES) {
           this.paused = false;
@@ -114,7 +114,7 @@ export class RunEventLog {
   private async commit(batch: NewRunEvent[]): Promise<RunEvent[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await appendRunEvents(sqlPoolOf(this.deps.db), this.runId, batch);
+        return await commitRunEvents(this.deps, this.runId, batch);
       } catch (err) {
         if (attempt >= 20) throw err;
         await new Promise((r) => setTimeout(r, RETRY_MS));
