@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { cpuSnapshot, cpuSpent } from './lib/process-cpu.mjs';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -106,6 +107,8 @@ try {
 
   const rssBefore = { worker: rssMb(stack.workerPid), api: rssMb(stack.apis[0].pid) };
   // Claims at 32 concurrent over both APIs, round robin over tenants, until CLAIMS are live.
+  const claimCpu0 = cpuSnapshot();
+  const claimPhase0 = performance.now();
   const claims = await pool(
     Array.from({ length: CLAIMS }, (_, i) => async () => {
       const t = tenants[i % tenants.length];
@@ -118,6 +121,10 @@ try {
     CONCURRENCY,
   );
   const claimMs = claims.slice(CONCURRENCY).map((c) => c.ms); // after the first round
+  const claimPhaseS = (performance.now() - claimPhase0) / 1000;
+  // Where the claim phase's CPU went (ms by process; this script is the client and the hollow
+  // guests): at 32 concurrent, a claim's latency is the machine's claims/s, not one claim's path.
+  const claimCpu = cpuSpent(claimCpu0, cpuSnapshot());
 
   // Guest calls on live claims, one at a time (hollow guests answer at once, so a call's whole
   // latency is the control plane's overhead: API → lane → worker → guest → pub/sub → API).
@@ -205,6 +212,8 @@ try {
     claims_live: live,
     claim_p50_ms: round(percentile(claimMs, 50)),
     claim_p99_ms: round(percentile(claimMs, 99)),
+    claim_phase_claims_per_s: round(CLAIMS / claimPhaseS, 1),
+    claim_phase_cpu_ms_by_process: claimCpu,
     guest_call_overhead_p50_ms: round(percentile(calls, 50)),
     guest_call_overhead_p99_ms: round(percentile(calls, 99)),
     redis_connections: redisConnections,
