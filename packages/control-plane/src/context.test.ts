@@ -51,16 +51,39 @@ describe('nudgeReconcile', () => {
       expect(calls).toHaveLength(1);
     });
 
-    it('a burst that never goes quiet still sends every 100 ms', async () => {
+    it('a burst that never goes quiet still sends 100 ms after its first nudge', async () => {
       vi.useFakeTimers();
       const { calls, deps } = recordingQueue();
-      for (let i = 0; i < 25; i++) {
+      for (let i = 0; i < 10; i++) {
         void nudgeReconcile(deps, 'ten_a', 'pool_1');
-        await vi.advanceTimersByTimeAsync(10); // 250 ms of nudges, 10 ms apart
+        await vi.advanceTimersByTimeAsync(10); // 100 ms of nudges, 10 ms apart
       }
-      expect(calls).toHaveLength(2); // at 100 and 210 ms; the third is still waiting
-      await vi.advanceTimersByTimeAsync(100);
-      expect(calls).toHaveLength(3);
+      expect(calls).toHaveLength(1);
+    });
+
+    it('a steady stream sends one pool at most every 500 ms, and its last nudge is not lost', async () => {
+      vi.useFakeTimers();
+      const t0 = Date.now();
+      const sent: { pool: string; at: number }[] = [];
+      const deps: Deps = {
+        db: null as never,
+        queues: {
+          enqueue: async (_name, payload) => {
+            sent.push({ pool: (payload as { pool_id: string }).pool_id, at: Date.now() - t0 });
+          },
+        },
+      };
+      for (let i = 0; i < 30; i++) {
+        void nudgeReconcile(deps, 'ten_a', 'pool_1');
+        void nudgeReconcile(deps, 'ten_a', `other_${i}`); // other pools are not held back
+        await vi.advanceTimersByTimeAsync(67); // 15 claims a second for 2 s
+      }
+      const pool1 = () => sent.filter((x) => x.pool === 'pool_1').map((x) => x.at);
+      // The first after the burst's 20 quiet ms, then one per interval.
+      expect(pool1()).toEqual([20, 520, 1020, 1520]);
+      await vi.advanceTimersByTimeAsync(500);
+      expect(pool1()).toEqual([20, 520, 1020, 1520, 2020]); // the stream's last, not dropped
+      expect(sent.filter((x) => x.pool !== 'pool_1')).toHaveLength(30);
     });
   });
 

@@ -35,36 +35,59 @@ interface PendingNudge {
   send: () => void;
 }
 
-// Nudges waiting to be sent, per queue client and pool (see nudgeReconcile).
-const pendingNudges = new WeakMap<Enqueue, Map<string, PendingNudge>>();
+/** Per queue client: nudges waiting to be sent, and when each pool's last one was sent. */
+interface NudgeState {
+  pending: Map<string, PendingNudge>;
+  sentAt: Map<string, number>;
+}
+
+const nudgeStates = new WeakMap<Enqueue, NudgeState>();
 /** A nudge goes this long after the last one of a burst… */
 const NUDGE_QUIET_MS = 20;
-/** …and never later than this after the first. */
+/** …and never later than this after the first… */
 const NUDGE_MAX_DELAY_MS = 100;
+/** …but never sooner than this after the pool's previous one (it waits; it is not dropped). */
+const NUDGE_MIN_INTERVAL_MS = 500;
 
 /**
  * nudgeReconcile asks the worker to reconcile a pool soon. Nudges of one process share one
  * enqueue: it is sent 20 ms after the last nudge of a burst, at most 100 ms after the first, so
  * a burst of claims becomes one reconcile that runs after the burst instead of beside it (the
  * reconcile's queries would compete with the claims for the database and CPU; a refill that
- * starts a few ms later is immaterial next to a desktop's start). Across processes BullMQ's
- * deduplication merges them. A lost nudge is harmless: the periodic sweep reconciles every pool.
+ * starts a few ms later is immaterial next to a desktop's start). A steady stream is not a
+ * burst: at 15 claims a second on one pool every claim was its own reconcile (measured with
+ * bench:scale, the worker's largest CPU share after the claims themselves), so one pool is
+ * nudged at most every 500 ms per process; a nudge inside that window waits for its end.
+ * Across processes BullMQ's deduplication merges them. Callers do not wait for it (the promise
+ * is for tests): a lost nudge is harmless, the periodic sweep reconciles every pool.
  */
 export function nudgeReconcile(deps: Deps, tenantId: string, poolId: string): Promise<unknown> {
-  let byPool = pendingNudges.get(deps.queues);
-  if (!byPool) pendingNudges.set(deps.queues, (byPool = new Map()));
+  let state = nudgeStates.get(deps.queues);
+  if (!state) nudgeStates.set(deps.queues, (state = { pending: new Map(), sentAt: new Map() }));
+  const { pending: byPool, sentAt } = state;
   const now = Date.now();
+  // When the nudge may go: the burst rule, held back by the pool's minimum interval.
+  const dueIn = (firstAt: number) => {
+    const burstDue = Math.min(now + NUDGE_QUIET_MS, firstAt + NUDGE_MAX_DELAY_MS);
+    const allowed = (sentAt.get(poolId) ?? -Infinity) + NUDGE_MIN_INTERVAL_MS;
+    return Math.max(0, Math.max(burstDue, allowed) - now);
+  };
   const pending = byPool.get(poolId);
   if (pending) {
     clearTimeout(pending.timer);
-    const delay = Math.min(NUDGE_QUIET_MS, pending.firstAt + NUDGE_MAX_DELAY_MS - now);
-    pending.timer = setTimeout(pending.send, Math.max(0, delay));
+    pending.timer = setTimeout(pending.send, dueIn(pending.firstAt));
     return pending.promise;
   }
   let send!: () => void;
   const promise = new Promise<void>((resolve) => (send = resolve)).then(() => {
     // Leave the map before enqueueing: a claim committed from now on needs a nudge of its own.
     byPool.delete(poolId);
+    const at = Date.now();
+    sentAt.set(poolId, at);
+    // Kept only while it can hold a nudge back: the map holds the pools nudged lately, no more.
+    setTimeout(() => {
+      if (sentAt.get(poolId) === at) sentAt.delete(poolId);
+    }, NUDGE_MIN_INTERVAL_MS).unref();
     return deps.queues
       .enqueue(
         'pool.reconcile',
@@ -73,6 +96,6 @@ export function nudgeReconcile(deps: Deps, tenantId: string, poolId: string): Pr
       )
       .catch(() => undefined);
   });
-  byPool.set(poolId, { promise, firstAt: now, timer: setTimeout(send, NUDGE_QUIET_MS), send });
+  byPool.set(poolId, { promise, firstAt: now, timer: setTimeout(send, dueIn(now)), send });
   return promise;
 }

@@ -106,7 +106,7 @@ export async function releaseClaim(
         { jobId: `destroy-${released.sandboxId}` },
       );
     }
-    await nudgeReconcile(deps, tenantId, released.poolId);
+    void nudgeReconcile(deps, tenantId, released.poolId);
   }
   return getClaim(deps, tenantId, id);
 }

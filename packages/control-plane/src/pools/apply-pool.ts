@@ -91,7 +91,7 @@ export async function applyPool(
     });
     return { row, created: false, changed: true };
   });
-  if (result.changed) await nudgeReconcile(deps, tenantId, result.row.id);
+  if (result.changed) void nudgeReconcile(deps, tenantId, result.row.id);
   const counts = await countSandboxes(deps.db, [result.row.id]);
   return { pool: toPoolView(result.row, counts.get(result.row.id)!), created: result.created };
 }

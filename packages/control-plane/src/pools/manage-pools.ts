@@ -35,7 +35,7 @@ export async function deletePool(deps: Deps, tenantId: string, name: string): Pr
     where: { id: pool.id },
     data: { state: 'draining', deletedAt: new Date() },
   });
-  await nudgeReconcile(deps, tenantId, pool.id);
+  void nudgeReconcile(deps, tenantId, pool.id);
   const counts = await countSandboxes(deps.db, [pool.id]);
   return toPoolView(row, counts.get(pool.id)!);
 }

@@ -82,7 +82,7 @@ export async function sweepBackend(
       select: { id: true },
     });
     for (const c of claims) await releaseClaim(deps, row.tenantId, c.id, 'sandbox_failed');
-    await nudgeReconcile(deps, row.tenantId, row.poolId);
+    void nudgeReconcile(deps, row.tenantId, row.poolId);
   }
   return { orphansDestroyed, lostMarkedFailed };
 }

@@ -75,7 +75,7 @@ export async function provisionSandbox(
         { tenant_id: sandbox.tenantId, sandbox_id: sandboxId },
         { jobId: `destroy-${sandboxId}`, isRetryOfFinished: true },
       );
-      await nudgeReconcile(deps, sandbox.tenantId, sandbox.poolId);
+      void nudgeReconcile(deps, sandbox.tenantId, sandbox.poolId);
     });
     return 'failed';
   }
