@@ -82,19 +82,25 @@ export async function appendRunEventBatches(sql: Sql, batches: RunAppend[]): Pro
 }
 
 /**
- * publishRunEvents announces committed events to live readers. A lost message costs nothing
- * but latency: readers notice the gap in seq and read it from the database.
+ * publishRunEvents announces committed events to live readers: each batch (the events of one
+ * append of one run) as one message, all of them in one Redis write. A lost message costs
+ * nothing but latency: readers notice the gap in seq and read it from the database.
  */
 export async function publishRunEvents(
   deps: Pick<RunDeps, 'redis' | 'prefix'>,
-  events: RunEvent[],
+  ...batches: RunEvent[][]
 ) {
-  const first = events[0];
-  if (!first) return;
-  await deps.redis
-    .publish(runEventsChannel(deps.prefix, first.run_id), encodeRunEventBatch(events))
-    .catch(() => undefined);
+  const messages = batches.filter((events) => events.length > 0);
+  if (messages.length === 0) return;
+  const pipeline = deps.redis.pipeline();
+  for (const events of messages)
+    pipeline.publish(runEventsChannel(deps.prefix, events[0]!.run_id), encodeRunEventBatch(events));
+  await pipeline.exec().catch(() => undefined);
 }
+
+/** eventBytes is what an event weighs in the bounds on a batch (its text, or a small record). */
+export const eventBytes = (event: NewRunEvent) =>
+  typeof event.data.text === 'string' ? event.data.text.length : 64;
 
 /** cleanText makes output storable as JSON text: PostgreSQL's jsonb refuses U+0000. */
 export const cleanText = (text: string) =>

@@ -1,7 +1,12 @@
 import type { RunEvent } from '@cubicle/contract/api';
 import { sqlPoolOf, type Db } from '@cubicle/db';
-import { appendRunEventBatches, type NewRunEvent } from './append-run-events.js';
-import { encodeRunEventBatch, runEventsChannel, type RunRedis } from './run-channels.js';
+import {
+  appendRunEventBatches,
+  eventBytes,
+  publishRunEvents,
+  type NewRunEvent,
+} from './append-run-events.js';
+import type { RunRedis } from './run-channels.js';
 
 interface Waiting {
   runId: string;
@@ -21,8 +26,7 @@ const MAX_RUNS_PER_COMMIT = 64;
 /** …and, past its first batch, at most this much output (a bound on its size). */
 const MAX_COMMIT_BYTES = 4 * 1024 * 1024;
 
-const bytesOf = (events: NewRunEvent[]) =>
-  events.reduce((n, e) => n + (typeof e.data.text === 'string' ? e.data.text.length : 64), 0);
+const bytesOf = (events: NewRunEvent[]) => events.reduce((n, e) => n + eventBytes(e), 0);
 
 const committers = new WeakMap<Db, (waiting: Waiting) => void>();
 
@@ -78,21 +82,8 @@ function createCommitter(deps: RunEventCommitterDeps) {
 
   async function commit(batch: Waiting[]) {
     const stored = await appendRunEventBatches(pool, batch);
-    await publishAll(stored);
+    await publishRunEvents(deps, ...stored);
     batch.forEach((w, i) => w.resolve(stored[i]!));
-  }
-
-  /** One write for every batch's message; a lost one costs readers a database read, no more. */
-  async function publishAll(batches: RunEvent[][]) {
-    const messages = batches.filter((events) => events.length > 0);
-    if (messages.length === 0) return;
-    const pipeline = deps.redis.pipeline();
-    for (const events of messages)
-      pipeline.publish(
-        runEventsChannel(deps.prefix, events[0]!.run_id),
-        encodeRunEventBatch(events),
-      );
-    await pipeline.exec().catch(() => undefined);
   }
 
   return (waiting: Waiting) => {

@@ -1,5 +1,5 @@
 import type { RunEvent } from '@cubicle/contract/api';
-import type { NewRunEvent } from './append-run-events.js';
+import { eventBytes, type NewRunEvent } from './append-run-events.js';
 import { commitRunEvents } from './run-event-committer.js';
 import type { RunDeps } from './run-deps.js';
 
@@ -79,7 +79,7 @@ export class RunEventLog {
         while (this.pending.length > 0 && (batch.length === 0 || bytes < MAX_BATCH_BYTES)) {
           const next = this.pending.shift()!;
           batch.push(next);
-          bytes += typeof next.data.text === 'string' ? next.data.text.length : 64;
+          bytes += eventBytes(next);
         }
         this.pendingBytes = Math.max(0, this.pendingBytes - bytes);
         // Stored and published (see commitRunEvents: with other runs' batches, when there are).
