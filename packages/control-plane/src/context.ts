@@ -55,9 +55,9 @@ const NUDGE_MIN_INTERVAL_MS = 500;
  * a burst of claims becomes one reconcile that runs after the burst instead of beside it (the
  * reconcile's queries would compete with the claims for the database and CPU; a refill that
  * starts a few ms later is immaterial next to a desktop's start). A steady stream is not a
- * burst: at 15 claims a second on one pool every claim was its own reconcile (measured with
- * bench:scale, the worker's largest CPU share after the claims themselves), so one pool is
- * nudged at most every 500 ms per process; a nudge inside that window waits for its end.
+ * burst: at 15 claims a second on one pool (bench:scale) the 20 ms quiet window closes between
+ * claims, so every claim was its own reconcile; one pool is therefore nudged at most every
+ * 500 ms per process, and a nudge inside that window waits for its end.
  * Across processes BullMQ's deduplication merges them. Callers do not wait for it (the promise
  * is for tests): a lost nudge is harmless, the periodic sweep reconciles every pool.
  */

@@ -5,12 +5,11 @@ import {
   eventBytes,
   publishRunEvents,
   type NewRunEvent,
+  type RunAppend,
 } from './append-run-events.js';
 import type { RunRedis } from './run-channels.js';
 
-interface Waiting {
-  runId: string;
-  events: NewRunEvent[];
+interface Waiting extends RunAppend {
   resolve: (events: RunEvent[]) => void;
   reject: (err: unknown) => void;
 }
@@ -34,8 +33,8 @@ const committers = new WeakMap<Db, (waiting: Waiting) => void>();
  * commitRunEvents stores one run's batch and publishes it, together with whatever other runs of
  * this process have ready: batches that arrive while a commit is in flight go in the next one,
  * as one statement, one commit and one Redis write for all of them. Per message, not per event,
- * is where a busy event path spends (measured with 16 chatty runs: a socket write to Postgres
- * and one to Redis for every run's commit were a third of the worker's CPU). One commit is in
+ * is where a busy event path spends (with 16 chatty runs, the worker's profile was led by its
+ * socket writes to Postgres and Redis, one pair per run's commit). One commit is in
  * flight at a time per process, so a run's batches (one at a time from its RunEventLog) keep
  * their order, and each is published only once durable. When the database refuses a statement,
  * its batches are tried one by one, so only a batch that fails alone fails (its log retries it);
