@@ -18,7 +18,7 @@ const arg = (name: string, fallback: number) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
-// Measured here: 110 idle desktop Pods (Xvfb, openbox, x11vnc, AT-SPI, guest driver) took
+// Measured here: 110 idle desktop Pods (Xvfb, openbox, x11vnc, AT-SPI, guest driver; openbox then, fluxbox now) took
 // 7.1 GB of memory, ≈ 65 MB each (shared pages counted once); 80 leaves headroom.
 const DESKTOP_MB = 80;
 const fits = Math.floor((freemem() / 2 ** 20 - 4096) / DESKTOP_MB);

@@ -13,7 +13,7 @@ export const DESKTOP_PACKAGES = JSON.parse(
 
 /**
  * APT_PACKAGES lists the Debian packages `npm start` and `npm test` need, grouped by purpose.
- * Add a group (e.g. the desktop: xvfb, openbox, x11vnc; the browser: chromium) rather than
+ * Add a group (e.g. the desktop: xvfb, fluxbox, x11vnc; the browser: chromium) rather than
  * installing anything from elsewhere.
  */
 export const APT_PACKAGES = {

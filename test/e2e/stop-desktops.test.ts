@@ -35,12 +35,13 @@ describe('stopping the stack after a worker crash', () => {
       120_000,
       250,
     );
-    // A desktop no worker ever knew of (a worker that died mid-provisioning) is ours too.
+    await s.worker.kill9();
+    // A desktop no worker ever knew of (a worker that died mid-provisioning) is ours too. Planted
+    // after the crash: a live worker's sweep destroys such a desktop, even half-started.
     const planted = await s.backend.plantOrphan();
     // Another installation's desktop (another database, so another scope) on the same machine.
     const other = await startE2eBackend('local', `${s.workerEnv.DATABASE_URL}-other`);
     const foreign = await other.plantOrphan();
-    await s.worker.kill9();
     const before = await s.backend.liveSandboxIds();
     expect(before.size).toBe(3);
     expect(before.has(planted)).toBe(true);

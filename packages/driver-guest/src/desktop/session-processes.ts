@@ -53,8 +53,8 @@ export async function isAlive(pid: number): Promise<boolean> {
 
 /**
  * findSessionProcesses lists the live processes of one desktop: those whose environment carries
- * the session's marker (the a11y bus launcher, its dbus-daemon and at-spi2-registryd are
- * activated by buses and escape our process groups, but inherit the environment), and those in
+ * the session's marker (at-spi2-registryd and whatever else the session bus activates escape
+ * our process groups, but inherit the environment), and those in
  * one of our sessions (`sids`: every component is started with setsid), which catches a
  * process that cleared its environment. Our own process is never listed.
  */

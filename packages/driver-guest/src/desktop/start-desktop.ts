@@ -11,7 +11,7 @@ import { serveVncOnDemand, type VncOnDemand } from '../vnc/serve-vnc-on-demand.j
 import { freeLocalPort } from '../vnc/supervise-vnc.js';
 import type { GuestTokenDigest } from '../server/auth.js';
 import { daemonNodeArgs } from './daemon-node-flags.js';
-import { startA11yBus } from './start-a11y-bus.js';
+import { startA11yBus, type A11yBus } from './start-a11y-bus.js';
 import {
   exitHooks,
   liveSessions,
@@ -79,7 +79,7 @@ export { sessionDir, SESSION_DIR_PREFIX, SESSION_FILE, liveSessions, type Sessio
 export interface DesktopPids {
   xvfb: number;
   sessionBus: number;
-  openbox: number;
+  windowManager: number;
   /** null until the first VNC viewer (x11vnc starts on demand). */
   x11vnc: number | null;
   /** The child daemon, or this process for an in-process daemon, or null. */
@@ -116,10 +116,10 @@ const mainScript = () => fileURLToPath(new URL('../../dist/main.js', import.meta
 
 /**
  * startDesktop starts a complete desktop session: Xvfb on a free display, a private session
- * D-Bus, openbox, the AT-SPI bus (with its registry), a VNC port whose supervised x11vnc starts
+ * D-Bus, a window manager (fluxbox), the AT-SPI bus (with its registry), a VNC port whose supervised x11vnc starts
  * with the first viewer (serve-vnc-on-demand.ts), and the guest driver. Every component is its
  * own process group, and every process carries the session's marker in its environment, so
- * stop() also finds what escaped the groups (the a11y bus is activated by D-Bus, not by us).
+ * stop() also finds what escaped the groups (the a11y registry is activated by D-Bus, not by us).
  * On any start-up failure everything started is stopped.
  */
 export async function startDesktop(options: DesktopOptions = {}): Promise<DesktopSession> {
@@ -146,6 +146,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
   let vnc: VncOnDemand | null = null;
   let app: FastifyInstance | null = null;
   let daemonChild: ChildProcess | null = null;
+  let a11yBus: A11yBus | null = null;
 
   // If this process exits without stop() (a crash, process.exit in a test runner), the groups
   // still die with it (the a11y processes then lose their buses and exit on their own) and the
@@ -170,6 +171,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
       exitHooks.delete(killGroupsOnExit);
       liveSessions.delete(id);
       await app?.close().catch(() => undefined);
+      a11yBus?.close();
       await vnc?.stop();
       await killSession(id, groups);
       await rm(dir, { recursive: true, force: true });
@@ -195,14 +197,17 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     if (xvfbStart === null) throw new Error('Xvfb exited during start-up');
     const record: SessionFile = { id, xvfb: { pid: xvfbPid, startTime: xvfbStart } };
     await writeFile(join(dir, SESSION_FILE), JSON.stringify(record), { mode: 0o600 });
-    // The session bus hands its environment to what it activates (the a11y bus), so it needs DISPLAY.
+    // The session bus hands its environment to what it activates (the a11y registry): it needs DISPLAY.
     const bus = await startSessionBus(join(dir, 'bus'), envOf({ display }));
     track(bus.child);
     const env = envOf({ display, busAddress: bus.address });
     // x11vnc starts with the first viewer: most desktops are driven by an agent and never watched.
-    const [openbox, a11yAddress, viewers] = await Promise.all([
-      startWindowManager(display, env).then(track),
-      startA11yBus(bus.address),
+    const [windowManager, a11yAddress, viewers] = await Promise.all([
+      startWindowManager(display, env, dir).then(track),
+      startA11yBus({ sessionBusAddress: bus.address, display }).then((started) => {
+        a11yBus = started;
+        return started.address;
+      }),
       serveVncOnDemand({
         display,
         env,
@@ -273,7 +278,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
         return {
           xvfb: xvfb.child.pid as number,
           sessionBus: bus.child.pid as number,
-          openbox: openbox.pid as number,
+          windowManager: windowManager.pid as number,
           x11vnc: viewers.pid(),
           daemon: daemonMode === 'in-process' ? process.pid : (daemonChild?.pid ?? null),
         };

@@ -67,7 +67,7 @@ function processesIn(ns: string): Map<number, number> {
 }
 
 /**
- * startSandboxedDesktop runs a whole desktop (Xvfb, session bus, openbox, a11y bus, x11vnc and
+ * startSandboxedDesktop runs a whole desktop (Xvfb, session bus, fluxbox, a11y bus, x11vnc and
  * the guest driver, and everything the driver launches) in one bubblewrap sandbox: its own
  * user (a host uid of its own when we are root, through setpriv; our own uid mapped by a user
  * namespace otherwise), mount, PID, IPC, UTS, cgroup and network namespaces, the allow-listed
@@ -218,7 +218,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     const pids: DesktopPids = {
       xvfb: hostPid(ready.pids.xvfb) ?? initPid,
       sessionBus: hostPid(ready.pids.sessionBus) ?? initPid,
-      openbox: hostPid(ready.pids.openbox) ?? initPid,
+      windowManager: hostPid(ready.pids.windowManager) ?? initPid,
       x11vnc: hostPid(ready.pids.x11vnc),
       daemon: hostPid(ready.pids.daemon),
     };

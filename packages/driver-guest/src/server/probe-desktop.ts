@@ -87,8 +87,9 @@ export interface A11yStatus {
 }
 
 /**
- * probeA11y asks the session bus for the AT-SPI bus (`org.a11y.Bus.GetAddress`, which activates
- * it if needed) and then pings the registry on that bus (which activates at-spi2-registryd).
+ * probeA11y asks the session bus for the AT-SPI bus (`org.a11y.Bus.GetAddress`, served by the
+ * desktop's launcher: start-a11y-bus.ts) and then pings the registry on that bus (which
+ * activates at-spi2-registryd).
  * Every step has a deadline, and connections are closed before returning.
  */
 export async function probeA11y(
