@@ -116,10 +116,11 @@ const mainScript = () => fileURLToPath(new URL('../../dist/main.js', import.meta
 
 /**
  * startDesktop starts a complete desktop session: Xvfb on a free display, a private session
- * D-Bus, a window manager (fluxbox), the AT-SPI bus (with its registry), a VNC port whose supervised x11vnc starts
- * with the first viewer (serve-vnc-on-demand.ts), and the guest driver. Every component is its
- * own process group, and every process carries the session's marker in its environment, so
- * stop() also finds what escaped the groups (the a11y registry is activated by D-Bus, not by us).
+ * D-Bus that is also the AT-SPI bus (with its registry), fluxbox, a VNC port whose supervised
+ * x11vnc starts with the first viewer (serve-vnc-on-demand.ts), and the guest driver. Every
+ * component is its own process group, and every process carries the session's marker in its
+ * environment, so stop() also finds what escaped the groups (the a11y registry is activated by
+ * D-Bus, not by us).
  * On any start-up failure everything started is stopped.
  */
 export async function startDesktop(options: DesktopOptions = {}): Promise<DesktopSession> {
@@ -197,7 +198,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     if (xvfbStart === null) throw new Error('Xvfb exited during start-up');
     const record: SessionFile = { id, xvfb: { pid: xvfbPid, startTime: xvfbStart } };
     await writeFile(join(dir, SESSION_FILE), JSON.stringify(record), { mode: 0o600 });
-    // The session bus hands its environment to what it activates (the a11y registry): it needs DISPLAY.
+    // What the session bus activates (the a11y registry) gets its environment: DISPLAY too.
     const bus = await startSessionBus(join(dir, 'bus'), envOf({ display }));
     track(bus.child);
     const env = envOf({ display, busAddress: bus.address });
