@@ -2,7 +2,14 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { releaseSandboxUid } from './sandbox-uid.js';
-import { MARKER_VAR, killSession, processStartTime } from './session-processes.js';
+import {
+  environOf,
+  forEachProcess,
+  MARKER_VAR,
+  killSession,
+  processStartTime,
+  readStatSync,
+} from './session-processes.js';
 import {
   lifeOf,
   liveSessions,
@@ -46,22 +53,17 @@ export async function listLiveDesktopIds(idPrefix = ''): Promise<string[]> {
  * find desktops its database does not know (or no longer runs) after a restart.
  */
 export async function listDesktopIds(): Promise<string[]> {
-  const prefix = Buffer.from(`${MARKER_VAR}=`);
+  const prefix = `${MARKER_VAR}=`;
   const ids = new Set<string>();
-  const entries = await readdir('/proc').catch(() => [] as string[]);
-  await Promise.all(
-    entries.map(async (name) => {
-      if (!/^\d+$/.test(name) || Number(name) === process.pid) return;
-      const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (!stat || state === 'Z' || state === 'X') return;
-      const environ = await readFile(`/proc/${name}/environ`).catch(() => null);
-      if (!environ) return;
-      for (const entry of environ.toString('utf8').split('\0')) {
-        if (entry.startsWith(prefix.toString())) ids.add(entry.slice(prefix.length));
-      }
-    }),
-  );
+  await forEachProcess((pid) => {
+    const info = readStatSync(pid);
+    if (!info || info.state === 'Z' || info.state === 'X') return;
+    const environ = environOf(pid);
+    if (!environ) return;
+    for (const entry of environ.toString('utf8').split('\0')) {
+      if (entry.startsWith(prefix)) ids.add(entry.slice(prefix.length));
+    }
+  });
   return [...ids].sort();
 }
 

@@ -1,10 +1,11 @@
-import { readdir, readFile, readlink } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { readFile, readlink } from 'node:fs/promises';
+import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 
 /** MARKER_VAR tags every process of one desktop session through inherited environments. */
 export const MARKER_VAR = 'CUBICLE_DESKTOP_ID';
 
-interface ProcInfo {
+export interface ProcInfo {
   pid: number;
   ppid: number;
   sid: number;
@@ -12,9 +13,12 @@ interface ProcInfo {
   state: string;
 }
 
-async function readStat(pid: number): Promise<ProcInfo | null> {
+// /proc files are generated in memory: a synchronous read never waits on a disk, and costs a
+// fraction of fs/promises' open + fstat + read + close through the thread pool (a scan of 107
+// processes here: 5-9 ms of CPU against 19-25 ms).
+export function readStatSync(pid: number): ProcInfo | null {
   try {
-    const raw = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const raw = readFileSync(`/proc/${pid}/stat`, 'latin1');
     // The command name may contain spaces and parentheses: fields start after the last ')'.
     const rest = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
     return {
@@ -24,6 +28,41 @@ async function readStat(pid: number): Promise<ProcInfo | null> {
       pgid: Number(rest[2]),
       sid: Number(rest[3]),
     };
+  } catch {
+    return null;
+  }
+}
+
+/** Processes read between two turns of the event loop during a scan of /proc. */
+const SCAN_CHUNK = 128;
+
+/**
+ * forEachProcess calls `visit` with the pid of every process in /proc but ours, reading in
+ * chunks of SCAN_CHUNK with a turn of the event loop between them: a machine of many desktops
+ * has thousands of processes, and the worker that scans serves guest calls meanwhile.
+ */
+export async function forEachProcess(visit: (pid: number) => void): Promise<void> {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  let inChunk = 0;
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    if (++inChunk > SCAN_CHUNK) {
+      inChunk = 1;
+      await yieldToLoop();
+    }
+    visit(Number(name));
+  }
+}
+
+/** environOf is a process's environment block, or null when it is gone or not ours to read. */
+export function environOf(pid: number): Buffer | null {
+  try {
+    return readFileSync(`/proc/${pid}/environ`);
   } catch {
     return null;
   }
@@ -47,7 +86,7 @@ export async function processStartTime(pid: number): Promise<string | null> {
 
 /** isAlive is true for a process that exists and is not a zombie (PID 1 here reaps nothing). */
 export async function isAlive(pid: number): Promise<boolean> {
-  const info = await readStat(pid);
+  const info = readStatSync(pid);
   return info !== null && info.state !== 'Z' && info.state !== 'X';
 }
 
@@ -66,24 +105,16 @@ export async function findSessionProcesses(
   const needle = Buffer.from(`\0${MARKER_VAR}=${markerValue}\0`);
   const nul = Buffer.from([0]);
   const found: number[] = [];
-  const entries = await readdir('/proc').catch(() => [] as string[]);
-  await Promise.all(
-    entries.map(async (name) => {
-      if (!/^\d+$/.test(name)) return;
-      const pid = Number(name);
-      if (pid === process.pid) return;
-      const info = await readStat(pid);
-      if (!info || info.state === 'Z' || info.state === 'X') return;
-      if (sids.has(info.sid)) {
-        found.push(pid);
-        return;
-      }
-      const environ = await readFile(`/proc/${pid}/environ`).catch(() => null);
-      if (environ && Buffer.concat([nul, environ]).includes(needle)) {
-        found.push(pid);
-      }
-    }),
-  );
+  await forEachProcess((pid) => {
+    const info = readStatSync(pid);
+    if (!info || info.state === 'Z' || info.state === 'X') return;
+    if (sids.has(info.sid)) {
+      found.push(pid);
+      return;
+    }
+    const environ = environOf(pid);
+    if (environ && Buffer.concat([nul, environ]).includes(needle)) found.push(pid);
+  });
   return found.sort((a, b) => a - b);
 }
 
@@ -138,9 +169,7 @@ export async function killSession(
       await waitGone(pids, 500);
       continue;
     }
-    const parents = new Set(
-      (await Promise.all(pids.map(readStat))).flatMap((info) => (info ? [info.ppid] : [])),
-    );
+    const parents = new Set(pids.map(readStatSync).flatMap((info) => (info ? [info.ppid] : [])));
     const leaves = pids.filter((pid) => !parents.has(pid));
     for (const pid of leaves.length > 0 ? leaves : pids) signal(pid, 'SIGTERM');
     await waitGone(leaves.length > 0 ? leaves : pids, Math.max(0, deadline - Date.now()));
