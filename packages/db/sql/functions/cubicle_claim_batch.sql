@@ -25,6 +25,11 @@
 -- in one order. A request racing this one with the same key or name surfaces as a unique
 -- violation of the insert; its subtransaction is rolled back (the sandbox it took included) and
 -- the item is decided again from what that request stored.
+-- tenants.live_claims: the new claims are counted here, one UPDATE per run of one tenant's items
+-- at the top level of the batch (not one per claim inside each item's subtransaction, which made
+-- concurrent batches of one tenant three times slower: cubicle_count_live_claims), with the
+-- insert trigger told to leave them alone for the function's duration. The quota check adds the
+-- claims this batch took but has not yet written to the counter.
 --
 -- p_items: one JSON text per item, parsed inside the item's own subtransaction: {now (the
 -- request's time, ISO 8601), tenant_id, pool_name, claim_id, name, named (the client chose the
@@ -45,7 +50,10 @@ DECLARE
   v_idem jsonb;
   v_ttl int;
   p_now timestamptz;
+  v_count_tenant text;
+  v_count_delta int := 0;
 BEGIN
+  PERFORM set_config('cubicle.live_claims_counter', 'claim_batch', true);
   FOR i IN 1 .. COALESCE(array_length(p_items, 1), 0) LOOP
     idx := i - 1;
     -- Three rounds at most: each lost race is decided from what the winner stored; a winner that
@@ -122,6 +130,9 @@ BEGIN
 
         SELECT t.max_concurrent_claims, t.live_claims INTO lim, used
           FROM tenants t WHERE t.id = it->>'tenant_id' FOR NO KEY UPDATE;
+        IF v_count_tenant = it->>'tenant_id' THEN
+          used := used + v_count_delta;
+        END IF;
         IF NOT COALESCE(used < lim, false) THEN
           lim := COALESCE(lim, 0); used := COALESCE(used, 0);
           outcome := 'quota_exceeded';
@@ -174,7 +185,18 @@ BEGIN
       END;
     END LOOP;
 
-    IF outcome IS NULL THEN
+    IF outcome IN ('active', 'pending') THEN
+      -- A new claim, committed with its subtransaction: count it (another tenant's run first).
+      IF v_count_tenant IS DISTINCT FROM it->>'tenant_id' THEN
+        IF v_count_delta > 0 THEN
+          UPDATE tenants t SET live_claims = t.live_claims + v_count_delta
+           WHERE t.id = v_count_tenant;
+        END IF;
+        v_count_tenant := it->>'tenant_id';
+        v_count_delta := 0;
+      END IF;
+      v_count_delta := v_count_delta + 1;
+    ELSIF outcome IS NULL THEN
       outcome := 'error'; err_code := '40001';
       err_message := 'the claim kept conflicting with concurrent requests';
     ELSIF outcome IN ('replay', 'reconnect') THEN
@@ -184,5 +206,9 @@ BEGIN
     END IF;
     RETURN NEXT;
   END LOOP;
+  IF v_count_delta > 0 THEN
+    UPDATE tenants t SET live_claims = t.live_claims + v_count_delta WHERE t.id = v_count_tenant;
+  END IF;
+  PERFORM set_config('cubicle.live_claims_counter', '', true);
 END;
 $$;
