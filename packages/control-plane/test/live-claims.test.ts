@@ -119,6 +119,38 @@ describe('the live-claims counter (real Postgres)', () => {
       await second.$disconnect();
     }
   });
+
+  it('one batch with two tenants counts each tenant its own claims, up to each quota', async () => {
+    // The batch counts its new claims per run of one tenant's items (cubicle_claim_batch): claims
+    // of two tenants sent at once land in the same batches, and each quota still holds.
+    const tenants = [w.tenantId, w.otherTenantId];
+    for (const tenantId of tenants) {
+      const { pool } = await applyPool(
+        w.deps,
+        tenantId,
+        'mixed',
+        PoolSpec.parse({ image: 'img', autoscaling: { min: 0, initial: 0, max: 100 } }),
+      );
+      await seedWarm(w.db, tenantId, pool.id, 2);
+      const { live } = await counts(w.db, tenantId);
+      await w.db.tenant.update({ where: { id: tenantId }, data: { maxConcurrentClaims: live + 4 } });
+    }
+    const before = await Promise.all(tenants.map((t) => counts(w.db, t)));
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        outcomeOf(createClaim(w.deps, tenants[i % 2]!, 'mixed', req())),
+      ),
+    );
+    for (const [t, tenantId] of tenants.entries()) {
+      const mine = results.filter((_, i) => i % 2 === t);
+      // Two from warm sandboxes, two pending, the rest over the quota.
+      expect(mine.filter((r) => r === 'ok:201')).toHaveLength(2);
+      expect(mine.filter((r) => r === 'ok:202')).toHaveLength(2);
+      expect(mine.filter((r) => r === 'quota_exceeded')).toHaveLength(8);
+      const live = before[t]!.live + 4;
+      expect(await counts(w.db, tenantId)).toEqual({ counter: live, live });
+    }
+  });
 });
 
 describe('pending claims are fulfilled by the rules of immediate ones', () => {

@@ -47,6 +47,7 @@ export interface EnqueueOptions {
  */
 export class JobQueues {
   private readonly queues = new Map<string, Queue>();
+  private isClosed = false;
   readonly lanes: SandboxLanes;
 
   constructor(
@@ -57,6 +58,10 @@ export class JobQueues {
   }
 
   queue(name: string): Queue {
+    // A timer that fires after shutdown (a debounced reconcile nudge) must not open a BullMQ
+    // connection on the closed Redis client: it would log ConnectionClosedError from inside
+    // BullMQ, out of the caller's reach.
+    if (this.isClosed) throw new Error(`queue ${name}: the job queues are closed`);
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: this.connection, prefix: this.prefix });
@@ -144,6 +149,7 @@ export class JobQueues {
   }
 
   async close(): Promise<void> {
+    this.isClosed = true;
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     this.queues.clear();
   }
