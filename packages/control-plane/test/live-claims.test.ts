@@ -133,7 +133,10 @@ describe('the live-claims counter (real Postgres)', () => {
       );
       await seedWarm(w.db, tenantId, pool.id, 2);
       const { live } = await counts(w.db, tenantId);
-      await w.db.tenant.update({ where: { id: tenantId }, data: { maxConcurrentClaims: live + 4 } });
+      await w.db.tenant.update({
+        where: { id: tenantId },
+        data: { maxConcurrentClaims: live + 4 },
+      });
     }
     const before = await Promise.all(tenants.map((t) => counts(w.db, t)));
     const results = await Promise.all(
