@@ -36,7 +36,13 @@ Object.assign(process.env, {
   CHECKPOINT_DISABLE: '1',
 });
 
-async function bootstrap() {
+/**
+ * bootstrap installs what Cubicle needs and builds it. `alongside` starts once the apt packages
+ * are in and runs beside `npm ci` and the build; its promise is returned for the caller to await
+ * (npm test builds its Go tools there: on a fresh machine the downloads and one core of
+ * compilation would otherwise wait for the mostly single-threaded TypeScript and Next.js builds).
+ */
+async function bootstrap({ alongside } = {}) {
   const [major, minor] = process.versions.node.split('.').map(Number);
   if (major < 20 || (major === 20 && minor < 19)) {
     throw new UserError(
@@ -44,15 +50,42 @@ async function bootstrap() {
     );
   }
   await step(`apt packages (${Object.values(APT_PACKAGES).flat().join(', ')})`, ensureAptPackages);
-  await step('npm dependencies', () => ensureNodeModules(root));
-  await step('build (turbo run build)', () =>
-    run(join(root, 'node_modules/.bin/turbo'), ['run', 'build', '--output-logs=new-only'], {
-      cwd: root,
-    }),
-  );
+  const beside = alongside?.();
+  // Awaited by the caller; until then a failure must not count as an unhandled rejection.
+  beside?.catch(() => undefined);
+  try {
+    await step('npm dependencies', () => ensureNodeModules(root));
+    await step('build (turbo run build)', () =>
+      run(join(root, 'node_modules/.bin/turbo'), ['run', 'build', '--output-logs=new-only'], {
+        cwd: root,
+      }),
+    );
+  } catch (error) {
+    // The process ends when the work beside it does: say why it is still running.
+    if (beside)
+      say(
+        dim('the work started beside the bootstrap finishes first (it is kept for the next run)'),
+      );
+    throw error;
+  }
   say(
     dim(`bootstrap: ${timings.map((t) => `${t.name.split(' ')[0]} ${formatMs(t.ms)}`).join(', ')}`),
   );
+  return beside;
+}
+
+/**
+ * buildTestTools builds (once per machine) or finds the Go tools the tests run: etcd and
+ * kube-apiserver for the Kubernetes suites, helm for the chart tests, and OpenTofu when the
+ * Terraform provider's tests run. Resolves with tofu's path ('' without it).
+ */
+async function buildTestTools(withTofu) {
+  await step('kube tools (etcd, kube-apiserver)', () => ensureKubeTools());
+  // The Helm chart's tests render helm/cubicle with helm built the same way (≈ 2 min, once).
+  await step('helm (chart tests)', () => ensureHelm());
+  // OpenTofu for the provider's tests: ≈ 5 min the first time (module download + build), a
+  // version check after.
+  return withTofu ? step('OpenTofu (Terraform provider tests)', ensureTofu) : '';
 }
 
 const COMMANDS = {
@@ -61,16 +94,11 @@ const COMMANDS = {
     return 0;
   },
   test: async (args) => {
-    await bootstrap();
-    // Only the tests need a Kubernetes API server; the first build takes minutes, later runs none.
-    await step('kube tools (etcd, kube-apiserver)', () => ensureKubeTools());
-    // The Helm chart's tests render helm/cubicle with helm built the same way (≈ 2 min, once).
-    await step('helm (chart tests)', () => ensureHelm());
     // The Terraform provider's Go tests run after Vitest, unless Vitest got a filter or
-    // CUBICLE_SKIP_GO_TESTS=1. OpenTofu for them: ≈ 5 min the first time (module download +
-    // build), a version check after.
+    // CUBICLE_SKIP_GO_TESTS=1. Only the tests need the Go tools; the first build takes minutes
+    // (beside npm ci and the build), later runs none.
     const withGo = args.length === 0 && process.env.CUBICLE_SKIP_GO_TESTS !== '1';
-    const tofu = withGo ? await step('OpenTofu (Terraform provider tests)', ensureTofu) : '';
+    const tofu = await bootstrap({ alongside: () => buildTestTools(withGo) });
     // The Python SDK's tests follow the Go ones (CUBICLE_SKIP_PYTHON_TESTS=1 skips them); their
     // venv is made once per lock file (≈ 10 s), a stat after.
     const withPython = args.length === 0 && process.env.CUBICLE_SKIP_PYTHON_TESTS !== '1';
