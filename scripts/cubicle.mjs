@@ -69,9 +69,9 @@ async function bootstrap({ alongside } = {}) {
       );
     throw error;
   }
-  say(
-    dim(`bootstrap: ${timings.map((t) => `${t.name.split(' ')[0]} ${formatMs(t.ms)}`).join(', ')}`),
-  );
+  // Only the bootstrap's own steps: the work beside it records its steps in `timings` too.
+  const own = timings.filter((t) => /^(apt|npm|build) /.test(t.name));
+  say(dim(`bootstrap: ${own.map((t) => `${t.name.split(' ')[0]} ${formatMs(t.ms)}`).join(', ')}`));
   return beside;
 }
 
