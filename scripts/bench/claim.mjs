@@ -6,8 +6,10 @@
 // first round runs on a freshly started API (code not yet compiled by V8, statements not yet
 // prepared on each connection): it is reported apart (`first_round_*`) and the percentiles are
 // of the rounds after it. Prints one JSON line.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { cpuSnapshot, cpuSpent } from './lib/process-cpu.mjs';
 import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
@@ -58,6 +60,9 @@ try {
   };
   const latencies = [];
   const secretLatencies = [];
+  const bursts = [];
+  const plainCpu = new Map();
+  const secretsCpu = new Map();
   const firstRound = [];
   let doubleClaims = 0;
   let notFromWarm = 0;
@@ -83,6 +88,8 @@ try {
     // figure is the claim's latency, not TCP and HTTP set-up after the refill's idle minutes.
     await Promise.all(Array.from({ length: concurrency }, () => client('GET', '/v1/version')));
     const withSecrets = secretCount > 0 && r % 2 === 0;
+    const cpuBefore = cpuSnapshot();
+    const burstStart = process.hrtime.bigint();
     const results = await Promise.all(
       Array.from({ length: concurrency }, async () => {
         const started = performance.now();
@@ -90,6 +97,16 @@ try {
         return { ms: performance.now() - started, res };
       }),
     );
+    // Where the burst's CPU went (process name → ms), summed over the measured rounds of its kind:
+    // the claim path's cost per claim in each process, which sets the latency on a busy machine.
+    bursts.push({
+      round: r + 1,
+      secrets: withSecrets,
+      // CLOCK_MONOTONIC in µs, the clock of V8's CPU profiles: a profile's samples in a burst.
+      start_us: Number(burstStart / 1000n),
+      end_us: Number(process.hrtime.bigint() / 1000n),
+    });
+    if (r > 0) addCpu(withSecrets ? secretsCpu : plainCpu, cpuSpent(cpuBefore, cpuSnapshot()));
     const sandboxes = new Set();
     for (const { ms, res } of results) {
       if (r === 0) firstRound.push(ms);
@@ -107,6 +124,10 @@ try {
     );
   }
   client.close();
+  if (process.env.BENCH_CPU_PROF_DIR) {
+    mkdirSync(process.env.BENCH_CPU_PROF_DIR, { recursive: true });
+    writeFileSync(join(process.env.BENCH_CPU_PROF_DIR, 'bursts.json'), JSON.stringify(bursts));
+  }
   const overhead = sdk ? await sdkOverhead(stack, sdk) : null;
   const line = {
     bench: 'claim',
@@ -125,6 +146,10 @@ try {
           secrets_p50_ratio: round(percentile(secretLatencies, 50) / percentile(latencies, 50)),
         }
       : {}),
+    cpu_ms_per_claim: perClaim(plainCpu, latencies.length),
+    ...(secretCount > 0
+      ? { secrets_cpu_ms_per_claim: perClaim(secretsCpu, secretLatencies.length) }
+      : {}),
     first_round_p50_ms: round(percentile(firstRound, 50)),
     first_round_max_ms: round(Math.max(...firstRound)),
     double_claims: doubleClaims,
@@ -135,6 +160,21 @@ try {
   process.stdout.write(`${JSON.stringify(line)}\n`);
 } finally {
   await stack.stop();
+}
+
+function addCpu(into, spent) {
+  for (const [name, ms] of Object.entries(spent)) into.set(name, (into.get(name) ?? 0) + ms);
+}
+
+/** perClaim: CPU ms a claim by process name (largest first, names under 0.05 ms left out). */
+function perClaim(cpu, claims) {
+  if (claims === 0) return {};
+  return Object.fromEntries(
+    [...cpu]
+      .map(([name, ms]) => [name, round(ms / claims, 2)])
+      .filter(([, ms]) => ms >= 0.05)
+      .sort((a, b) => b[1] - a[1]),
+  );
 }
 
 async function sdkClient(stack) {

@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { openBytes, sealBytes, sealedKeyId, type Keyring } from './keyring.js';
+import { freshRandom } from './random-pool.js';
 
 /**
  * Envelope is how a secret value rests in the database: the value sealed with its own random
@@ -23,8 +24,8 @@ const TAG_BYTES = 16;
  * name): a ciphertext copied onto another tenant's or name's row fails to open.
  */
 export function sealEnvelope(keyring: Keyring, value: string, aad: string): Envelope {
-  const dataKey = randomBytes(32);
-  const nonce = randomBytes(12);
+  const dataKey = freshRandom(32);
+  const nonce = freshRandom(12);
   const cipher = createCipheriv('aes-256-gcm', dataKey, nonce);
   cipher.setAAD(Buffer.from(aad));
   const body = Buffer.concat([cipher.update(value, 'utf8'), cipher.final(), cipher.getAuthTag()]);

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { freshRandom } from './random-pool.js';
 
 /**
  * Keyring holds the AES-256-GCM keys that seal secrets at rest (guest tokens, claim secrets).
@@ -48,7 +49,7 @@ export function open(keyring: Keyring, sealed: Uint8Array, aad = ''): string {
 /** sealBytes is seal for bytes (data keys); the newest key of the keyring encrypts. */
 export function sealBytes(keyring: Keyring, plaintext: Buffer, aad = ''): Uint8Array<ArrayBuffer> {
   const key = keyring.keys.get(keyring.currentKeyId)!;
-  const nonce = randomBytes(12);
+  const nonce = freshRandom(12);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(Buffer.from(aad));
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);

@@ -43,6 +43,12 @@ function anchorHash(text: string, start: number): number {
  * and compile here, and a claim with secrets followed by a log line paid it each time). A line
  * is scanned once; at each position the longest form that starts there wins, as in the shared
  * redactor's longest-first alternation.
+ *
+ * Remembering is also lazy: `remember` only queues the values, and the next line to redact
+ * indexes them first. A claim carrying secrets is on the claim hot path, and most of them are
+ * never followed by a log line at all (a served API logs at `warn`), so the forms are computed
+ * when a line needs them, not while the claim waits (the profile of bench:claim showed formsOf
+ * and the indexing at about 0.1 ms of a claim's API time, in code that bursts never warm up).
  */
 export class RecentSecrets {
   /** By value, oldest first (re-remembering moves a value to the end). */
@@ -53,18 +59,30 @@ export class RecentSecrets {
   private readonly short = new Map<string, Set<string>>();
   private shortRegex: RegExp | null = null;
 
+  /** Remembered and not yet indexed, oldest first (at most REMEMBER_MAX: older ones would go). */
+  private pending: { name: string; value: string; at: number }[] = [];
+
   remember(secrets: readonly NamedSecret[], now = Date.now()): void {
-    for (const { name, value } of secrets) {
-      if (!value) continue;
+    for (const { name, value } of secrets) if (value) this.pending.push({ name, value, at: now });
+    if (this.pending.length > REMEMBER_MAX)
+      this.pending.splice(0, this.pending.length - REMEMBER_MAX);
+  }
+
+  /** index what `remember` queued, in order (a value remembered again takes its newer name). */
+  private settle(): void {
+    const pending = this.pending;
+    this.pending = [];
+    for (const { name, value, at } of pending) {
       this.forget(value);
       const forms = formsOf(value);
-      this.seen.set(value, { name, at: now, forms });
+      this.seen.set(value, { name, at, forms });
       for (const form of forms) this.index(form, value);
     }
     while (this.seen.size > REMEMBER_MAX) this.forget(this.seen.keys().next().value!);
   }
 
   redactLine(line: string, now = Date.now()): string {
+    if (this.pending.length > 0) this.settle();
     for (const [value, { at }] of this.seen) {
       if (now - at <= REMEMBER_MS) break; // insertion order: the rest are newer
       this.forget(value);
