@@ -10,7 +10,10 @@ import {
   reconcilePool,
   type WorkerDeps,
 } from '../src/index.js';
+import { newId, sqlPoolOf } from '@cubicle/db';
 import { seedWarm, world, type World } from './setup.js';
+
+const after = <T>(ms: number, value: T) => new Promise<T>((r) => setTimeout(() => r(value), ms));
 
 /**
  * Reconcile against real Postgres and BullMQ. No backend is configured here: reconcile only
@@ -83,6 +86,50 @@ describe('reconcile', () => {
     const fresh = [...byId.values()].filter((s) => s.generation === 2);
     expect(fresh).toHaveLength(2);
     expect(fresh.every((s) => s.image === 'v2' && s.state === 'provisioning')).toBe(true);
+  });
+
+  it('a settled pool is reconciled by one read without its lock; a pool with work gets the whole pass', async () => {
+    const { pool } = await applyPool(
+      w.deps,
+      w.tenantId,
+      'settled',
+      PoolSpec.parse({ image: 'a', autoscaling: { min: 2, initial: 2, max: 2 } }),
+    );
+    await seedWarm(w.db, w.tenantId, pool.id, 2);
+    // Another session holds the pool's reconcile lock: the whole pass would wait for it.
+    const holder = await sqlPoolOf(w.db).connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`reconcile:${pool.id}`]);
+      const settled = await Promise.race([
+        reconcilePool(deps, w.tenantId, pool.id),
+        after(5_000, 'waited for the lock'),
+      ]);
+      expect(settled).toEqual({ created: 0, rolled: 0, drained: 0, fulfilled: 0, timedOut: 0 });
+
+      // A sandbox left provisioning whose job was lost: there is work (re-enqueue it), so the
+      // reconcile takes the whole pass, behind the lock.
+      const lost = newId('sandbox');
+      await w.db.sandbox.create({
+        data: {
+          id: lost,
+          tenantId: w.tenantId,
+          poolId: pool.id,
+          backend: 'local',
+          image: 'a',
+          generation: 1,
+          state: 'provisioning',
+        },
+      });
+      const pass = reconcilePool(deps, w.tenantId, pool.id);
+      expect(await Promise.race([pass.then(() => 'done'), after(500, 'waiting')])).toBe('waiting');
+      await holder.query('COMMIT');
+      expect(await pass).toMatchObject({ created: 0, timedOut: 0 });
+      expect(await jobsFor('sandbox.provision', [lost])).toBe(1);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
   });
 
   it('deleting a pool drains: unclaimed sandboxes go, pending claims end, live claims run on', async () => {

@@ -25,6 +25,8 @@ export interface PoolState {
   retire: string[];
   /** The numbers planCreate decides from, as they are once the two lists above have moved. */
   snapshot: Omit<PoolSnapshot, 'min' | 'initial' | 'max'>;
+  /** Sandboxes with a job to (re)enqueue: provisioning, releasing or failed (enqueueOutstanding). */
+  outstanding: number;
 }
 
 interface StateRow {
@@ -36,6 +38,7 @@ interface StateRow {
   pending: number;
   tenant_room: number;
   recent_failures: number;
+  outstanding: number;
 }
 
 /**
@@ -83,7 +86,10 @@ export async function readPoolState(
       (SELECT count(*)::int FROM sandboxes
          WHERE pool_id = ${pool.id} AND failure_reason IS NOT NULL
            AND failure_reason <> ALL(${CONTROL_PLANE_FAILURES}::text[])
-           AND ended_at > ${since}) AS recent_failures
+           AND ended_at > ${since}) AS recent_failures,
+      count(*) FILTER (WHERE state = 'provisioning')::int
+        + (SELECT count(*)::int FROM sandboxes
+             WHERE pool_id = ${pool.id} AND state IN ('releasing', 'failed')) AS outstanding
     FROM marked`;
   const row = rows[0]!;
   return {
@@ -97,5 +103,6 @@ export async function readPoolState(
       tenantRoom: row.tenant_room,
       recentFailures: row.recent_failures,
     },
+    outstanding: row.outstanding,
   };
 }

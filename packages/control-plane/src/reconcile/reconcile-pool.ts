@@ -4,7 +4,7 @@ import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
 import { releaseClaim } from '../claims/manage-claims.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { ControlPlaneFailure } from './failure-reasons.js';
-import { readPoolState } from './read-pool-state.js';
+import { readPoolState, type PoolForReconcile, type PoolState } from './read-pool-state.js';
 import { planCreate } from './plan-pool.js';
 import { createSandboxes, moveSandboxes } from '../lifecycle/sandbox-transitions.js';
 
@@ -32,6 +32,14 @@ export async function reconcilePool(
   const result: ReconcileResult = { created: 0, rolled: 0, drained: 0, fulfilled: 0, timedOut: 0 };
   const pool = await deps.db.pool.findFirst({ where: { id: poolId, tenantId } });
   if (!pool) return result;
+  // A look before the work. Most reconciles find nothing to do: every claim nudges its pool
+  // (at most every 500 ms per API), and a pool kept at its maximum, or refilled already, has
+  // no claim waiting, nothing to retire, create or (re)enqueue. Such a reconcile was two
+  // transactions and seven statements; now it is this one read (bench:scale: ~1.5 ms of worker
+  // CPU a claim went to reconciles that changed nothing). The read takes no lock: whatever
+  // changes after it nudges the pool again, as it would after the full pass.
+  if (pool.state !== 'draining' && isSettled(pool, await readPoolState(deps.db, pool, nowOf(deps))))
+    return result;
 
   if (pool.state === 'draining') {
     const pending = await deps.db.claim.findMany({
@@ -90,6 +98,20 @@ export async function reconcilePool(
   });
   await enqueueOutstanding(deps, tenantId, poolId);
   return result;
+}
+
+/**
+ * isSettled: a pool with nothing for reconcile to do: no claim waiting, nothing timed out or to
+ * retire, nothing to create by planCreate, and no sandbox whose job would be re-enqueued.
+ */
+export function isSettled(pool: PoolForReconcile, state: PoolState): boolean {
+  const { timedOut, retire, snapshot, outstanding } = state;
+  if (timedOut.length > 0 || retire.length > 0 || snapshot.pending > 0 || outstanding > 0)
+    return false;
+  return (
+    planCreate({ min: pool.minSize, initial: pool.initialSize, max: pool.maxSize, ...snapshot }) ===
+    0
+  );
 }
 
 /**
