@@ -6,7 +6,7 @@
 // first round runs on a freshly started API (code not yet compiled by V8, statements not yet
 // prepared on each connection): it is reported apart (`first_round_*`) and the percentiles are
 // of the rounds after it. Prints one JSON line.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cpuSnapshot, cpuSpent } from './lib/process-cpu.mjs';
@@ -89,6 +89,7 @@ try {
     await Promise.all(Array.from({ length: concurrency }, () => client('GET', '/v1/version')));
     const withSecrets = secretCount > 0 && r % 2 === 0;
     const cpuBefore = cpuSnapshot();
+    const apiThreadsBefore = threadCpu(stack.apis[0].pid);
     const burstStart = process.hrtime.bigint();
     const results = await Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -106,7 +107,16 @@ try {
       start_us: Number(burstStart / 1000n),
       end_us: Number(process.hrtime.bigint() / 1000n),
     });
-    if (r > 0) addCpu(withSecrets ? secretsCpu : plainCpu, cpuSpent(cpuBefore, cpuSnapshot()));
+    if (r > 0) {
+      addCpu(withSecrets ? secretsCpu : plainCpu, cpuSpent(cpuBefore, cpuSnapshot()));
+      // The API's main thread (JavaScript) apart from its other threads (V8's background
+      // compilers and GC, libuv's pool): code that runs rarely is compiled again on those.
+      const threads = threadCpu(stack.apis[0].pid);
+      addCpu(withSecrets ? secretsCpu : plainCpu, {
+        'node:api main thread': threads.main - apiThreadsBefore.main,
+        'node:api other threads': threads.others - apiThreadsBefore.others,
+      });
+    }
     const sandboxes = new Set();
     for (const { ms, res } of results) {
       if (r === 0) firstRound.push(ms);
@@ -160,6 +170,24 @@ try {
   process.stdout.write(`${JSON.stringify(line)}\n`);
 } finally {
   await stack.stop();
+}
+
+/** threadCpu: CPU ms of a process's main thread and of its other threads, from /proc. */
+function threadCpu(pid) {
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = (Number(f[11]) + Number(f[12])) * 10; // utime + stime, USER_HZ 100
+      if (tid === String(pid)) main += ms;
+      else others += ms;
+    } catch {
+      // the thread ended while being read
+    }
+  }
+  return { main, others };
 }
 
 function addCpu(into, spent) {

@@ -11,6 +11,8 @@ let used = POOL_BYTES;
  * call cost 4-30 µs of mostly JavaScript argument handling and allocation (bench:claim's API
  * profile: ~0.13 ms of a claim with two secrets), while the bytes themselves are cheap. Every
  * byte is handed out once and zeroed in the pool as it leaves, so no key material lingers there.
+ * (Ids draw from a pool of their own in @cubicle/db: they are not secret, and take views, not
+ * copies; key material stays apart from bytes that are published.)
  */
 export function freshRandom(n: number): Buffer {
   if (!Number.isInteger(n) || n < 0 || n > POOL_BYTES)
