@@ -182,8 +182,12 @@ try {
       claims.map((c, i) => () => req(stack.apis[i % 2].url, c.t, 'DELETE', `/v1/claims/${c.id}`)),
       CONCURRENCY,
     );
+    // Also until the released sandboxes are destroyed, as bench:claim waits: destroy jobs still
+    // running during the burst would measure how far behind they are, not the claim path.
     await stack.waitFor(
-      async () => (await db.sandbox.count({ where: { state: 'warm' } })) >= SANDBOXES,
+      async () =>
+        (await db.sandbox.count({ where: { state: 'warm' } })) >= SANDBOXES &&
+        (await db.sandbox.count({ where: { state: 'releasing' } })) === 0,
       1_800_000,
       'refill',
     );
