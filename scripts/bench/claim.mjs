@@ -6,10 +6,10 @@
 // first round runs on a freshly started API (code not yet compiled by V8, statements not yet
 // prepared on each connection): it is reported apart (`first_round_*`) and the percentiles are
 // of the rounds after it. Prints one JSON line.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { cpuSnapshot, cpuSpent } from './lib/process-cpu.mjs';
+import { cpuSnapshot, cpuSpent, threadCpu } from './lib/process-cpu.mjs';
 import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
@@ -98,8 +98,6 @@ try {
         return { ms: performance.now() - started, res };
       }),
     );
-    // Where the burst's CPU went (process name → ms), summed over the measured rounds of its kind:
-    // the claim path's cost per claim in each process, which sets the latency on a busy machine.
     bursts.push({
       round: r + 1,
       secrets: withSecrets,
@@ -107,10 +105,12 @@ try {
       start_us: Number(burstStart / 1000n),
       end_us: Number(process.hrtime.bigint() / 1000n),
     });
+    // Where the burst's CPU went (process name → ms), summed over the measured rounds of its kind:
+    // the claim path's cost per claim in each process, which sets the latency on a busy machine.
     if (r > 0) {
       addCpu(withSecrets ? secretsCpu : plainCpu, cpuSpent(cpuBefore, cpuSnapshot()));
-      // The API's main thread (JavaScript) apart from its other threads (V8's background
-      // compilers and GC, libuv's pool): code that runs rarely is compiled again on those.
+      // The API's main thread apart from its other threads: code that runs rarely is compiled
+      // (again) on V8's background threads.
       const threads = threadCpu(stack.apis[0].pid);
       addCpu(withSecrets ? secretsCpu : plainCpu, {
         'node:api main thread': threads.main - apiThreadsBefore.main,
@@ -170,24 +170,6 @@ try {
   process.stdout.write(`${JSON.stringify(line)}\n`);
 } finally {
   await stack.stop();
-}
-
-/** threadCpu: CPU ms of a process's main thread and of its other threads, from /proc. */
-function threadCpu(pid) {
-  let main = 0;
-  let others = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ms = (Number(f[11]) + Number(f[12])) * 10; // utime + stime, USER_HZ 100
-      if (tid === String(pid)) main += ms;
-      else others += ms;
-    } catch {
-      // the thread ended while being read
-    }
-  }
-  return { main, others };
 }
 
 function addCpu(into, spent) {

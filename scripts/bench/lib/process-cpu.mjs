@@ -24,15 +24,42 @@ function nameOf(pid, comm) {
   }
 }
 
+/** statFields: the fields of a /proc stat line after the command name (utime is [11]). */
+function statFields(path) {
+  const stat = readFileSync(path, 'utf8');
+  return {
+    comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    f: stat.slice(stat.lastIndexOf(')') + 2).split(' '),
+  };
+}
+
+/**
+ * threadCpu: CPU ms of a process's main thread (its JavaScript, for node) and of its other
+ * threads together (V8's background compilers and GC, libuv's pool).
+ */
+export function threadCpu(pid) {
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const { f } = statFields(`/proc/${pid}/task/${tid}/stat`);
+      const ms = (Number(f[11]) + Number(f[12])) * TICK_MS;
+      if (tid === String(pid)) main += ms;
+      else others += ms;
+    } catch {
+      // the thread ended while being read
+    }
+  }
+  return { main, others };
+}
+
 /** cpuSnapshot reads every process's own and reaped-children CPU time (ms), by pid. */
 export function cpuSnapshot() {
   const snapshot = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const { comm, f } = statFields(`/proc/${entry}/stat`);
       snapshot.set(entry, {
         name: nameOf(entry, comm),
         start: f[19],
