@@ -104,7 +104,9 @@ export async function provisionSandbox(
 
 /**
  * destroySandbox tears a releasing or failed sandbox down and marks it deleted. Idempotent: the
- * backend treats "already gone" as success, and a deleted sandbox is left alone.
+ * backend treats "already gone" as success, and a deleted sandbox is left alone. Its pool is
+ * nudged once it is gone: a releasing sandbox still counts against the tenant's max_sandboxes,
+ * so a tenant at that quota gets its replacement only now, not at the next periodic sweep.
  */
 export async function destroySandbox(
   deps: WorkerDeps,
@@ -123,5 +125,6 @@ export async function destroySandbox(
     reason: 'destroyed',
     set: { endedAt: sandbox.endedAt ?? nowOf(deps) },
   });
+  void nudgeReconcile(deps, sandbox.tenantId, sandbox.poolId);
   return 'deleted';
 }
