@@ -167,12 +167,17 @@ describe('scale: two APIs and two workers on hollow sandboxes', () => {
     await Promise.all(Array.from({ length: PARALLEL }, (_, i) => loop(i)));
     expect(sandboxes.size).toBe(CYCLES); // every cycle had a sandbox of its own
 
-    // registerDriveRoutes decorates each API with its guest-call client.
-    for (const api of apis)
-      expect((api as unknown as { guestCalls: GuestCalls }).guestCalls.stats()).toEqual({
-        waiters: 0,
-        claimChains: 0,
-      });
+    // registerDriveRoutes decorates each API with its guest-call client. Its claim routes are
+    // forgotten by the claim-end broadcast (a message in flight may still be arriving).
+    const guestStats = () =>
+      apis.map((api) => (api as unknown as { guestCalls: GuestCalls }).guestCalls.stats());
+    const noneHeld = { waiters: 0, claimChains: 0, claimRoutes: 0 };
+    await waitFor(
+      async () => guestStats().every((s) => JSON.stringify(s) === JSON.stringify(noneHeld)),
+      10_000,
+      100,
+    ).catch(() => undefined);
+    for (const stats of guestStats()) expect(stats).toEqual(noneHeld);
     // Workers: nothing running, no mirrored claims (hollow sandboxes are not mirrored), and no
     // claim remembered as having its secrets delivered: the claim-end broadcast forgets it (a
     // message in flight may still be arriving, hence the short wait).
@@ -199,12 +204,15 @@ describe('scale: two APIs and two workers on hollow sandboxes', () => {
     ).toBe(200);
     const delivered = (await entriesOfAll()).map((e) => e.secretsDelivered ?? 0);
     expect(delivered.reduce((a, b) => a + b, 0)).toBe(1);
+    // …and the API that routed the call remembers the claim's lane until the claim ends.
+    expect(guestStats().map((s) => s.claimRoutes)).toEqual([0, 1]);
     expect((await call(0, 'DELETE', `/v1/claims/${liveId}`)).statusCode).toBe(200);
     await waitFor(
       async () => (await entriesOfAll()).every((e) => e.secretsDelivered === 0),
       10_000,
       50,
     );
+    await waitFor(async () => guestStats().every((s) => s.claimRoutes === 0), 10_000, 50);
     expect(await admin.hlen(`${ns.bullPrefix}:lanes:active`)).toBe(0);
     const connectionsAfter = await Promise.all(['scale-w0', 'scale-w1'].map(clientsOf));
     expect(connectionsAfter).toEqual(connectionsBefore);

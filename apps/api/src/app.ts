@@ -199,7 +199,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   const guestCallOptions = { publisher: redis, subscriber, prefix };
   const guest = new GuestCalls(deps, guestCallOptions);
   registerDriveRoutes(app, deps, guest);
-  app.addHook('onClose', async () => subscriber.disconnect());
+  app.addHook('onClose', async () => {
+    await guest.close();
+    subscriber.disconnect();
+  });
   // Runs: events published on Redis, input queued there for the worker holding the run.
   await registerRunRoutes(app, { ...deps, redis, prefix }, redis);
   // After every route group's own preClose (their close frames): what is left gets 1001.

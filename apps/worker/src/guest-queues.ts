@@ -1,4 +1,5 @@
 import {
+  LiveClaimMemory,
   answerGuestCallJob,
   answerLostGuestCall,
   deliverOnAttach,
@@ -9,7 +10,6 @@ import { dispatchJob, LaneDispatcher, type TakenJob } from '@cubicle/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ClaimMirror } from './claim-mirror.js';
-import { DeliveredClaims } from './delivered-claims.js';
 
 export interface GuestQueuesOptions {
   /** Shared non-blocking connection: lane scripts and answers (the dispatcher duplicates it once to block). */
@@ -37,7 +37,7 @@ export class GuestQueues {
   private readonly dispatcher: LaneDispatcher;
   private readonly mirror: ClaimMirror;
   /** Claims whose secrets this process wrote before running their first call (pruned at claim end). */
-  private readonly secretsDelivered: DeliveredClaims;
+  private readonly secretsDelivered: LiveClaimMemory<true>;
 
   constructor(
     private readonly deps: WorkerDeps,
@@ -69,11 +69,12 @@ export class GuestQueues {
       log: options.log,
       ...(options.scanIntervalMs ? { scanIntervalMs: options.scanIntervalMs } : {}),
     });
-    this.secretsDelivered = new DeliveredClaims({
+    this.secretsDelivered = new LiveClaimMemory({
       db: deps.db,
       subscriber: options.subscriber,
       prefix: options.prefix,
-      log: options.log,
+      onError: (err) =>
+        options.log.warn({ err: (err as Error).message }, 'delivered claims: prune failed'),
     });
   }
 
@@ -120,7 +121,7 @@ export class GuestQueues {
    * deliverSecretsOnce writes a sandbox's claim secrets before the first call this process runs
    * for it: the claim request stored them without queueing a delivery (the warm hit stays one
    * batched INSERT more than a plain claim). The memo is per claim and forgotten when the claim
-   * ends (DeliveredClaims). A failure is logged and the call still runs (its caller waits for an
+   * ends (LiveClaimMemory). A failure is logged and the call still runs (its caller waits for an
    * answer); the next call tries again.
    */
   private async deliverSecretsOnce(job: TakenJob): Promise<void> {
@@ -132,7 +133,7 @@ export class GuestQueues {
     if (this.secretsDelivered.has(claimId)) return;
     try {
       await deliverOnAttach(this.deps, sandboxId);
-      this.secretsDelivered.add(claimId);
+      this.secretsDelivered.set(claimId, true);
     } catch (err) {
       this.options.log.warn({ sandboxId, err: (err as Error).message }, 'secrets not delivered');
     }

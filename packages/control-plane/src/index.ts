@@ -10,6 +10,7 @@ export * from './pools/manage-pools.js';
 export * from './claims/create-claim.js';
 export * from './claims/manage-claims.js';
 export * from './claims/fulfil-claims.js';
+export * from './claims/live-claim-memory.js';
 export * from './lifecycle/index.js';
 export * from './sandboxes/provision-sandbox.js';
 export * from './reconcile/plan-pool.js';

@@ -12,6 +12,7 @@ import {
   releaseClaim,
   GuestCalls,
   guestCallBoundMs,
+  LiveClaimMemory,
   newKeyringSpec,
   parseKeyring,
   runGuestCall,
@@ -185,12 +186,80 @@ describe('guest calls on real Postgres and Redis', () => {
         'backend_unavailable',
       ]);
       expect(calls.pending).toBe(0);
-      expect(calls.stats()).toEqual({ waiters: 0, claimChains: 0 });
+      expect(calls.stats()).toEqual({ waiters: 0, claimChains: 0, claimRoutes: 1 });
       // Nothing is stored for calls that produced no ActionResult.
       expect(await w.db.actionRecord.count({ where: { claimId } })).toBe(0);
     } finally {
+      await calls.close();
       await worker.close();
       connection.disconnect();
+    }
+  });
+
+  it('a claim’s route is remembered for its later calls, is no way into another tenant’s claim, and is forgotten when the claim ends', async () => {
+    const connection = createQueueConnection(ns.url);
+    const worker = new LaneDispatcher({
+      connection,
+      prefix,
+      handler: (job) => answerGuestCallJob(deps, { publisher, prefix }, job),
+    });
+    worker.start();
+    const calls = new GuestCalls(deps, { subscriber, prefix });
+    const broadcasting = { ...deps, events: { publisher, prefix } };
+    try {
+      const first = await claimedSandbox('http://127.0.0.1:1');
+      expect(await codeOf(calls.call(w.tenantId, first.claimId, 'windows.list', {}))).toBe(
+        'backend_unavailable',
+      );
+      expect(calls.stats().claimRoutes).toBe(1);
+      // Another tenant naming the claim is looked up (not found), never routed by the memory.
+      expect(await codeOf(calls.call(w.otherTenantId, first.claimId, 'windows.list', {}))).toBe(
+        'not_found',
+      );
+      // Ended with no broadcast (a lost message): the route is still remembered, and the worker,
+      // which checks the claim before delivering, refuses the call as the lookup would have.
+      await releaseClaim(deps, w.tenantId, first.claimId);
+      expect(calls.stats().claimRoutes).toBe(1);
+      expect(await codeOf(calls.call(w.tenantId, first.claimId, 'windows.list', {}))).toBe(
+        'claim_not_active',
+      );
+      // Ended with its broadcast: forgotten at once.
+      const second = await claimedSandbox('http://127.0.0.1:1');
+      await codeOf(calls.call(w.tenantId, second.claimId, 'windows.list', {}));
+      expect(calls.stats().claimRoutes).toBe(2);
+      await releaseClaim(broadcasting, w.tenantId, second.claimId);
+      const deadline = Date.now() + 5_000;
+      while (calls.stats().claimRoutes !== 1 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(calls.stats()).toEqual({ waiters: 0, claimChains: 0, claimRoutes: 1 });
+    } finally {
+      await calls.close();
+      await worker.close();
+      connection.disconnect();
+    }
+    expect(calls.stats().claimRoutes).toBe(0);
+  });
+
+  it('a live claim memory forgets on prune the claims that ended while their message was lost', async () => {
+    const own = createQueueConnection(ns.url);
+    const memory = new LiveClaimMemory<number>({ db: w.db, subscriber: own, prefix });
+    try {
+      await memory.start();
+      const live = await claimedSandbox('http://127.0.0.1:1');
+      const ended = await claimedSandbox('http://127.0.0.1:1');
+      await releaseClaim(deps, w.tenantId, ended.claimId); // no broadcast
+      memory.set(live.claimId, 1);
+      memory.set(ended.claimId, 2);
+      memory.set(newId('claim'), 3); // never existed
+      await memory.prune();
+      expect([memory.size, memory.get(live.claimId), memory.has(ended.claimId)]).toEqual([
+        1,
+        1,
+        false,
+      ]);
+    } finally {
+      await memory.close();
+      own.disconnect();
     }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimEndedBy } from './delivered-claims.js';
+import { claimEndedBy } from './live-claim-memory.js';
 
 describe('claimEndedBy', () => {
   it('names the claim of a claim-end broadcast', () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
 import type { GuestOperation } from '@cubicle/contract/guest';
 import { sqlPoolOf } from '@cubicle/db';
+import { LiveClaimMemory } from '../claims/live-claim-memory.js';
 import type { Deps } from '../context.js';
 import { guestCallWaitMs } from './guest-call-bounds.js';
 import {
@@ -28,28 +29,45 @@ export interface GuestCallsOptions {
  * back over one pub/sub channel per API process: one subscriber connection, a map from job id to
  * waiter, the waiter registered before the job is enqueued so no answer can arrive unheard.
  * Nothing is retried: a call that outlives its bound is 504 `timeout`, and the worker will not
- * start it afterwards. What it keeps per sandbox lives only while a call does (stats()).
+ * start it afterwards. What it keeps per call lives only while the call does; the one thing kept
+ * per claim, the lane its calls go to, is forgotten when the claim ends (stats()).
  */
 export class GuestCalls {
   private readonly replyTo = `api${randomBytes(6).toString('hex')}`;
   private readonly waiters = new Map<string, Waiter>();
   private readonly tails = new Map<string, Promise<void>>();
+  /**
+   * Claim → its tenant and sandbox, for the claim's later calls. A claim's sandbox never changes,
+   * so a remembered route is never wrong; only whether the claim is still active can be, and the
+   * worker decides that against the database before it delivers anything (run-guest-call). The
+   * API's own lookup is then one round trip to Postgres a call does not need.
+   */
+  private readonly routes: LiveClaimMemory<{ tenantId: string; sandboxId: string }>;
   private seq = 0;
   private started: Promise<unknown> | undefined;
 
   constructor(
     private readonly deps: Deps,
     private readonly options: GuestCallsOptions,
-  ) {}
+  ) {
+    this.routes = new LiveClaimMemory({
+      db: deps.db,
+      subscriber: options.subscriber,
+      prefix: options.prefix,
+    });
+  }
 
-  /** start subscribes to this process's result channel; calls await it, so it is safe to call early. */
+  /**
+   * start subscribes to this process's result channel and to the claim-end broadcast (routes);
+   * calls await it, so it is safe to call early.
+   */
   start(): Promise<unknown> {
     this.started ??= (async () => {
       const channel = guestResultChannel(this.options.prefix, this.replyTo);
       this.options.subscriber.on('message', (ch, message) => {
         if (ch === channel) this.deliver(message);
       });
-      await this.options.subscriber.subscribe(channel);
+      await Promise.all([this.options.subscriber.subscribe(channel), this.routes.start()]);
     })().catch((err: unknown) => {
       this.started = undefined; // the next call tries again
       throw err;
@@ -68,6 +86,20 @@ export class GuestCalls {
     if (!waiter) return; // its caller timed out already
     this.waiters.delete(outcome.job_id);
     waiter.resolve(outcome);
+  }
+
+  /**
+   * sandboxOf answers the sandbox whose lane carries the claim's calls: remembered from an earlier
+   * call of the same tenant, or looked up (activeSandboxOf) and remembered once start() has
+   * subscribed to claim ends. A remembered claim that has ended since is refused by the worker
+   * (claim_not_active), as the lookup would have refused it.
+   */
+  private async sandboxOf(tenantId: string, claimId: string): Promise<string> {
+    const known = this.routes.get(claimId);
+    if (known?.tenantId === tenantId) return known.sandboxId;
+    const [sandboxId] = await Promise.all([this.activeSandboxOf(tenantId, claimId), this.start()]);
+    this.routes.set(claimId, { tenantId, sandboxId });
+    return sandboxId;
   }
 
   /**
@@ -111,10 +143,7 @@ export class GuestCalls {
     try {
       // Wrapped in an object: a returned promise would be flattened, and the chain would wait for the answer.
       const { waiting } = await this.inOrder(claimId, async () => {
-        const [sandboxId] = await Promise.all([
-          this.activeSandboxOf(tenantId, claimId),
-          this.start(),
-        ]);
+        const [sandboxId] = await Promise.all([this.sandboxOf(tenantId, claimId), this.start()]);
         const id = guestCallJobId(this.replyTo, ++this.seq);
         jobId = id;
         const waiting = new Promise<GuestCallOutcome | undefined>((resolve) => {
@@ -167,11 +196,21 @@ export class GuestCalls {
   }
 
   /**
-   * stats counts the per-call and per-claim entries this process holds; both are empty once no
-   * call is in flight (the scale test drives 1,000 sandboxes and checks).
+   * stats counts the per-call and per-claim entries this process holds: waiters and chains are
+   * empty once no call is in flight, routes once the claims have ended (the scale test drives
+   * 1,000 sandboxes and checks).
    */
-  stats(): { waiters: number; claimChains: number } {
-    return { waiters: this.waiters.size, claimChains: this.tails.size };
+  stats(): { waiters: number; claimChains: number; claimRoutes: number } {
+    return {
+      waiters: this.waiters.size,
+      claimChains: this.tails.size,
+      claimRoutes: this.routes.size,
+    };
+  }
+
+  /** close stops the routes' periodic prune and forgets them (the subscriber is the caller's). */
+  close(): Promise<void> {
+    return this.routes.close();
   }
 }
 

@@ -156,6 +156,10 @@ export class LaneDispatcher {
           this.held.set(lane, holder);
           void this.execute({ ...(JSON.parse(flat[i + 2]!) as LaneJob), lane }, holder);
         }
+        // Fewer lanes than asked for: none was left ready when the script ran, so the next one
+        // sets the marker (push, finish, sweep). Wait for it rather than ask again at once: an
+        // empty TAKE per job is a round trip and a wakeup of Redis on every call's critical path.
+        if (flat.length / 3 < free) await this.blocking.bzpopmin(marker, 1);
       } catch (err) {
         if (this.closed) break;
         this.options.onError?.(err);
