@@ -5,9 +5,7 @@ import { nowOf, nudgeReconcile, type Deps } from '../context.js';
 import { pageById } from '../page-by-id.js';
 import { publishViewerRevocation } from '../viewer/viewer-events.js';
 import { claimInclude, toClaimView } from './claim-view.js';
-import { claimEndedData } from '../webhooks/event-data.js';
 import { endClaim } from '../lifecycle/claim-transitions.js';
-import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 
 async function findClaim(deps: Deps, tenantId: string, id: string) {
   const row = await deps.db.claim.findFirst({ where: { id, tenantId }, include: claimInclude });
@@ -74,10 +72,11 @@ export async function extendClaim(
 
 /**
  * releaseClaim ends a claim (idempotent: releasing a released claim returns it unchanged) through
- * the lifecycle's endClaim. Its sandbox goes to releasing and is destroyed by the worker; the
- * pool is asked to refill. Its viewer tickets are revoked in the same transaction and open
- * streams are told to close. Every way a claim ends (API release, TTL, idle, max lifetime, pool
- * deletion, a lost sandbox) goes through here, with its own reason.
+ * the lifecycle's endClaim, which also revokes its viewer tickets and records its `claim.ended`
+ * webhook in the same transaction. Its sandbox goes to releasing and is destroyed by the worker;
+ * open streams are told to close; the pool is asked to refill. Every way a claim ends (API
+ * release, TTL, idle, max lifetime, pool deletion, a lost sandbox) goes through here, with its
+ * own reason.
  */
 export async function releaseClaim(
   deps: Deps,
@@ -85,28 +84,19 @@ export async function releaseClaim(
   id: string,
   reason: ReleaseReason = 'released_by_client',
 ): Promise<ClaimView> {
-  const now = nowOf(deps);
-  const released = await deps.db.$transaction(async (tx) => {
-    const ended = await endClaim(tx, { tenantId, claimId: id, reason, now });
-    if (!ended) return null;
-    await tx.viewerTicket.updateMany({
-      where: { claimId: id, revokedAt: null },
-      data: { revokedAt: now },
-    });
-    // Announced with the release itself: a release that commits has its event (any way it ends).
-    await recordWebhookEvent(tx, tenantId, 'claim.ended', claimEndedData(tx, id, reason), now);
-    return ended;
-  });
-  if (released) {
+  const end = await endClaim(deps.db, { tenantId, claimId: id, reason, now: nowOf(deps) });
+  if (!end) throw new AppError('not_found', `claim ${id} not found`);
+  if (end.ended) {
     await publishViewerRevocation(deps.events, { kind: 'claim', claim_id: id });
-    if (released.sandboxId) {
+    const sandboxId = end.row.sandboxId;
+    if (sandboxId) {
       await deps.queues.enqueue(
         'sandbox.destroy',
-        { tenant_id: tenantId, sandbox_id: released.sandboxId },
-        { jobId: `destroy-${released.sandboxId}` },
+        { tenant_id: tenantId, sandbox_id: sandboxId },
+        { jobId: `destroy-${sandboxId}` },
       );
     }
-    void nudgeReconcile(deps, tenantId, released.poolId);
+    void nudgeReconcile(deps, tenantId, end.row.poolId);
   }
-  return getClaim(deps, tenantId, id);
+  return toClaimView(end.row);
 }

@@ -1,42 +1,55 @@
 import type { ReleaseReason } from '@cubicle/contract/api';
-import type { Prisma } from '@cubicle/db';
-import { moveSandboxes } from './sandbox-transitions.js';
+import { newId, sqlPoolOf, type Db, type Prisma } from '@cubicle/db';
+import type { ClaimRow } from '../claims/claim-view.js';
+import { MAX_WEBHOOKS_PER_TENANT } from '../webhooks/emit-webhook-event.js';
+import { claimFromJson, sandboxFromJson } from './rows-from-json.js';
 
 export interface EndedClaim {
-  poolId: string;
-  sandboxId: string | null;
+  /** This call ended the claim; false when it had ended before (releasing is idempotent). */
+  ended: boolean;
+  /** The claim as it is now, with its pool's name and its sandbox, for the view. */
+  row: ClaimRow;
 }
 
 /**
  * endClaim moves a live claim (pending or active) to released with its reason, and its sandbox,
- * if it had one, to releasing: it is destroyed, never handed to another claim. Null when the
- * claim was already released (or is not the tenant's): releasing is idempotent. Call it inside
- * the transaction that also records what the end causes (tickets revoked, the webhook event).
- *
- * The tenant's row is locked first, as the claim batch locks it before inserting: the trigger
- * that counts live claims (cubicle_count_live_claims) updates that row, and taking it before the
- * claim row keeps one lock order, so a release and a claim of the same name never deadlock.
+ * if it had one, to releasing: it is destroyed, never handed to another claim. The claim's viewer
+ * tickets are revoked and its `claim.ended` webhook deliveries written in the same statement
+ * (cubicle_end_claim, packages/db/sql/functions): one round trip and one commit, where the ORM's
+ * interactive transaction took eight statements and a read back. Null when the tenant has no
+ * such claim.
  */
 export async function endClaim(
-  tx: Prisma.TransactionClient,
+  db: Db,
   end: { tenantId: string; claimId: string; reason: ReleaseReason; now: Date },
 ): Promise<EndedClaim | null> {
-  await tx.$queryRaw`SELECT 1 FROM tenants WHERE id = ${end.tenantId} FOR NO KEY UPDATE`;
-  const rows = await tx.$queryRaw<{ sandbox_id: string | null; pool_id: string }[]>`
-    UPDATE claims SET status = 'released', released_at = ${end.now},
-                      release_reason = ${end.reason}::release_reason, updated_at = ${end.now}
-    WHERE id = ${end.claimId} AND tenant_id = ${end.tenantId} AND status IN ('pending', 'active')
-    RETURNING sandbox_id, pool_id`;
+  const { rows } = await sqlPoolOf(db).query<{
+    ended: boolean;
+    claim: Record<string, unknown>;
+    pool_name: string;
+    sandbox: Record<string, unknown> | null;
+  }>({
+    name: 'cubicle_end_claim_v1',
+    text: 'SELECT ended, claim, pool_name, sandbox FROM cubicle_end_claim($1, $2, $3::release_reason, $4, $5::text[], $6)',
+    values: [
+      end.tenantId,
+      end.claimId,
+      end.reason,
+      end.now,
+      Array.from({ length: MAX_WEBHOOKS_PER_TENANT }, () => newId('webhook_delivery')),
+      newId('webhook_event'),
+    ],
+  });
   const row = rows[0];
   if (!row) return null;
-  if (row.sandbox_id)
-    await moveSandboxes(tx, {
-      ids: row.sandbox_id,
-      from: ['claimed', 'warm', 'provisioning'],
-      to: 'releasing',
-      reason: 'claim_released',
-    });
-  return { poolId: row.pool_id, sandboxId: row.sandbox_id };
+  return {
+    ended: row.ended,
+    row: {
+      ...claimFromJson(row.claim),
+      pool: { name: row.pool_name },
+      sandbox: row.sandbox ? sandboxFromJson(row.sandbox) : null,
+    },
+  };
 }
 
 export interface ActivatedClaim {

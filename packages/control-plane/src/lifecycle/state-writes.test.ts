@@ -14,6 +14,7 @@ const lifecycleDir = 'packages/control-plane/src/lifecycle/';
 /** The SQL functions that move states; only the lifecycle may call them. */
 const STATE_FUNCTIONS = [
   'cubicle_claim_batch',
+  'cubicle_end_claim',
   'cubicle_fulfil_pending',
   'cubicle_take_warm_sandbox',
 ];
@@ -89,10 +90,16 @@ describe('claim and sandbox state writes', () => {
         (w) => `${relative(lifecycleDir, f)}:${w}`,
       ),
     );
-    expect(inside.some((w) => w.includes('SQL UPDATE of a state'))).toBe(true);
     expect(inside.some((w) => w.includes('Prisma state update'))).toBe(true);
     expect(inside.some((w) => w.includes('Prisma create'))).toBe(true);
     expect(inside.some((w) => w.includes('state-moving SQL function'))).toBe(true);
+    // The raw SQL writes live in the function sources the lifecycle calls.
+    const sqlDir = 'packages/db/sql/functions';
+    const inSql = readdirSync(join(repo, sqlDir)).flatMap((f) =>
+      stateWrites(readFileSync(join(repo, sqlDir, f), 'utf8')).map((w) => `${f}:${w}`),
+    );
+    expect(inSql.some((w) => w.includes('SQL UPDATE of a state'))).toBe(true);
+    expect(inSql.some((w) => w.includes('SQL INSERT of a claim or sandbox'))).toBe(true);
   });
 
   it('recognises each kind of write, and not reads or other columns', () => {

@@ -70,8 +70,8 @@ export const CLAIM_TRANSITIONS: readonly Transition<
   { from: null, to: 'active', reasons: ['took_warm_sandbox'], by: 'sql:cubicle_claim_batch' },
   { from: null, to: 'pending', reasons: ['no_warm_sandbox'], by: 'sql:cubicle_claim_batch' },
   { from: 'pending', to: 'active', reasons: ['fulfilled'], by: 'sql:cubicle_fulfil_pending' },
-  { from: 'pending', to: 'released', reasons: RELEASE_REASONS, by: 'endClaim' },
-  { from: 'active', to: 'released', reasons: RELEASE_REASONS, by: 'endClaim' },
+  { from: 'pending', to: 'released', reasons: RELEASE_REASONS, by: 'sql:cubicle_end_claim' },
+  { from: 'active', to: 'released', reasons: RELEASE_REASONS, by: 'sql:cubicle_end_claim' },
 ];
 
 export const SANDBOX_TRANSITIONS: readonly Transition<SandboxState, SandboxReason>[] = [
@@ -86,18 +86,25 @@ export const SANDBOX_TRANSITIONS: readonly Transition<SandboxState, SandboxReaso
   {
     from: 'provisioning',
     to: 'releasing',
-    reasons: ['pool_drained', 'generation_rolled', 'claim_released'],
+    reasons: ['pool_drained', 'generation_rolled'],
     by: 'moveSandboxes',
+  },
+  {
+    from: 'provisioning',
+    to: 'releasing',
+    reasons: ['claim_released'],
+    by: 'sql:cubicle_end_claim',
   },
   { from: 'warm', to: 'claimed', reasons: ['claimed'], by: 'sql:cubicle_take_warm_sandbox' },
   {
     from: 'warm',
     to: 'releasing',
-    reasons: ['pool_drained', 'generation_rolled', 'claim_released'],
+    reasons: ['pool_drained', 'generation_rolled'],
     by: 'moveSandboxes',
   },
+  { from: 'warm', to: 'releasing', reasons: ['claim_released'], by: 'sql:cubicle_end_claim' },
   { from: 'warm', to: 'failed', reasons: ['lost_by_backend'], by: 'moveSandboxes' },
-  { from: 'claimed', to: 'releasing', reasons: ['claim_released'], by: 'moveSandboxes' },
+  { from: 'claimed', to: 'releasing', reasons: ['claim_released'], by: 'sql:cubicle_end_claim' },
   { from: 'claimed', to: 'failed', reasons: ['lost_by_backend'], by: 'moveSandboxes' },
   { from: 'releasing', to: 'deleted', reasons: ['destroyed'], by: 'moveSandboxes' },
   { from: 'failed', to: 'deleted', reasons: ['destroyed'], by: 'moveSandboxes' },

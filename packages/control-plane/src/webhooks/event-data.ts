@@ -1,4 +1,4 @@
-import type { ReleaseReason, WebhookEventDataOf } from '@cubicle/contract/api';
+import type { WebhookEventDataOf } from '@cubicle/contract/api';
 import type { Db, Prisma } from '@cubicle/db';
 
 type Reader = Db | Prisma.TransactionClient;
@@ -33,23 +33,6 @@ export function claimActivatedData(db: Reader, claimId: string) {
       pool_id: c.poolId,
       sandbox_id: c.sandboxId,
       metadata: c.metadata as Record<string, string>,
-    };
-  };
-}
-
-/** claimEndedData reads what `claim.ended` says about a released claim, with its reason. */
-export function claimEndedData(db: Reader, claimId: string, reason: ReleaseReason) {
-  return async (): Promise<WebhookEventDataOf<'claim.ended'> | null> => {
-    const c = await readClaim(db, claimId);
-    if (!c) return null;
-    return {
-      claim_id: c.id,
-      name: c.name,
-      pool: c.pool.name,
-      pool_id: c.poolId,
-      sandbox_id: c.sandboxId,
-      metadata: c.metadata as Record<string, string>,
-      reason: c.releaseReason ?? reason,
     };
   };
 }
