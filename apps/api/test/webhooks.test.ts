@@ -344,10 +344,14 @@ describe('webhooks', () => {
       sandbox_id: claim.sandbox.id,
       metadata: { job: 'j-42' },
     });
-    expect(ended!.payload.data).toMatchObject({
+    expect(ended!.payload.data).toEqual({
       claim_id: claim.id,
-      reason: 'released_by_client',
+      name: (activated!.payload.data as { name: string }).name,
+      pool: (activated!.payload.data as { pool: string }).pool,
+      pool_id: claim.pool_id,
       sandbox_id: claim.sandbox.id,
+      metadata: { job: 'j-42' },
+      reason: 'released_by_client',
     });
     // A wrong secret or a changed body fails verification.
     const other = await createEndpoint(t, 'https://93.184.215.14/other', ['sandbox.failed']);
