@@ -5,16 +5,20 @@ import { nowOf, nudgeReconcile, type Deps } from '../context.js';
 import { pageById } from '../page-by-id.js';
 import { publishViewerRevocation } from '../viewer/viewer-events.js';
 import { claimInclude, toClaimView } from './claim-view.js';
+import { extendClaimRow, readClaimRow, touchClaimRow } from './claim-rows.js';
 import { endClaim } from '../lifecycle/claim-transitions.js';
 
-async function findClaim(deps: Deps, tenantId: string, id: string) {
-  const row = await deps.db.claim.findFirst({ where: { id, tenantId }, include: claimInclude });
+/** getClaim renders the tenant's claim; not_found for unknown ids and other tenants' claims. */
+export async function getClaim(deps: Deps, tenantId: string, id: string): Promise<ClaimView> {
+  const row = await readClaimRow(deps.db, tenantId, id);
   if (!row) throw new AppError('not_found', `claim ${id} not found`);
-  return row;
+  return toClaimView(row);
 }
 
-export async function getClaim(deps: Deps, tenantId: string, id: string): Promise<ClaimView> {
-  return toClaimView(await findClaim(deps, tenantId, id));
+/** notLive explains why a claim could not be touched: not_found, or released already. */
+async function notLive(deps: Deps, tenantId: string, id: string): Promise<never> {
+  await getClaim(deps, tenantId, id); // not_found for unknown ids and other tenants' claims
+  throw new AppError('claim_not_active', 'the claim has been released');
 }
 
 /** listClaims pages newest first; the cursor is the last id of the previous page (ids sort by time). */
@@ -36,16 +40,8 @@ export async function listClaims(deps: Deps, tenantId: string, query: ClaimListQ
 
 /** heartbeatClaim records liveness; it keeps a claim with an idle timeout from being reclaimed. */
 export async function heartbeatClaim(deps: Deps, tenantId: string, id: string): Promise<ClaimView> {
-  const now = nowOf(deps);
-  const { count } = await deps.db.claim.updateMany({
-    where: { id, tenantId, status: { not: 'released' } },
-    data: { lastHeartbeatAt: now },
-  });
-  if (count === 0) {
-    await findClaim(deps, tenantId, id); // not_found for unknown ids and other tenants' claims
-    throw new AppError('claim_not_active', 'the claim has been released');
-  }
-  return getClaim(deps, tenantId, id);
+  const row = await touchClaimRow(deps.db, tenantId, id, nowOf(deps));
+  return row ? toClaimView(row) : notLive(deps, tenantId, id);
 }
 
 /** extendClaim sets the TTL from now, capped at max_expires_at; it also counts as a heartbeat. */
@@ -55,19 +51,8 @@ export async function extendClaim(
   id: string,
   ttlSeconds: number,
 ): Promise<ClaimView> {
-  const now = nowOf(deps);
-  const current = await findClaim(deps, tenantId, id);
-  if (current.status === 'released')
-    throw new AppError('claim_not_active', 'the claim has been released');
-  const expiresAt = new Date(
-    Math.min(now.getTime() + ttlSeconds * 1000, current.maxExpiresAt.getTime()),
-  );
-  const { count } = await deps.db.claim.updateMany({
-    where: { id, tenantId, status: { not: 'released' } },
-    data: { ttlSeconds, expiresAt, lastHeartbeatAt: now },
-  });
-  if (count === 0) throw new AppError('claim_not_active', 'the claim has been released');
-  return getClaim(deps, tenantId, id);
+  const row = await extendClaimRow(deps.db, tenantId, id, ttlSeconds, nowOf(deps));
+  return row ? toClaimView(row) : notLive(deps, tenantId, id);
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { ReleaseReason } from '@cubicle/contract/api';
 import { newId, sqlPoolOf, type Db, type Prisma } from '@cubicle/db';
+import { claimRowOf, type ClaimJsonRow } from '../claims/claim-rows.js';
 import type { ClaimRow } from '../claims/claim-view.js';
 import { MAX_WEBHOOKS_PER_TENANT } from '../webhooks/emit-webhook-event.js';
-import { claimFromJson, sandboxFromJson } from './rows-from-json.js';
 
 export interface EndedClaim {
   /** This call ended the claim; false when it had ended before (releasing is idempotent). */
@@ -23,12 +23,7 @@ export async function endClaim(
   db: Db,
   end: { tenantId: string; claimId: string; reason: ReleaseReason; now: Date },
 ): Promise<EndedClaim | null> {
-  const { rows } = await sqlPoolOf(db).query<{
-    ended: boolean;
-    claim: Record<string, unknown>;
-    pool_name: string;
-    sandbox: Record<string, unknown> | null;
-  }>({
+  const { rows } = await sqlPoolOf(db).query<ClaimJsonRow & { ended: boolean }>({
     name: 'cubicle_end_claim_v1',
     text: 'SELECT ended, claim, pool_name, sandbox FROM cubicle_end_claim($1, $2, $3::release_reason, $4, $5::text[], $6)',
     values: [
@@ -42,14 +37,7 @@ export async function endClaim(
   });
   const row = rows[0];
   if (!row) return null;
-  return {
-    ended: row.ended,
-    row: {
-      ...claimFromJson(row.claim),
-      pool: { name: row.pool_name },
-      sandbox: row.sandbox ? sandboxFromJson(row.sandbox) : null,
-    },
-  };
+  return { ended: row.ended, row: claimRowOf(row) };
 }
 
 export interface ActivatedClaim {

@@ -1,0 +1,87 @@
+import { sqlPoolOf, type Db } from '@cubicle/db';
+import { claimFromJson, sandboxFromJson } from '../lifecycle/rows-from-json.js';
+import type { ClaimRow } from './claim-view.js';
+
+/** A claim with what its view shows, as one row of plain SQL gives it (`to_jsonb` of each). */
+export interface ClaimJsonRow {
+  claim: Record<string, unknown>;
+  pool_name: string;
+  sandbox: Record<string, unknown> | null;
+}
+
+/** claimRowOf turns a ClaimJsonRow into the shape toClaimView renders (the ORM's shape). */
+export function claimRowOf(r: ClaimJsonRow): ClaimRow {
+  return {
+    ...claimFromJson(r.claim),
+    pool: { name: r.pool_name },
+    sandbox: r.sandbox ? sandboxFromJson(r.sandbox) : null,
+  };
+}
+
+// The claim rows of `c` with their pool's name and sandbox. Claims are read, heartbeated and
+// extended far more often than anything else a client does; as named node-postgres statements
+// they cost a fraction of the ORM's query with two includes (measured: API CPU per heartbeat
+// 4.3 ms through the ORM's update and read back).
+const VIEW_OF = (rows: string) => `
+  SELECT to_jsonb(c) AS claim, p.name AS pool_name, to_jsonb(s) AS sandbox
+  FROM ${rows} c JOIN pools p ON p.id = c.pool_id LEFT JOIN sandboxes s ON s.id = c.sandbox_id`;
+
+/** readClaimRow reads the tenant's claim for its view; null when the tenant has no such claim. */
+export async function readClaimRow(
+  db: Db,
+  tenantId: string,
+  claimId: string,
+): Promise<ClaimRow | null> {
+  const { rows } = await sqlPoolOf(db).query<ClaimJsonRow>({
+    name: 'cubicle_claim_view_v1',
+    text: `${VIEW_OF('claims')} WHERE c.id = $1 AND c.tenant_id = $2`,
+    values: [claimId, tenantId],
+  });
+  return rows[0] ? claimRowOf(rows[0]) : null;
+}
+
+/**
+ * touchClaimRow records a heartbeat on a live claim and returns it for its view, in one
+ * statement; null when the tenant has no such live claim (the caller tells which).
+ */
+export async function touchClaimRow(
+  db: Db,
+  tenantId: string,
+  claimId: string,
+  now: Date,
+): Promise<ClaimRow | null> {
+  const { rows } = await sqlPoolOf(db).query<ClaimJsonRow>({
+    name: 'cubicle_claim_heartbeat_v1',
+    text: `WITH touched AS (
+             UPDATE claims SET last_heartbeat_at = $3::timestamptz, updated_at = $3::timestamptz
+             WHERE id = $1 AND tenant_id = $2 AND status <> 'released' RETURNING *
+           ) ${VIEW_OF('touched')}`,
+    values: [claimId, tenantId, now],
+  });
+  return rows[0] ? claimRowOf(rows[0]) : null;
+}
+
+/**
+ * extendClaimRow sets a live claim's TTL from now, its deadline capped at the claim's hard
+ * maximum (max_expires_at), counting as a heartbeat; one statement, null as touchClaimRow.
+ */
+export async function extendClaimRow(
+  db: Db,
+  tenantId: string,
+  claimId: string,
+  ttlSeconds: number,
+  now: Date,
+): Promise<ClaimRow | null> {
+  const { rows } = await sqlPoolOf(db).query<ClaimJsonRow>({
+    name: 'cubicle_claim_extend_v1',
+    text: `WITH extended AS (
+             UPDATE claims
+                SET ttl_seconds = $3::int,
+                    expires_at = LEAST($4::timestamptz + make_interval(secs => $3::int), max_expires_at),
+                    last_heartbeat_at = $4::timestamptz, updated_at = $4::timestamptz
+             WHERE id = $1 AND tenant_id = $2 AND status <> 'released' RETURNING *
+           ) ${VIEW_OF('extended')}`,
+    values: [claimId, tenantId, ttlSeconds, now],
+  });
+  return rows[0] ? claimRowOf(rows[0]) : null;
+}
