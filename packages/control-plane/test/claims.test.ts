@@ -164,6 +164,8 @@ describe('claims on real Postgres', () => {
     ).toBe(true);
     expect((await createClaim(w.deps, w.tenantId, 'rel', req())).status).toBe(202);
     expect(await codeOf(heartbeatClaim(w.deps, w.tenantId, claim.id))).toBe('claim_not_active');
+    expect(await codeOf(extendClaim(w.deps, w.tenantId, claim.id, 60))).toBe('claim_not_active');
+    expect((await getClaim(w.deps, w.tenantId, claim.id)).released_at).toBe(released.released_at);
   });
 
   it('TTL, heartbeat window and hard maximum are enforced by the reclaim sweep', async () => {
@@ -189,7 +191,9 @@ describe('claims on real Postgres', () => {
     const long = (await createClaim(deps, w.tenantId, 'ttl', req())).claim;
 
     now = new Date(now.getTime() + 30_000);
-    await heartbeatClaim(deps, w.tenantId, long.id);
+    expect((await heartbeatClaim(deps, w.tenantId, long.id)).last_heartbeat_at).toBe(
+      now.toISOString(),
+    );
     expect((await reclaimClaims(deps)).map((r) => [r.id, r.reason])).toEqual([
       [short.id, 'ttl_expired'],
     ]);
@@ -200,7 +204,14 @@ describe('claims on real Postgres', () => {
     ]);
     expect((await getClaim(deps, w.tenantId, long.id)).status).toBe('active');
 
-    // Extending is capped at the hard maximum, which the sweep enforces even with heartbeats.
+    // Extending sets the TTL from now and counts as a heartbeat…
+    const renewed = await extendClaim(deps, w.tenantId, long.id, 120);
+    expect(renewed).toMatchObject({
+      ttl_seconds: 120,
+      expires_at: new Date(now.getTime() + 120_000).toISOString(),
+      last_heartbeat_at: now.toISOString(),
+    });
+    // …capped at the hard maximum, which the sweep enforces even with heartbeats.
     const extended = await extendClaim(deps, w.tenantId, long.id, 7 * 86_400);
     expect(extended.expires_at).toBe(extended.max_expires_at);
     now = new Date(new Date(extended.max_expires_at).getTime() + 1);
