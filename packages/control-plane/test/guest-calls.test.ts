@@ -87,6 +87,23 @@ describe('guest calls on real Postgres and Redis', () => {
     return { sandboxId, claimId };
   }
 
+  /** startWorkerHalf runs the worker's side of guest calls: a lane dispatcher answering jobs. */
+  function startWorkerHalf() {
+    const connection = createQueueConnection(ns.url);
+    const dispatcher = new LaneDispatcher({
+      connection,
+      prefix,
+      handler: (job) => answerGuestCallJob(deps, { publisher, prefix }, job),
+    });
+    dispatcher.start();
+    return {
+      async close() {
+        await dispatcher.close();
+        connection.disconnect();
+      },
+    };
+  }
+
   beforeAll(async () => {
     w = await world();
     prefix = ns.bullPrefix;
@@ -168,13 +185,7 @@ describe('guest calls on real Postgres and Redis', () => {
 
   it('an answer travels enqueue → worker → pub/sub back to its caller, and guest failures keep their code', async () => {
     const { claimId } = await claimedSandbox('http://127.0.0.1:1'); // nothing listens there
-    const connection = createQueueConnection(ns.url);
-    const worker = new LaneDispatcher({
-      connection,
-      prefix,
-      handler: (job) => answerGuestCallJob(deps, { publisher, prefix }, job),
-    });
-    worker.start();
+    const worker = startWorkerHalf();
     const calls = new GuestCalls(deps, { subscriber, prefix });
     try {
       const results = await Promise.all(
@@ -192,18 +203,11 @@ describe('guest calls on real Postgres and Redis', () => {
     } finally {
       await calls.close();
       await worker.close();
-      connection.disconnect();
     }
   });
 
   it('a claim’s route is remembered for its later calls, is no way into another tenant’s claim, and is forgotten when the claim ends', async () => {
-    const connection = createQueueConnection(ns.url);
-    const worker = new LaneDispatcher({
-      connection,
-      prefix,
-      handler: (job) => answerGuestCallJob(deps, { publisher, prefix }, job),
-    });
-    worker.start();
+    const worker = startWorkerHalf();
     const calls = new GuestCalls(deps, { subscriber, prefix });
     const broadcasting = { ...deps, events: { publisher, prefix } };
     try {
@@ -235,7 +239,6 @@ describe('guest calls on real Postgres and Redis', () => {
     } finally {
       await calls.close();
       await worker.close();
-      connection.disconnect();
     }
     expect(calls.stats().claimRoutes).toBe(0);
   });

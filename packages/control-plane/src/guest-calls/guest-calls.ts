@@ -143,7 +143,8 @@ export class GuestCalls {
     try {
       // Wrapped in an object: a returned promise would be flattened, and the chain would wait for the answer.
       const { waiting } = await this.inOrder(claimId, async () => {
-        const [sandboxId] = await Promise.all([this.sandboxOf(tenantId, claimId), this.start()]);
+        // sandboxOf has subscribed (start) before it answers: a remembered route implies it.
+        const sandboxId = await this.sandboxOf(tenantId, claimId);
         const id = guestCallJobId(this.replyTo, ++this.seq);
         jobId = id;
         const waiting = new Promise<GuestCallOutcome | undefined>((resolve) => {
