@@ -82,10 +82,21 @@ export async function startE2eBackend(
       loseSandbox: (sandboxId) => stopDesktopById(desktopIdOf(scope, sandboxId)),
       holds: async (sandboxId) => (await listDesktopIds()).includes(desktopIdOf(scope, sandboxId)),
       async plantOrphan() {
-        const id = newId('sandbox');
-        // The session outlives this handle: only its marker (the id) matters to the sweep.
-        await startDesktop({ id: desktopIdOf(scope, id), daemon: 'none' });
-        return id;
+        // A live worker's sweep may find the desktop while it is still starting (its periodic
+        // full scan reads every process's marker) and stop it: that is the sweep doing its job,
+        // but the start then fails. Plant another; a started one has run, which is what callers
+        // need to know.
+        for (let attempt = 1; ; attempt++) {
+          const id = newId('sandbox');
+          try {
+            // The session outlives this handle: only its marker (the id) matters to the sweep.
+            await startDesktop({ id: desktopIdOf(scope, id), daemon: 'none' });
+            return id;
+          } catch (err) {
+            await stopDesktopById(desktopIdOf(scope, id));
+            if (attempt === 3) throw err;
+          }
+        }
       },
       close: async () => undefined,
     };
