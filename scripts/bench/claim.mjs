@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cpuSnapshot, cpuSpent, threadCpu } from './lib/process-cpu.mjs';
-import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
+import { burstLatencies, log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
 const concurrency = Number(args[args.indexOf('--concurrency') + 1]) || 32;
@@ -64,6 +64,7 @@ try {
   const plainCpu = new Map();
   const secretsCpu = new Map();
   const firstRound = [];
+  const floorLatencies = [];
   let doubleClaims = 0;
   let notFromWarm = 0;
   for (let r = 0; r < rounds; r++) {
@@ -87,6 +88,10 @@ try {
     // Clients of a control plane keep connections alive: open the 32 connections first, so the
     // figure is the claim's latency, not TCP and HTTP set-up after the refill's idle minutes.
     await Promise.all(Array.from({ length: concurrency }, () => client('GET', '/v1/version')));
+    // The floor: the same burst on a route that does nothing (no key, no database), timed on
+    // the warm connections just before the claims. A claim burst cannot beat it.
+    const floor = await burstLatencies(client, concurrency, 'GET', '/v1/version');
+    if (r > 0) floorLatencies.push(...floor);
     const withSecrets = secretCount > 0 && r % 2 === 0;
     const cpuBefore = cpuSnapshot();
     const apiThreadsBefore = threadCpu(stack.apis[0].pid);
@@ -160,6 +165,10 @@ try {
     ...(secretCount > 0
       ? { secrets_cpu_ms_per_claim: perClaim(secretsCpu, secretLatencies.length) }
       : {}),
+    // GET /v1/version in the same bursts (see above): what HTTP alone costs here at this
+    // concurrency, over the same rounds.
+    http_floor_p50_ms: round(percentile(floorLatencies, 50)),
+    http_floor_p99_ms: round(percentile(floorLatencies, 99)),
     first_round_p50_ms: round(percentile(firstRound, 50)),
     first_round_max_ms: round(Math.max(...firstRound)),
     double_claims: doubleClaims,

@@ -254,3 +254,21 @@ export function percentile(values, p) {
 }
 
 export const round = (v, digits = 2) => (v === null ? null : Number(v.toFixed(digits)));
+
+/**
+ * burstLatencies sends `concurrency` requests at once through `client` and resolves with each
+ * one's latency (ms); a non-2xx answer fails the burst. Benchmarks time a burst of GET
+ * /v1/version (no authentication, no database, a constant answer) beside their own bursts: the
+ * floor this machine's HTTP path and scheduler set for any route at that concurrency.
+ */
+export async function burstLatencies(client, concurrency, method, path, body) {
+  return Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      const started = performance.now();
+      const res = await client(method, path, body);
+      if (res.status < 200 || res.status >= 300)
+        throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return performance.now() - started;
+    }),
+  );
+}
