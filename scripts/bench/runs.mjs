@@ -13,11 +13,14 @@
 //                         CPU time the worker and the API spent over the paced phase per 1,000
 //                         events: what each process costs per event, far less sensitive to other
 //                         load on the machine than events_per_s (machine_busy_percent beside it)
+//   floor_events_per_s   the paced programs through two bare hops (lib/event-floor.mjs): what
+//                         any event path could sustain on this machine, for reading the above
 // --paced-only skips the start, latency and bulk phases (a quick look at the event path).
 // Prints one JSON line.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpuSnapshot, cpuSpent } from './lib/process-cpu.mjs';
+import { eventFloor } from './lib/event-floor.mjs';
 import { log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
@@ -240,6 +243,14 @@ for i in range(${pacedLines}):
   const perThousand = (ms) => round((ms * 1000) / Math.max(1, pacedEvents), 1);
 
   await stack.call('DELETE', `/v1/claims/${claim.id}`);
+  // The same programs through two bare hops (lib/event-floor.mjs), on this machine, now.
+  log('floor: the paced programs through a bare two-hop forwarder…');
+  await waitQuiet({ settleMs: 2000 });
+  const floor = await eventFloor({
+    argv: ['/usr/bin/python3', '-c', paced],
+    runs: concurrentRuns,
+    linesPerRun: pacedLines,
+  });
   process.stdout.write(
     `${JSON.stringify({
       bench: 'runs',
@@ -252,6 +263,11 @@ for i in range(${pacedLines}):
       // stdout events delivered per second over the paced phase (one write per line).
       events_per_s: Math.round(pacedEvents / pacedSeconds),
       paced_lines_per_event: round((concurrentRuns * pacedLines) / pacedEvents),
+      // What two bare hops (pipe → one Node process → unix socket → another) sustain with the
+      // same programs: the ceiling of any event path on this machine (see lib/event-floor.mjs).
+      floor_events_per_s: floor.events_per_s,
+      floor_lines_per_event: floor.lines_per_event,
+      floor_cpu_ms: floor.cpu_ms,
       worker_cpu_ms_per_1k_events: perThousand(cpu1.worker - cpu0.worker),
       api_cpu_ms_per_1k_events: perThousand(cpu1.api - cpu0.api),
       machine_busy_percent: Math.round(
