@@ -90,4 +90,31 @@ describe('a claim batch isolates its items (real Postgres)', () => {
     ]);
     for (const r of results) if (r.kind === 'refused') expect(r.code, r.message).toMatch(/^22/);
   });
+
+  it('items travel one per line: line breaks inside an item stay inside it', async () => {
+    await applyPool(w.deps, w.tenantId, 'lines', PoolSpec.parse({ image: 'img' }));
+    const texts = ['a\nb', '\r\n', 'x\u2028y\u2029z', '\n'];
+    const results = await Promise.all(
+      texts.map((text, i) =>
+        decideClaim(w.db, {
+          claimId: newId('claim'),
+          tenantId: w.tenantId,
+          poolName: 'lines',
+          name: `line-${i}\n`,
+          named: true,
+          metadata: { text, [`k${text}`]: text },
+          ttlSeconds: null,
+          now: new Date(),
+        }),
+      ),
+    );
+    expect(results.map((r) => r.kind)).toEqual(texts.map(() => 'pending'));
+    const rows = await w.db.claim.findMany({
+      where: { tenantId: w.tenantId, pool: { name: 'lines' } },
+      select: { name: true, metadata: true },
+    });
+    expect(rows.map((r) => [r.name, r.metadata]).sort()).toEqual(
+      texts.map((text, i) => [`line-${i}\n`, { text, [`k${text}`]: text }]).sort(),
+    );
+  });
 });
