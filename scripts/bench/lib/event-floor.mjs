@@ -36,15 +36,29 @@ if (process.argv[2] === 'sink') {
           first ||= performance.now();
           last = performance.now();
         } else if (message.type === 'end') {
-          process.send({ events, ms: last - first, cpuMs: cpuMs(process.pid).own });
+          process.send({ events, ms: last - first, cpuMs: cpuMs(process.pid).own - startupMs });
         }
       }
     });
   });
-  server.listen(process.argv[3], () => process.send('ready'));
+  // Its own start-up (loading Node) is not the floor's.
+  let startupMs = 0;
+  server.listen(process.argv[3], () => {
+    startupMs = cpuMs(process.pid).own;
+    process.send('ready');
+  });
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   throw new Error('event-floor.mjs is a module (or `sink <socket>`)');
 }
+
+/** answerOf: the sink's next message; fails if it exits first (never a hung bench). */
+const answerOf = (sink) =>
+  Promise.race([
+    once(sink, 'message'),
+    once(sink, 'exit').then(([code]) => {
+      throw new Error(`the floor sink exited (${code})`);
+    }),
+  ]);
 
 /**
  * eventFloor runs `runs` copies of `argv` and forwards their stdout chunks as described above;
@@ -56,7 +70,7 @@ export async function eventFloor({ argv, runs, linesPerRun }) {
   const socketPath = join(dir, 'sink.sock');
   const sink = fork(fileURLToPath(import.meta.url), ['sink', socketPath]);
   try {
-    const [ready] = await once(sink, 'message');
+    const [ready] = await answerOf(sink);
     if (ready !== 'ready') throw new Error('the floor sink did not start');
     const out = net.connect(socketPath);
     await once(out, 'connect');
@@ -73,7 +87,7 @@ export async function eventFloor({ argv, runs, linesPerRun }) {
       }),
     );
     const after = cpuMs(process.pid);
-    const done = once(sink, 'message');
+    const done = answerOf(sink);
     out.end(`${JSON.stringify({ type: 'end' })}\n`);
     const [{ events, ms, cpuMs: sinkMs }] = await done;
     return {
