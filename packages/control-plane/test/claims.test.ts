@@ -1,5 +1,6 @@
 import { CreateClaimRequest, PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
+import { sqlPoolOf } from '@cubicle/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyPool,
@@ -155,6 +156,16 @@ describe('claims on real Postgres', () => {
     expect((await releaseClaim(w.deps, w.tenantId, claim.id)).released_at).toBe(
       released.released_at,
     );
+    // The statement answers the sandbox without its guest token's ciphertext (never rendered).
+    const { rows } = await sqlPoolOf(w.db).query(
+      `SELECT ended, sandbox FROM cubicle_end_claim($1, $2, 'released_by_client', now(),
+                                                    '{}'::text[], 'evt_test')`,
+      [w.tenantId, claim.id],
+    );
+    expect(rows).toEqual([
+      { ended: false, sandbox: expect.objectContaining({ id: claim.sandbox!.id }) },
+    ]);
+    expect(rows[0].sandbox).not.toHaveProperty('guest_token_ciphertext');
     expect((await w.db.sandbox.findUniqueOrThrow({ where: { id: claim.sandbox!.id } })).state).toBe(
       'releasing',
     );

@@ -59,7 +59,10 @@ BEGIN
   END IF;
   claim := to_jsonb(v_claim);
   pool_name := v_pool_name;
-  sandbox := (SELECT to_jsonb(s) FROM sandboxes s WHERE s.id = v_claim.sandbox_id);
+  -- Without the guest token's ciphertext, as cubicle_claim_batch answers: the view never
+  -- renders it, and a secret's ciphertext has no business in a claim's answer path.
+  sandbox := (SELECT to_jsonb(s) - 'guest_token_ciphertext' FROM sandboxes s
+               WHERE s.id = v_claim.sandbox_id);
   RETURN NEXT;
 END;
 $$;
