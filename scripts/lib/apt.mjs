@@ -27,6 +27,9 @@ export const APT_PACKAGES = {
   // network namespaces; packages/driver-guest/src/desktop/start-sandbox.ts). setpriv, which
   // gives each sandbox its own host uid when the worker is root, is in util-linux.
   sandbox: ['bubblewrap'],
+  // A C compiler for packages/unix-peer's Node-API addon (SO_PEERCRED and bind-without-listen,
+  // which Node lacks): the control plane checks who serves a sandbox socket before using it.
+  native: ['gcc', 'libc6-dev'],
   // Headless Chromium for the web e2e suites and `npm run bench:viewer` (driven by playwright-core
   // with executablePath /usr/bin/chromium; never a browser download).
   browser: ['chromium'],

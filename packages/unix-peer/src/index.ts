@@ -1,0 +1,6 @@
+export { bindUnixSocket, peerCredentials, type PeerCredentials } from './native.js';
+export {
+  connectSandboxSocket,
+  SandboxSocketRefused,
+  type SandboxSocketOptions,
+} from './connect-sandbox-socket.js';
