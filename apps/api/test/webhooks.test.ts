@@ -252,11 +252,24 @@ describe('webhooks', () => {
       'http://[fe80::1]/hook',
       'http://0.0.0.0/hook',
       'http://[::ffff:127.0.0.1]/hook',
+      // IPv4 inside IPv6: NAT64 (well-known, local-use), 6to4, Teredo, SIIT.
+      'http://[64:ff9b::a9fe:a9fe]/hook',
+      'http://[64:ff9b:1::a00:7]/hook',
+      'http://[2002:a9fe:a9fe::1]/hook',
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook',
+      'http://[::ffff:0:a00:7]/hook',
     ]) {
       const res = await call(strict, t, 'POST', '/v1/webhooks', { url, events: ['claim.ended'] });
       expect(res.statusCode, url).toBe(400);
       expect(res.json().error.code, url).toBe('webhook_url_refused');
     }
+    // A refused name never tells what it resolved to.
+    const named = await call(strict, t, 'POST', '/v1/webhooks', {
+      url: recv.localhostUrl,
+      events: ['claim.ended'],
+    });
+    expect(named.json().error.details).toEqual({ host: 'localhost', reason: 'loopback' });
+    expect(named.body).not.toMatch(/127\.0\.0\.1|::1\b/);
     const bad = [
       { url: 'ftp://93.184.215.14/x', events: ['claim.ended'] },
       { url: 'https://user:pw@93.184.215.14/x', events: ['claim.ended'] },
@@ -479,7 +492,8 @@ describe('webhooks', () => {
       (list) => list[0]?.status === 'failed',
     );
     expect(d!.attempt_count).toBe(1);
-    expect(d!.last_error).toMatch(/localhost resolves to (127\.0\.0\.1|::1) \(loopback\)/);
+    expect(d!.last_error).toMatch(/localhost resolves to an address webhooks may not reach \(loopback\)/);
+    expect(d!.last_error).not.toMatch(/127\.0\.0\.1|::1\b/);
     expect(d!.attempts[0]).toMatchObject({ status_code: null });
     await new Promise((r) => setTimeout(r, 500));
     expect(recv.received).toEqual([]);

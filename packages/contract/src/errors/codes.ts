@@ -13,7 +13,7 @@ export const ErrorCodes = {
   webhook_url_refused: {
     status: 400,
     description:
-      'The webhook URL is not deliverable: not http(s), or its host is (or resolves to) a private, loopback, link-local, unique-local or unspecified address (`details.address`). Operators may allow private addresses (CUBICLE_WEBHOOKS_ALLOW_PRIVATE).',
+      'The webhook URL is not deliverable: not http(s), or its host is (or resolves to) a private, loopback, link-local, unique-local, unspecified, reserved or IPv4-embedding IPv6 address (`details.reason`; what a name resolved to is never told). Operators may allow private addresses (CUBICLE_WEBHOOKS_ALLOW_PRIVATE).',
   },
   invalid_element_token: {
     status: 400,

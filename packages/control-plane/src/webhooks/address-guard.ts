@@ -1,95 +1,29 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { classifyAddress, type RefusedAddressKind } from './classify-address.js';
 
-/** Why an address is not a webhook destination; null when it is a public unicast address. */
-export type RefusedAddressKind =
-  | 'unspecified'
-  | 'loopback'
-  | 'private'
-  | 'shared'
-  | 'link_local'
-  | 'unique_local'
-  | 'multicast'
-  | 'reserved';
-
-const ranges: [RefusedAddressKind, string, number, 'ipv4' | 'ipv6'][] = [
-  ['unspecified', '0.0.0.0', 8, 'ipv4'],
-  ['private', '10.0.0.0', 8, 'ipv4'],
-  ['shared', '100.64.0.0', 10, 'ipv4'],
-  ['loopback', '127.0.0.0', 8, 'ipv4'],
-  // Includes the cloud metadata address 169.254.169.254.
-  ['link_local', '169.254.0.0', 16, 'ipv4'],
-  ['private', '172.16.0.0', 12, 'ipv4'],
-  ['reserved', '192.0.0.0', 24, 'ipv4'],
-  ['reserved', '192.0.2.0', 24, 'ipv4'],
-  ['private', '192.168.0.0', 16, 'ipv4'],
-  ['reserved', '198.18.0.0', 15, 'ipv4'],
-  ['reserved', '198.51.100.0', 24, 'ipv4'],
-  ['reserved', '203.0.113.0', 24, 'ipv4'],
-  ['multicast', '224.0.0.0', 4, 'ipv4'],
-  ['reserved', '240.0.0.0', 4, 'ipv4'],
-  ['unspecified', '::', 128, 'ipv6'],
-  ['loopback', '::1', 128, 'ipv6'],
-  ['reserved', '64:ff9b::', 96, 'ipv6'],
-  ['reserved', '100::', 64, 'ipv6'],
-  ['reserved', '2001:db8::', 32, 'ipv6'],
-  ['unique_local', 'fc00::', 7, 'ipv6'],
-  ['link_local', 'fe80::', 10, 'ipv6'],
-  ['unique_local', 'fec0::', 10, 'ipv6'],
-  ['multicast', 'ff00::', 8, 'ipv6'],
-];
-const lists = ranges.map(([kind, network, prefix, family]) => {
-  const list = new BlockList();
-  list.addSubnet(network, prefix, family);
-  return { kind, list, family };
-});
-
-/** embeddedIpv4 returns the IPv4 address inside an IPv4-mapped or -compatible IPv6 address. */
-function embeddedIpv4(address: string): string | null {
-  const match = /^::(?:ffff:)?(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(
-    address,
-  );
-  if (!match) return null;
-  if (match[1]) return match[1];
-  const hi = parseInt(match[2]!, 16);
-  const lo = parseInt(match[3]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-}
-
-/**
- * classifyAddress says why an IP address may not receive webhooks (loopback, private,
- * link-local incl. 169.254.169.254, unique-local IPv6, unspecified, multicast, reserved), or
- * null for a public address. IPv4-mapped IPv6 addresses are judged by their IPv4 address.
- */
-export function classifyAddress(address: string): RefusedAddressKind | null {
-  const family = isIP(address);
-  if (family === 0) throw new Error(`${address} is not an IP address`);
-  if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    if (v4 && address !== '::' && address !== '::1') return classifyAddress(v4);
-  }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  for (const { kind, list, family: f } of lists)
-    if (f === type && list.check(address, type)) return kind;
-  return null;
-}
+export { classifyAddress, type RefusedAddressKind };
 
 export interface ResolvedAddress {
   address: string;
   family: 4 | 6;
 }
 
-/** AddressRefusal is what a refused host resolved to and why; it becomes `webhook_url_refused`. */
+/**
+ * AddressRefusal is why a host may not receive webhooks; it becomes `webhook_url_refused`. It
+ * never carries what a name resolved to: the message and details would otherwise turn the
+ * guard into a resolver of internal names for whoever can create webhooks. For an IP literal
+ * the host is the address the caller wrote.
+ */
 export class AddressRefusal extends Error {
   constructor(
     readonly host: string,
-    readonly address: string | null,
     readonly kind: RefusedAddressKind | 'unresolvable',
   ) {
     super(
-      address
-        ? `${host} resolves to ${address} (${kind.replace('_', '-')}), which is not allowed`
-        : `${host} does not resolve`,
+      kind === 'unresolvable'
+        ? `${host} does not resolve`
+        : `${host} ${isIP(host) !== 0 ? 'is' : 'resolves to'} an address webhooks may not reach (${kind.replace('_', '-')})`,
     );
     this.name = 'AddressRefusal';
   }
@@ -127,16 +61,16 @@ export async function resolveDeliverable(
         }),
       ])) as ResolvedAddress[];
     } catch {
-      throw new AddressRefusal(host, null, 'unresolvable');
+      throw new AddressRefusal(host, 'unresolvable');
     } finally {
       clearTimeout(timer);
     }
-    if (addresses.length === 0) throw new AddressRefusal(host, null, 'unresolvable');
+    if (addresses.length === 0) throw new AddressRefusal(host, 'unresolvable');
   }
   if (!allowPrivate)
     for (const a of addresses) {
       const kind = classifyAddress(a.address);
-      if (kind) throw new AddressRefusal(host, a.address, kind);
+      if (kind) throw new AddressRefusal(host, kind);
     }
   return addresses[0]!;
 }

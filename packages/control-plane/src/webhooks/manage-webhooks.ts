@@ -52,11 +52,8 @@ export async function assertDeliverableUrl(url: string, allowPrivate: boolean): 
     await resolveDeliverable(hostOf(new URL(url)), false);
   } catch (err) {
     if (!(err instanceof AddressRefusal)) throw err;
-    throw new AppError('webhook_url_refused', err.message, {
-      host: err.host,
-      address: err.address,
-      reason: err.kind,
-    });
+    // Never the resolved address: see AddressRefusal.
+    throw new AppError('webhook_url_refused', err.message, { host: err.host, reason: err.kind });
   }
 }
 
