@@ -10,6 +10,18 @@ describe('redisOptionsFromUrl', () => {
     });
   });
 
+  it('carries credentials on a unix socket URL (the embedded Redis asks for a password)', () => {
+    expect(redisOptionsFromUrl('unix://:pw@localhost/tmp/x/redis.sock')).toEqual({
+      path: '/tmp/x/redis.sock',
+      password: 'pw',
+    });
+    expect(redisOptionsFromUrl('unix://web:pw@localhost/tmp/x/redis.sock')).toEqual({
+      path: '/tmp/x/redis.sock',
+      username: 'web',
+      password: 'pw',
+    });
+  });
+
   it('maps redis:// to host, port, db and credentials', () => {
     expect(redisOptionsFromUrl('redis://127.0.0.1')).toEqual({ host: '127.0.0.1', port: 6379 });
     expect(redisOptionsFromUrl('redis://app:s%40cret@cache.internal:6380/2')).toEqual({

@@ -25,7 +25,8 @@ function redact(url: string): string {
 }
 
 /**
- * redisOptionsFromUrl maps `unix:///abs/path/redis.sock[?db=N]` to `{ path }` and
+ * redisOptionsFromUrl maps `unix:///abs/path/redis.sock[?db=N]` to `{ path }` (with credentials:
+ * `unix://[user]:password@localhost/abs/path/redis.sock`, the host is ignored) and
  * `redis[s]://[user[:password]@]host[:port][/db]` to host, port, db and credentials.
  * Other schemes are rejected with an error that never echoes a password.
  */

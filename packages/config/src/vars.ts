@@ -12,7 +12,8 @@ export const envVars = {
   redisUrl: () =>
     z
       .string()
-      .regex(/^(rediss?:\/\/|unix:\/\/\/)/, 'must be a redis://, rediss:// or unix:/// URL')
+      // unix:///path, or unix://[user]:password@localhost/path when the server asks for one.
+      .regex(/^(rediss?:\/\/|unix:\/\/)/, 'must be a redis://, rediss:// or unix:// URL')
       .describe('Redis connection URL'),
   logLevel: () =>
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

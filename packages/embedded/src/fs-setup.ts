@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
   chownSync,
   closeSync,
   mkdirSync,
@@ -66,20 +67,33 @@ export function fallbackDataDir(requested: string): string {
 
 /**
  * socketDirFor returns `preferred` when a socket named `fileName` fits there, otherwise a fresh
- * short directory under /tmp (owned by `user`) that the caller removes on stop.
+ * short directory under /tmp (owned by `user`) that the caller removes on stop. With `gid`, the
+ * directory is made the gate for that group's clients: owner `user`, group `gid`, mode 0710
+ * (enter, never list or write). Without it a directory apart from the data stays 0700.
  */
 export function socketDirFor(
   preferred: string,
   fileName: string,
   prefix: string,
   user: ServiceUser | undefined,
+  gid?: number,
 ): { dir: string; isTemporary: boolean } {
   const fits = Buffer.byteLength(join(preferred, fileName)) <= MAX_SOCKET_PATH_BYTES;
   // postgres reads unix_socket_directories as a comma-separated list: keep paths plain.
-  if (fits && !/[\s,"'\\]/.test(preferred)) return { dir: preferred, isTemporary: false };
+  if (fits && !/[\s,"'\\]/.test(preferred)) {
+    if (gid !== undefined) gateDir(preferred, user, gid);
+    return { dir: preferred, isTemporary: false };
+  }
   const dir = mkdtempSync(`/tmp/cubicle-${prefix}-`);
   if (user) chownSync(dir, user.uid, user.gid);
+  if (gid !== undefined) gateDir(dir, user, gid);
   return { dir, isTemporary: true };
+}
+
+function gateDir(dir: string, user: ServiceUser | undefined, gid: number): void {
+  mkdirSync(dir, { recursive: true, mode: 0o710 });
+  chownSync(dir, user?.uid ?? process.getuid?.() ?? 0, gid);
+  chmodSync(dir, 0o710);
 }
 
 /** tailFile returns the last `lines` lines of a log file (reading at most its last 64 KiB). */

@@ -7,6 +7,8 @@ export {
   type StartPostgresOptions,
 } from './postgres.js';
 export { startRedis, stopRedisAt, type RedisServer, type StartRedisOptions } from './redis.js';
+export type { RedisUser } from './redis-auth.js';
+export { ensurePasswordFile, type Password } from './credentials.js';
 export { redisOptionsFromUrl, type RedisConnectionOptions } from '@cubicle/config';
 export { startReaper, type Reaper, type ReapTarget } from './reaper.js';
 export { findPostgres, findRedisServer, installedPostgresVersions } from './binaries.js';

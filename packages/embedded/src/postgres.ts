@@ -1,9 +1,9 @@
 // A private PostgreSQL: Debian's binaries, our own data directory, a unix socket only.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findPostgres, type PostgresBinaries } from './binaries.js';
+import { ensurePasswordFile } from './credentials.js';
 import {
   canUse,
   fallbackDataDir,
@@ -13,10 +13,15 @@ import {
   tailFile,
   type ServiceUser,
 } from './fs-setup.js';
+import {
+  isPasswordOnly,
+  requirePasswordRunning,
+  requirePasswordStopped,
+  run,
+} from './postgres-auth.js';
 import { findLivePostmaster, readPostmaster, type Postmaster } from './postmaster-pid.js';
 import { stopProcess, type ProcessExit } from './proc.js';
 import {
-  SERVER_ENV,
   spawnServer,
   watchExit,
   type IfRunning,
@@ -41,10 +46,25 @@ export interface StartPostgresOptions {
   startTimeoutMs?: number;
   /** Grace period of the fast shutdown before SIGKILL. Default 15 s. */
   stopTimeoutMs?: number;
+  /**
+   * The superuser's password (made on first use, mode 0600). Default: `<dataDir>.password`,
+   * beside the requested data directory (which belongs to the server's user).
+   */
+  passwordFile?: string;
+  /**
+   * Where the socket goes. Default: the data directory (mode 0700: the server's user and root
+   * only). With `socketGid`, a directory apart (the data directory never opens to a group).
+   */
+  socketDir?: string;
+  /**
+   * A group whose members may reach the socket (the unprivileged API of `npm start`): the socket
+   * directory becomes mode 0710, owned by that group; the password still gates every connection.
+   */
+  socketGid?: number;
 }
 
 export interface PostgresServer extends ServiceProcess {
-  /** Connection URL of `database` as the `postgres` superuser over the unix socket. */
+  /** Connection URL of `database` as the `postgres` superuser over the unix socket, password included. */
   url(database: string): string;
   /** url('postgres'): for CREATE DATABASE and other admin statements. */
   readonly adminUrl: string;
@@ -63,7 +83,9 @@ const PORT = 5432;
 export async function startPostgres(options: StartPostgresOptions): Promise<PostgresServer> {
   const log = options.log ?? (() => {});
   const user = postgresServiceUser();
-  const dataDir = prepareDataDir(resolve(options.dataDir), user, log);
+  const requested = resolve(options.dataDir);
+  const dataDir = prepareDataDir(requested, user, log);
+  const password = ensurePasswordFile(resolve(options.passwordFile ?? `${requested}.password`));
 
   const live = findLivePostmaster(dataDir, log);
   if (live) {
@@ -73,21 +95,36 @@ export async function startPostgres(options: StartPostgresOptions): Promise<Post
     }
     if (mode === 'reuse') {
       log(`postgres: reusing the running server (pid ${live.pid}) on ${dataDir}`);
-      return adopted(dataDir, live);
+      if (!isPasswordOnly(dataDir) || password.isNew) {
+        const binaries = findPostgres(pgVersion(dataDir));
+        await requirePasswordRunning(binaries, dataDir, live.socketDir, user, password.value, log);
+      }
+      return adopted(dataDir, live, password.value);
     }
     log(`postgres: stopping the leftover server (pid ${live.pid}) on ${dataDir}`);
     await stopPostgresAt(dataDir);
   }
 
   const binaries = await ensureInitialised(dataDir, user, options.isDurable ?? true, log);
-  const socket = socketDirFor(dataDir, `.s.PGSQL.${PORT}`, 'pg', user);
+  if (!isPasswordOnly(dataDir) || password.isNew) {
+    await requirePasswordStopped(binaries, dataDir, user, password.value, log);
+  }
+  const socket = socketDirFor(
+    options.socketGid === undefined ? dataDir : resolve(options.socketDir ?? `${requested}-socket`),
+    `.s.PGSQL.${PORT}`,
+    'pg',
+    user,
+    options.socketGid,
+  );
   if (socket.isTemporary) log(`postgres: socket path too long in ${dataDir}, using ${socket.dir}`);
   const logFile = join(dataDir, 'postgres.log');
   const settings: Record<string, string | number> = {
     listen_addresses: '',
     port: PORT,
     unix_socket_directories: socket.dir,
-    unix_socket_permissions: '0700',
+    // With a group, the directory (0710, that group) is the gate and the socket is open inside it:
+    // the socket's own group is the server's, not the clients'.
+    unix_socket_permissions: options.socketGid === undefined ? '0700' : '0777',
     max_connections: options.maxConnections ?? 200,
     ...(options.isDurable === false
       ? { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' }
@@ -117,7 +154,7 @@ export async function startPostgres(options: StartPostgresOptions): Promise<Post
 
   let stopping: Promise<void> | undefined;
   return {
-    ...connection(dataDir, socket.dir, binaries.version),
+    ...connection(dataDir, socket.dir, binaries.version, password.value),
     pid: server.pid,
     startTime: server.startTime,
     exited: server.exited,
@@ -139,17 +176,20 @@ export async function startPostgres(options: StartPostgresOptions): Promise<Post
   };
 }
 
-function connection(dataDir: string, socketDir: string, version: number) {
+function connection(dataDir: string, socketDir: string, version: number, password: string) {
   const url = (database: string) =>
-    `postgresql://postgres@localhost/${encodeURIComponent(database)}?host=${socketDir}`;
+    `postgresql://postgres:${password}@localhost/${encodeURIComponent(database)}?host=${socketDir}`;
   return { url, adminUrl: url('postgres'), dataDir, socketDir, version };
 }
 
-function adopted(dataDir: string, live: Postmaster): PostgresServer {
-  const version = Number(readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim());
+function pgVersion(dataDir: string): number {
+  return Number(readFileSync(join(dataDir, 'PG_VERSION'), 'utf8').trim());
+}
+
+function adopted(dataDir: string, live: Postmaster, password: string): PostgresServer {
   const logFile = join(dataDir, 'postgres.log');
   return {
-    ...connection(dataDir, live.socketDir, version),
+    ...connection(dataDir, live.socketDir, pgVersion(dataDir), password),
     pid: live.pid,
     startTime: live.startTime,
     exited: watchExit(live.pid, live.startTime),
@@ -192,14 +232,13 @@ async function ensureInitialised(
   log: LogFn,
 ): Promise<PostgresBinaries> {
   const versionFile = join(dataDir, 'PG_VERSION');
-  if (existsSync(versionFile)) {
-    return findPostgres(Number(readFileSync(versionFile, 'utf8').trim()));
-  }
+  if (existsSync(versionFile)) return findPostgres(pgVersion(dataDir));
   if (readdirSync(dataDir).length > 0) {
     throw new Error(`${dataDir} is neither empty nor a PostgreSQL data directory`);
   }
   const binaries = findPostgres();
   const started = Date.now();
+  // trust only until requirePasswordStopped replaces pg_hba.conf, before any server listens.
   const args = ['-D', dataDir, '--auth=trust', '-U', 'postgres', '--locale=C', '--encoding=UTF8'];
   if (binaries.version >= 14) args.push('--no-instructions');
   if (!isDurable) args.push('--no-sync');
@@ -211,22 +250,6 @@ async function ensureInitialised(
     `postgres: initdb (PostgreSQL ${binaries.version}) in ${dataDir} took ${Date.now() - started} ms`,
   );
   return binaries;
-}
-
-function run(command: string, args: string[], cwd: string, user: ServiceUser | undefined) {
-  return new Promise<{ code: number | null; text: string }>((resolvePromise, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: SERVER_ENV,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
-    });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolvePromise({ code, text: Buffer.concat(chunks).toString() }));
-  });
 }
 
 async function waitReady(

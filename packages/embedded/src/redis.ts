@@ -1,9 +1,15 @@
 // A private Redis: Debian's redis-server on a unix socket, no TCP port.
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findRedisServer } from './binaries.js';
+import { ensurePasswordFile } from './credentials.js';
+import {
+  pingWithPassword,
+  redisConfig,
+  requirePasswordLive,
+  type RedisUser,
+} from './redis-auth.js';
 import { socketDirFor, tailFile } from './fs-setup.js';
 import { isRunning, processArgv, processCwd, processStartTime, stopProcess } from './proc.js';
 import type { ProcessExit } from './proc.js';
@@ -27,11 +33,24 @@ export interface StartRedisOptions {
   startTimeoutMs?: number;
   /** Grace period after SIGTERM before SIGKILL. Default 10 s. */
   stopTimeoutMs?: number;
+  /** The default user's password (made on first use, mode 0600). Default: `<dir>.password`. */
+  passwordFile?: string;
+  /** Restricted ACL users; each one's password is kept in `<dir>.<name>.password`. */
+  users?: RedisUser[];
+  /** Where the socket goes. Default: `dir` (mode 0700); with `socketGid`, `<dir>-socket`. */
+  socketDir?: string;
+  /** A group whose members may reach the socket: its directory becomes mode 0710, that group's. */
+  socketGid?: number;
 }
 
 export interface RedisServer extends ServiceProcess {
-  /** `unix:///abs/path/redis.sock`; turn it into ioredis options with redisOptionsFromUrl. */
+  /**
+   * `unix://:<password>@localhost/abs/path/redis.sock` (the default user); turn it into ioredis
+   * options with redisOptionsFromUrl.
+   */
   readonly url: string;
+  /** The URL of one of the `users`, with its name and password. */
+  urlFor(user: string): string;
   readonly socketPath: string;
   readonly dir: string;
 }
@@ -85,6 +104,19 @@ export async function startRedis(options: StartRedisOptions): Promise<RedisServe
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const logFile = join(dir, 'redis.log');
   const logTail = (lines?: number) => tailFile(logFile, lines);
+  const password = ensurePasswordFile(resolve(options.passwordFile ?? `${dir}.password`)).value;
+  const users = (options.users ?? []).map((user) => ({
+    user,
+    password: ensurePasswordFile(`${dir}.${user.name}.password`).value,
+  }));
+  const urls = (socketPath: string) => ({
+    url: `unix://:${password}@localhost${socketPath}`,
+    urlFor: (name: string) => {
+      const found = users.find(({ user }) => user.name === name);
+      if (!found) throw new Error(`no Redis user ${name}`);
+      return `unix://${name}:${found.password}@localhost${socketPath}`;
+    },
+  });
 
   const live = findLiveRedis(dir, log);
   if (live) {
@@ -92,8 +124,10 @@ export async function startRedis(options: StartRedisOptions): Promise<RedisServe
     if (mode === 'error') throw new Error(`redis (pid ${live.pid}) is already running in ${dir}`);
     if (mode === 'reuse') {
       log(`redis: reusing the running server (pid ${live.pid}) in ${dir}`);
+      if (await requirePasswordLive(live.socketPath, password, users))
+        log('redis: the running server had no password; it requires one now');
       return {
-        url: `unix://${live.socketPath}`,
+        ...urls(live.socketPath),
         socketPath: live.socketPath,
         dir,
         pid: live.pid,
@@ -111,17 +145,26 @@ export async function startRedis(options: StartRedisOptions): Promise<RedisServe
     await stopRedisAt(dir);
   }
 
-  const socket = socketDirFor(dir, 'redis.sock', 'redis', undefined);
+  const socket = socketDirFor(
+    options.socketGid === undefined ? dir : resolve(options.socketDir ?? `${dir}-socket`),
+    'redis.sock',
+    'redis',
+    undefined,
+    options.socketGid,
+  );
   if (socket.isTemporary) log(`redis: socket path too long in ${dir}, using ${socket.dir}`);
   const socketPath = join(socket.dir, 'redis.sock');
   const isAof = options.persistence === 'aof';
+  // `-`: the passwords come as config on stdin (see redis-auth.ts).
   const args = [
+    '-',
     '--port',
     '0',
     '--unixsocket',
     socketPath,
     '--unixsocketperm',
-    '700',
+    // With a group, its directory (0710) is the gate: the socket's own group is ours, not theirs.
+    options.socketGid === undefined ? '700' : '777',
     '--dir',
     dir,
     '--daemonize',
@@ -135,7 +178,12 @@ export async function startRedis(options: StartRedisOptions): Promise<RedisServe
   ];
 
   const started = Date.now();
-  const server = spawnServer(findRedisServer(), args, { cwd: dir, logFile, user: undefined });
+  const server = spawnServer(findRedisServer(), args, {
+    cwd: dir,
+    logFile,
+    user: undefined,
+    input: redisConfig(password, users),
+  });
   writeFileSync(join(dir, PID_FILE), `${server.pid}\n${socketPath}\n`);
   const stop = async (signal: NodeJS.Signals, timeoutMs: number) => {
     await stopProcess({
@@ -149,7 +197,7 @@ export async function startRedis(options: StartRedisOptions): Promise<RedisServe
     if (socket.isTemporary) rmSync(socket.dir, { recursive: true, force: true });
   };
   try {
-    await waitForPong(socketPath, server.exited, options.startTimeoutMs ?? 30_000);
+    await waitForPong(socketPath, password, server.exited, options.startTimeoutMs ?? 30_000);
   } catch (error) {
     await stop('SIGKILL', 1_000);
     const tail = logTail(20).join('\n');
@@ -159,7 +207,7 @@ export async function startRedis(options: StartRedisOptions): Promise<RedisServe
 
   let stopping: Promise<void> | undefined;
   return {
-    url: `unix://${socketPath}`,
+    ...urls(socketPath),
     socketPath,
     dir,
     pid: server.pid,
@@ -174,26 +222,9 @@ export async function startRedis(options: StartRedisOptions): Promise<RedisServe
   };
 }
 
-/** ping sends one inline PING and resolves with the first reply line ("+PONG", "-LOADING ..."). */
-function ping(socketPath: string): Promise<string> {
-  return new Promise((resolvePing, reject) => {
-    const socket = createConnection({ path: socketPath });
-    let reply = '';
-    socket.setTimeout(1_000, () => socket.destroy(new Error('PING timed out')));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (chunk) => {
-      reply += chunk.toString();
-      if (reply.includes('\r\n')) {
-        socket.end();
-        resolvePing(reply.split('\r\n')[0] ?? '');
-      }
-    });
-    socket.once('error', reject);
-  });
-}
-
 async function waitForPong(
   socketPath: string,
+  password: string,
   exited: Promise<ProcessExit>,
   timeoutMs: number,
 ): Promise<void> {
@@ -204,7 +235,7 @@ async function waitForPong(
   for (;;) {
     if (exit) throw new Error(`it exited (code ${exit.code}, signal ${exit.signal})`);
     try {
-      last = await ping(socketPath);
+      last = await pingWithPassword(socketPath, password);
       if (last === '+PONG') return;
     } catch (error) {
       last = (error as Error).message;

@@ -51,14 +51,15 @@ export interface SpawnedServer {
 export function spawnServer(
   command: string,
   args: string[],
-  options: { cwd: string; logFile: string; user: ServiceUser | undefined },
+  options: { cwd: string; logFile: string; user: ServiceUser | undefined; input?: string },
 ): SpawnedServer {
   const out = openSync(options.logFile, 'a');
   try {
     const child = spawn(command, args, {
       cwd: options.cwd,
       env: SERVER_ENV,
-      stdio: ['ignore', out, out],
+      // `input` (a config holding secrets) goes through a pipe that closes after it.
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', out, out],
       detached: true,
       ...(options.user ? { uid: options.user.uid, gid: options.user.gid } : {}),
     });
@@ -67,6 +68,12 @@ export function spawnServer(
       child.once('error', () => resolve({ code: null, signal: null }));
     });
     if (child.pid === undefined) throw new Error(`could not start ${command}`);
+    if (options.input !== undefined) {
+      child.stdin?.on('error', () => {
+        // It exited before reading: `exited` and its log say why.
+      });
+      child.stdin?.end(options.input);
+    }
     // The supervisor tracks the server through `exited`; it must not keep Node alive by itself.
     child.unref();
     return { pid: child.pid, startTime: processStartTime(child.pid), exited };

@@ -1,6 +1,6 @@
 // Real postgres and redis-server processes in a temp dir: start, stop, survive a kill -9 of the
 // previous run, and leave nothing running behind.
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -28,8 +28,10 @@ async function selectOne(url: string): Promise<number> {
 describe('startPostgres', () => {
   it('initialises, serves a unix socket URL, and stops with all its processes', async () => {
     const server = await startPostgres({ dataDir: join(root, 'pg'), isDurable: false });
+    const password = readFileSync(`${join(root, 'pg')}.password`, 'utf8').trim();
+    expect(password).toMatch(/^[0-9a-f]{64}$/);
     expect(server.adminUrl).toBe(
-      `postgresql://postgres@localhost/postgres?host=${server.socketDir}`,
+      `postgresql://postgres:${password}@localhost/postgres?host=${server.socketDir}`,
     );
     expect(await selectOne(server.adminUrl)).toBe(1);
     await server.stop();
@@ -76,7 +78,8 @@ describe('startRedis', () => {
   it('answers on its unix socket and keeps AOF data across a restart', async () => {
     const dir = join(root, 'redis');
     const first = await startRedis({ dir, persistence: 'aof' });
-    expect(first.url).toBe(`unix://${join(dir, 'redis.sock')}`);
+    const password = readFileSync(`${dir}.password`, 'utf8').trim();
+    expect(first.url).toBe(`unix://:${password}@localhost${join(dir, 'redis.sock')}`);
     const client = new Redis(redisOptionsFromUrl(first.url));
     await client.set('queued', 'job-1');
     client.disconnect();
