@@ -204,7 +204,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     subscriber.disconnect();
   });
   // Runs: events published on Redis, input queued there for the worker holding the run.
-  await registerRunRoutes(app, { ...deps, redis, prefix }, redis);
+  await registerRunRoutes(app, { ...deps, redis, prefix, keyring }, redis);
   // After every route group's own preClose (their close frames): what is left gets 1001.
   closeRemainingWebSockets(app);
   registerMetrics(app, metrics);

@@ -41,6 +41,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticate
       );
     }
     request.auth = auth;
+    // The request's lines name its tenant: log redaction by value applies that tenant's secrets
+    // only (secretLogHooks), so no tenant's value can rewrite another tenant's lines.
+    request.log = request.log.child({ tenant_id: auth.tenantId });
+    reply.log = request.log;
 
     if (rateLimiter) {
       let result;

@@ -18,7 +18,7 @@ import { tenantOf } from '../lib/tenant-of.js';
  * read, heartbeat, extend, release.
  */
 export function registerClaimRoutes(app: FastifyInstance, deps: Deps & { keyring?: Keyring }) {
-  route(app, Routes.createClaim, async ({ request, params, body, headers }) => {
+  route(app, Routes.createClaim, async ({ request, params, body, headers, auth }) => {
     const key = headers['idempotency-key'];
     const { claim, status } = await createClaimWithSecrets(
       deps,
@@ -26,6 +26,7 @@ export function registerClaimRoutes(app: FastifyInstance, deps: Deps & { keyring
       params.name,
       body,
       key ? { key, scope: `POST /v1/pools/${params.name}/claims` } : undefined,
+      auth.role,
     );
     return { status, body: claim };
   });

@@ -38,9 +38,16 @@ export async function registerRunRoutes(
   app.addHook('preClose', async () => closing.abort());
   app.addHook('onClose', async () => subscriber.disconnect());
 
-  route(app, Routes.createRun, async ({ request, params, body, headers }) => ({
+  route(app, Routes.createRun, async ({ request, params, body, headers, auth }) => ({
     status: 202,
-    body: await createRun(deps, tenantOf(request), params.id, body, headers['idempotency-key']),
+    body: await createRun(
+      deps,
+      tenantOf(request),
+      params.id,
+      body,
+      headers['idempotency-key'],
+      auth.role,
+    ),
   }));
   route(app, Routes.listClaimRuns, async ({ request, params, query }) => ({
     status: 200,

@@ -44,7 +44,7 @@ export function registerSecretRoutes(app: FastifyInstance, deps: SecretsDeps) {
     reply.header('cache-control', 'no-store');
     return {
       status: 201,
-      body: await putStoredSecret(deps, tenantOf(request), body.name, body.value),
+      body: await putStoredSecret(deps, tenantOf(request), body.name, body.value, body.usable_by),
     };
   });
 
@@ -52,7 +52,7 @@ export function registerSecretRoutes(app: FastifyInstance, deps: SecretsDeps) {
     reply.header('cache-control', 'no-store');
     return {
       status: 201,
-      body: await putStoredSecret(deps, tenantOf(request), params.name, body.value),
+      body: await putStoredSecret(deps, tenantOf(request), params.name, body.value, body.usable_by),
     };
   });
 

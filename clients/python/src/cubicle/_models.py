@@ -23,6 +23,7 @@ __all__ = [
     "CreateClaimRequest",
     "CreateRunRequest",
     "CreateSecretRequest",
+    "CreateStoredSecretRequest",
     "CreateViewerTicketRequest",
     "CreateWebhookRequest",
     "EmbedOrigin",
@@ -158,6 +159,7 @@ __all__ = [
     "SandboxState",
     "SecretRef",
     "StoredSecret",
+    "StoredSecretUsableBy",
     "Tenant",
     "TenantQuotas",
     "UpdateClaimRequest",
@@ -329,6 +331,13 @@ class CreateSecretRequest(TypedDict):
     "The value (at most 65536 bytes UTF-8); never returned."
 
 
+class CreateStoredSecretRequest(TypedDict):
+    name: str
+    value: str
+    "The value (at most 65536 bytes UTF-8); never returned."
+    usable_by: "NotRequired[StoredSecretUsableBy]"
+
+
 class CreateViewerTicketRequest(TypedDict):
     mode: "NotRequired[ViewerMode]"
     ttl_seconds: NotRequired[int]
@@ -350,7 +359,7 @@ class ErrorBody(TypedDict):
     request_id: str
 
 
-ErrorCode: TypeAlias = Literal["validation_failed", "invalid_json", "invalid_id", "webhook_url_refused", "invalid_element_token", "unauthenticated", "invalid_ticket", "forbidden", "not_found", "route_not_found", "window_not_found", "method_not_allowed", "conflict", "already_exists", "idempotency_key_reused", "idempotency_in_progress", "claim_not_active", "gone", "payload_too_large", "unsupported_media_type", "stale_element_token", "ambiguous_target", "stale_screenshot", "quota_exceeded", "rate_limited", "internal_error", "backend_unavailable", "service_unavailable", "timeout"]
+ErrorCode: TypeAlias = Literal["validation_failed", "invalid_json", "invalid_id", "webhook_url_refused", "invalid_element_token", "unauthenticated", "invalid_ticket", "forbidden", "secret_not_usable", "not_found", "route_not_found", "window_not_found", "method_not_allowed", "conflict", "already_exists", "idempotency_key_reused", "idempotency_in_progress", "claim_not_active", "gone", "payload_too_large", "unsupported_media_type", "stale_element_token", "ambiguous_target", "stale_screenshot", "quota_exceeded", "rate_limited", "internal_error", "backend_unavailable", "service_unavailable", "timeout"]
 
 
 class ErrorEnvelope(TypedDict):
@@ -1511,6 +1520,7 @@ class PoolTolerationInput(TypedDict):
 class PutStoredSecretRequest(TypedDict):
     value: str
     "The value (at most 65536 bytes UTF-8); never returned."
+    usable_by: "NotRequired[StoredSecretUsableBy]"
 
 
 ReleaseReason: TypeAlias = Literal["released_by_client", "ttl_expired", "idle_timeout", "max_lifetime", "pool_deleted", "sandbox_failed", "provision_timeout"]
@@ -1615,6 +1625,10 @@ class StoredSecret(TypedDict):
     version: int
     created_at: str
     updated_at: str
+    usable_by: "StoredSecretUsableBy"
+
+
+StoredSecretUsableBy: TypeAlias = Literal["admins", "members"]
 
 
 class Tenant(TypedDict):

@@ -46,10 +46,30 @@ export type SecretRef = z.infer<typeof SecretRef>;
 
 export const SecretNamePathParams = z.strictObject({ name: SecretName });
 
+/**
+ * StoredSecretUsableBy says which keys of the tenant may name a stored secret in a claim
+ * (`stored_secrets`) or a run (`secrets`): `admins` (the default) or `members` (admin and member
+ * keys). Naming one the key may not use is 403 `secret_not_usable`. A write that omits it keeps
+ * the previous version's setting (`admins` for the first version).
+ */
+export const StoredSecretUsableBy = named('StoredSecretUsableBy', z.enum(['admins', 'members']));
+export type StoredSecretUsableBy = z.infer<typeof StoredSecretUsableBy>;
+
+/** CreateStoredSecretRequest writes a new version of a tenant's stored secret by name. */
+export const CreateStoredSecretRequest = named(
+  'CreateStoredSecretRequest',
+  z.strictObject({
+    name: SecretName,
+    value: SecretValue,
+    usable_by: StoredSecretUsableBy.optional(),
+  }),
+);
+export type CreateStoredSecretRequest = z.infer<typeof CreateStoredSecretRequest>;
+
 /** PutStoredSecretRequest writes a new version of a tenant's stored secret. */
 export const PutStoredSecretRequest = named(
   'PutStoredSecretRequest',
-  z.strictObject({ value: SecretValue }),
+  z.strictObject({ value: SecretValue, usable_by: StoredSecretUsableBy.optional() }),
 );
 export type PutStoredSecretRequest = z.infer<typeof PutStoredSecretRequest>;
 
@@ -67,6 +87,8 @@ export const StoredSecret = named(
     created_at: Timestamp,
     /** When the newest version was written. */
     updated_at: Timestamp,
+    /** Which keys may name it in a claim or a run (the newest version's setting). */
+    usable_by: StoredSecretUsableBy,
   }),
 );
 export type StoredSecret = z.infer<typeof StoredSecret>;

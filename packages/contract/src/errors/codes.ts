@@ -32,6 +32,16 @@ export const ErrorCodes = {
     status: 403,
     description: 'The credentials are valid but their role may not do this.',
   },
+  /**
+   * A claim (`stored_secrets`) or a run (`secrets`) named a stored secret that the key's role may
+   * not use: stored secrets are usable by admin keys unless written with `usable_by: "members"`.
+   * `details.secrets` lists the names refused; nothing was changed.
+   */
+  secret_not_usable: {
+    status: 403,
+    description:
+      'A stored secret named by the request is usable by admin keys only (`details.secrets`); an admin opens it to members with `usable_by: "members"`.',
+  },
   not_found: {
     status: 404,
     description: "No such resource for this tenant (other tenants' resources are never revealed).",

@@ -58,6 +58,13 @@ describe('createRedactor', () => {
     expect(s.end()).toBe('x');
   });
 
+  it('release hands over the held tail unredacted, so a larger set can finish it', () => {
+    const s = r.stream();
+    expect(s.push(`x ${TOKEN.slice(0, 5)}`)).toBe('x ');
+    expect(s.release()).toBe(TOKEN.slice(0, 5));
+    expect(s.end()).toBe('');
+  });
+
   it('redacts a value spread one character per chunk', () => {
     const s = r.stream();
     let out = '';

@@ -14,6 +14,12 @@ export interface StreamRedactor {
   push(chunk: string): string;
   /** end returns whatever was held back, redacted. */
   end(): string;
+  /**
+   * release returns what is held back as it arrived (not redacted) and forgets it, so a stream
+   * whose set of secrets grows can hand its tail to a redactor of the larger set: the caller
+   * must push it there, never emit it.
+   */
+  release(): string;
 }
 
 export interface Redactor {
@@ -137,6 +143,11 @@ export function createRedactor(secrets: readonly NamedSecret[]): Redactor {
         const rest = redact(held);
         held = '';
         return rest;
+      },
+      release() {
+        const raw = held;
+        held = '';
+        return raw;
       },
     };
   };

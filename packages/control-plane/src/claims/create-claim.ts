@@ -58,7 +58,7 @@ export async function createClaim(
             rowId: newId('idempotency_key'),
             key: idempotency.key,
             scope: idempotency.scope,
-            requestHash: requestHash(request),
+            requestHash: requestHash(request, idempotency.hashKey),
             expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
           },
         }

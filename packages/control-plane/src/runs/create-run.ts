@@ -1,7 +1,8 @@
 import { AppError } from '@cubicle/contract/errors';
 import type { CreateRunRequest, Run } from '@cubicle/contract/api';
 import { newId, sqlPoolOf } from '@cubicle/db';
-import { IDEMPOTENCY_TTL_MS, requestHash } from '../idempotency/idempotency.js';
+import { IDEMPOTENCY_TTL_MS, idempotencyHashKey, requestHash } from '../idempotency/idempotency.js';
+import type { ApiKeyRole } from '../secrets/usable-by.js';
 import { appendRunEvents, publishRunEvents } from './append-run-events.js';
 import type { RunDeps } from './run-deps.js';
 import { checkRunSecretNames } from './run-secrets.js';
@@ -30,8 +31,8 @@ export async function activeClaimOf(deps: RunDeps, tenantId: string, claimId: st
  * createRun records a queued run of an active claim and asks a worker to start it. The run row,
  * its first event (`status: queued`) and the idempotency key commit together, so a retry with
  * the same key and body gets the same run — also after an API restart — and a different body
- * is 409 `idempotency_key_reused`. Secret names are checked first: an unknown one is 400 and
- * nothing is stored. The worker starts the run (see executeRun); 202 does not wait for it.
+ * is 409 `idempotency_key_reused`. Secret names are checked first: an unknown one is 400, a stored
+ * one the caller's `role` may not use is 403 `secret_not_usable`, and nothing is stored. The worker starts the run (see executeRun); 202 does not wait for it.
  */
 export async function createRun(
   deps: RunDeps,
@@ -39,12 +40,15 @@ export async function createRun(
   claimId: string,
   request: CreateRunRequest,
   idempotencyKey?: string,
+  role: ApiKeyRole = 'admin',
 ): Promise<Run> {
   await activeClaimOf(deps, tenantId, claimId);
   const names = [...new Set(request.secrets)];
-  await checkRunSecretNames(deps.db, tenantId, claimId, names);
+  await checkRunSecretNames(deps.db, tenantId, claimId, names, role);
   const scope = `POST /v1/claims/${claimId}/runs`;
-  const hash = idempotencyKey ? requestHash(request) : '';
+  const hash = idempotencyKey
+    ? requestHash(request, deps.keyring ? idempotencyHashKey(deps.keyring) : undefined)
+    : '';
   const runId = newId('run');
   const client = await sqlPoolOf(deps.db).connect();
   let row: RunRow | undefined;
@@ -72,7 +76,7 @@ export async function createRun(
       });
       if (rowCount === 0) {
         await client.query('ROLLBACK');
-        return await replay(deps, tenantId, claimId, scope, idempotencyKey, hash, request);
+        return await replay(deps, tenantId, claimId, scope, idempotencyKey, hash, request, role);
       }
     }
     ({
@@ -120,6 +124,7 @@ async function replay(
   key: string,
   hash: string,
   request: CreateRunRequest,
+  role: ApiKeyRole,
 ): Promise<Run> {
   const { rows } = await sqlPoolOf(deps.db).query<{
     id: string;
@@ -140,7 +145,7 @@ async function replay(
         'DELETE FROM idempotency_keys WHERE id = $1 AND expires_at <= now()',
         [found.id],
       );
-    return createRun(deps, tenantId, claimId, request, key);
+    return createRun(deps, tenantId, claimId, request, key, role);
   }
   if (found.request_hash !== hash)
     throw new AppError(

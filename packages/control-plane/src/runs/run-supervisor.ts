@@ -8,10 +8,11 @@ import { finishRun, type RunOutcome } from './finish-run.js';
 import { LiveRun } from './live-run.js';
 import { RunInput, runControlChannel, runInputKey, type RunRedis } from './run-channels.js';
 import type { RunDeps } from './run-deps.js';
-import { createRedactor } from '../secrets/redact.js';
+import { claimSecretsChannel, onClaimSecretsOpened } from '../secrets/claim-secrets-opened.js';
+import { openClaimSecrets } from '../secrets/claim-redactor.js';
 import { secretsForRun } from '../secrets/secrets-for-run.js';
 import { deliverClaimSecrets } from '../secrets/sync-claim-secrets.js';
-import { passThrough } from './run-secrets.js';
+import { RunRedaction } from './run-redaction.js';
 import { RUN_COLUMNS, type RunRow } from './run-view.js';
 
 /** A worker renews the leases of the runs it holds this often… */
@@ -44,6 +45,9 @@ export class RunSupervisor {
   readonly workerId = `wrk_${randomBytes(8).toString('hex')}`;
   private readonly live = new Map<string, LiveRun>();
   private readonly inputChains = new Map<string, Promise<void>>();
+  /** The redaction of each live run, by claim: a claim's new secrets widen all of them. */
+  private readonly redactions = new Map<string, Map<string, RunRedaction>>();
+  private stopHearing: (() => void) | undefined;
   private readonly runDeps: RunDeps;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
@@ -62,16 +66,51 @@ export class RunSupervisor {
   async start(): Promise<void> {
     const control = runControlChannel(this.options.prefix);
     const claims = viewerChannel(this.options.prefix);
+    const secrets = claimSecretsChannel(this.options.prefix);
+    // Secrets this process opens for a claim reach its runs' redaction before the desktop.
+    this.stopHearing = onClaimSecretsOpened((_tenantId, claimId, values) => {
+      for (const redaction of this.redactions.get(claimId)?.values() ?? []) redaction.add(values);
+    });
     this.options.subscriber.on('message', (channel, message) => {
       if (channel === control) {
         if (this.live.has(message)) this.drainInput(message);
       } else if (channel === claims && message.includes('"claim"')) {
         void this.tick();
+      } else if (channel === secrets) {
+        void this.rereadClaimSecrets(message);
       }
     });
-    await this.options.subscriber.subscribe(control, claims);
+    await this.options.subscriber.subscribe(control, claims, secrets);
     this.timer = setInterval(() => void this.tick(), TICK_MS);
     this.timer.unref();
+  }
+
+  /**
+   * rereadClaimSecrets widens the redaction of this worker's runs of a claim whose secrets
+   * another worker is about to write (claimSecretsChannel): the values are read here, never sent.
+   */
+  private async rereadClaimSecrets(message: string) {
+    let target: { tenant_id: string; claim_id: string };
+    try {
+      target = JSON.parse(message) as typeof target;
+    } catch {
+      return;
+    }
+    const runs = this.redactions.get(target.claim_id);
+    if (!runs || runs.size === 0) return;
+    try {
+      const values = await openClaimSecrets(
+        { db: this.runDeps.db, keyring: this.options.deps.keyring },
+        target.tenant_id,
+        target.claim_id,
+      );
+      for (const redaction of runs.values()) redaction.add(values);
+    } catch (err) {
+      this.options.log?.warn(
+        { claimId: target.claim_id, err: (err as Error).message },
+        "could not read a claim's new secrets for its runs' redaction",
+      );
+    }
   }
 
   /** The runs whose streams this worker holds. */
@@ -149,26 +188,31 @@ export class RunSupervisor {
       });
 
     // Values are read here, at start, and live only in this process's memory: the guest gets
-    // them as this run's environment; the redactor keeps them out of its events. The claim's
-    // own secrets are also written as files first (the claim request queued no delivery).
+    // the named ones as this run's environment. The redaction covers every secret of the claim,
+    // named or not (any process in the sandbox can read the secrets directory), and grows with
+    // secrets added while the run goes (registered before the delivery, which announces them).
+    // The claim's own secrets are also written as files first (the claim request queued none).
+    const ctx = { db: this.runDeps.db, keyring: this.options.deps.keyring };
+    const redaction = new RunRedaction([]);
+    let byClaim = this.redactions.get(row.claim_id);
+    if (!byClaim) this.redactions.set(row.claim_id, (byClaim = new Map()));
+    byClaim.set(runId, redaction);
     let secrets: { name: string; value: string }[] = [];
     try {
-      if (claim.has_secrets)
+      if (claim.has_secrets) {
+        redaction.add(await openClaimSecrets(ctx, tenantId, row.claim_id));
         await deliverClaimSecrets(this.options.deps, {
           tenantId,
           claimId: row.claim_id,
           sandboxId: claim.sandbox_id,
         });
-      secrets = await secretsForRun(
-        { db: this.runDeps.db, keyring: this.options.deps.keyring },
-        tenantId,
-        row.claim_id,
-        row.secret_names,
-      );
+      }
+      secrets = await secretsForRun(ctx, tenantId, row.claim_id, row.secret_names);
+      redaction.add(secrets);
     } catch (err) {
+      this.forgetRedaction(row.claim_id, runId);
       return fail({ status: 'failed', reason: 'start_failed', detail: (err as Error).message });
     }
-    const redactor = secrets.length > 0 ? createRedactor(secrets) : null;
     const run = new LiveRun({
       deps: this.runDeps,
       row,
@@ -177,9 +221,10 @@ export class RunSupervisor {
       token: openSealed(this.options.deps.keyring, claim.guest_token_ciphertext, claim.sandbox_id),
       // Secrets last: a run's own env cannot shadow a secret it asked for.
       env: { ...row.env, ...Object.fromEntries(secrets.map((s) => [s.name, s.value])) },
-      redactor: () => redactor?.stream() ?? passThrough,
+      redactor: () => redaction.stream(),
       onEnded: (ended) => {
         this.live.delete(ended.id);
+        this.forgetRedaction(ended.claimId, ended.id);
         void this.options.redis.del(runInputKey(this.options.prefix, ended.id)).catch(() => 0);
       },
     });
@@ -187,6 +232,12 @@ export class RunSupervisor {
     run.open();
     this.drainInput(runId);
     return { started: await run.started };
+  }
+
+  private forgetRedaction(claimId: string, runId: string) {
+    const byClaim = this.redactions.get(claimId);
+    byClaim?.delete(runId);
+    if (byClaim?.size === 0) this.redactions.delete(claimId);
   }
 
   /** drainInput forwards the run's queued input in order (one drain at a time per run). */
@@ -307,6 +358,7 @@ export class RunSupervisor {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    this.stopHearing?.();
     await this.ticking;
     const runs = [...this.live.values()];
     for (const run of runs) {

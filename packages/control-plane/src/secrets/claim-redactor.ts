@@ -2,18 +2,17 @@ import type { Db } from '@cubicle/db';
 import { sqlPoolOf } from '@cubicle/db';
 import { openEnvelope, secretAad } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
-import { createRedactor, type Redactor } from './redact.js';
+import { createRedactor, type NamedSecret, type Redactor } from './redact.js';
 
 /**
- * claimRedactor builds the redactor of a claim's current secrets, for what is stored about the
- * claim (ActionRecords): a value the agent typed or the desktop echoed is kept as
- * `[secret:NAME]`. One named query; a claim without secrets gets the identity redactor.
+ * openClaimSecrets decrypts every secret a claim holds now (its own and the stored ones attached
+ * to it). One named query; values live only in the returned array.
  */
-export async function claimRedactor(
+export async function openClaimSecrets(
   deps: { db: Db; keyring: Keyring },
   tenantId: string,
   claimId: string,
-): Promise<Redactor> {
+): Promise<NamedSecret[]> {
   const { rows } = await sqlPoolOf(deps.db).query<{
     name: string;
     ciphertext: Buffer;
@@ -24,14 +23,25 @@ export async function claimRedactor(
     text: 'SELECT name, ciphertext, nonce, wrapped_key FROM claim_secrets WHERE claim_id = $1 AND tenant_id = $2',
     values: [claimId, tenantId],
   });
-  return createRedactor(
-    rows.map((r) => ({
-      name: r.name,
-      value: openEnvelope(
-        deps.keyring,
-        { ciphertext: r.ciphertext, nonce: r.nonce, wrappedKey: r.wrapped_key },
-        secretAad(tenantId, r.name),
-      ),
-    })),
-  );
+  return rows.map((r) => ({
+    name: r.name,
+    value: openEnvelope(
+      deps.keyring,
+      { ciphertext: r.ciphertext, nonce: r.nonce, wrappedKey: r.wrapped_key },
+      secretAad(tenantId, r.name),
+    ),
+  }));
+}
+
+/**
+ * claimRedactor builds the redactor of a claim's current secrets, for what is stored about the
+ * claim (ActionRecords): a value the agent typed or the desktop echoed is kept as
+ * `[secret:NAME]`. A claim without secrets gets the identity redactor.
+ */
+export async function claimRedactor(
+  deps: { db: Db; keyring: Keyring },
+  tenantId: string,
+  claimId: string,
+): Promise<Redactor> {
+  return createRedactor(await openClaimSecrets(deps, tenantId, claimId));
 }

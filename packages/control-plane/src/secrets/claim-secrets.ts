@@ -8,6 +8,7 @@ import { checkSecretValue, CLAIM_SECRETS_MAX } from './check-secret-value.js';
 import { requestSecretsDelivery } from './deliver-secrets.js';
 import { recentSecrets } from './log-redaction.js';
 import { latestStoredEnvelopes } from './stored-secrets.js';
+import { checkUsableBy, type ApiKeyRole } from './usable-by.js';
 
 /** SecretsDeps: services that seal values need the keyring besides the usual deps. */
 export interface SecretsDeps extends Deps {
@@ -24,12 +25,14 @@ export interface SealedSecret {
  * sealClaimSecrets checks and seals what a claim request carries (`secrets` values,
  * `stored_secrets` names) before the claim is taken, so a refusal (413 for a value over the
  * limit, 400 naming unknown stored secrets) changes nothing. Stored secrets are copied sealed:
- * their envelopes are bound to tenant and name, which the claim's copy shares.
+ * their envelopes are bound to tenant and name, which the claim's copy shares. A member key
+ * naming a stored secret usable by admins only is 403 `secret_not_usable` (checkUsableBy).
  */
 export async function sealClaimSecrets(
   deps: SecretsDeps,
   tenantId: string,
   request: { secrets?: ClaimSecrets | undefined; stored_secrets?: string[] | undefined },
+  role: ApiKeyRole = 'admin',
 ): Promise<SealedSecret[]> {
   const given = Object.entries(request.secrets ?? {});
   const stored = [...new Set(request.stored_secrets ?? [])];
@@ -45,7 +48,10 @@ export async function sealClaimSecrets(
   if (given.length + stored.length > CLAIM_SECRETS_MAX)
     throw new AppError('validation_failed', `a claim holds at most ${CLAIM_SECRETS_MAX} secrets`);
   for (const [name, value] of given) checkSecretValue(name, value);
-  recentSecrets.remember(given.map(([name, value]) => ({ name, value })));
+  recentSecrets.remember(
+    tenantId,
+    given.map(([name, value]) => ({ name, value })),
+  );
   const sealed: SealedSecret[] = given.map(([name, value]) => ({
     name,
     envelope: sealEnvelope(deps.keyring, value, secretAad(tenantId, name)),
@@ -57,7 +63,11 @@ export async function sealClaimSecrets(
       throw new AppError('validation_failed', `unknown stored secret: ${unknown.join(', ')}`, {
         unknown_secrets: unknown,
       });
-    for (const name of stored) sealed.push({ name, envelope: found.get(name)! });
+    checkUsableBy(
+      role,
+      stored.map((name) => ({ name, usable_by: found.get(name)!.usableBy })),
+    );
+    for (const name of stored) sealed.push({ name, envelope: found.get(name)!.envelope });
   }
   return sealed;
 }
@@ -96,20 +106,31 @@ export async function addClaimSecret(
   input: { name: string; value: string },
 ): Promise<SecretRef> {
   checkSecretValue(input.name, input.value);
-  recentSecrets.remember([input]);
+  recentSecrets.remember(tenantId, [input]);
   const claim = await claimOf(deps, tenantId, claimId);
   if (claim.status !== 'active' || claim.expiresAt.getTime() <= Date.now())
     throw new AppError('claim_not_active', `the claim is ${claim.status}`);
   const envelope = sealEnvelope(deps.keyring, input.value, secretAad(tenantId, input.name));
-  const rows = await deps.db.$queryRaw<InsertedRow[]>`
-    INSERT INTO claim_secrets (id, tenant_id, claim_id, name, ciphertext, nonce, wrapped_key, key_id)
-    VALUES (${newId('secret')}, ${tenantId}, ${claimId}, ${input.name},
-            ${Buffer.from(envelope.ciphertext)}, ${Buffer.from(envelope.nonce)},
-            ${Buffer.from(envelope.wrappedKey)}, ${envelope.keyId})
-    ON CONFLICT (claim_id, name) DO NOTHING
-    RETURNING id, name, created_at`;
+  // Only while the claim is active, holding its row (FOR SHARE) against a release: the release's
+  // trigger deletes the claim's secrets, and a row inserted after it would outlive the claim.
+  const rows = await deps.db.$queryRaw<(InsertedRow & { inserted: boolean })[]>`
+    WITH live AS (
+      SELECT id FROM claims WHERE id = ${claimId} AND tenant_id = ${tenantId}
+        AND status = 'active' FOR SHARE),
+    ins AS (
+      INSERT INTO claim_secrets (id, tenant_id, claim_id, name, ciphertext, nonce, wrapped_key, key_id)
+      SELECT ${newId('secret')}, ${tenantId}, live.id, ${input.name},
+             ${Buffer.from(envelope.ciphertext)}, ${Buffer.from(envelope.nonce)},
+             ${Buffer.from(envelope.wrappedKey)}, ${envelope.keyId}
+        FROM live
+      ON CONFLICT (claim_id, name) DO NOTHING
+      RETURNING id, name, created_at)
+    SELECT ins.id, ins.name, ins.created_at, true AS inserted FROM ins
+    UNION ALL SELECT NULL, NULL, NULL, false FROM live WHERE NOT EXISTS (SELECT 1 FROM ins)`;
   const row = rows[0];
-  if (!row) throw new AppError('already_exists', `the claim already has a secret ${input.name}`);
+  if (!row) throw new AppError('claim_not_active', 'the claim is no longer active');
+  if (!row.inserted)
+    throw new AppError('already_exists', `the claim already has a secret ${input.name}`);
   await requestSecretsDelivery(deps, tenantId, claim);
   return toRef({ id: row.id, claimId, name: row.name, createdAt: row.created_at });
 }

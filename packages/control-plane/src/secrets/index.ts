@@ -10,3 +10,5 @@ export * from './create-claim-with-secrets.js';
 export * from './secrets-cli.js';
 export * from './log-redaction.js';
 export * from './claim-redactor.js';
+export * from './usable-by.js';
+export * from './claim-secrets-opened.js';

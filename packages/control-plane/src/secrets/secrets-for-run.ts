@@ -17,6 +17,8 @@ interface ResolvedRow {
   ciphertext: Buffer;
   nonce: Buffer;
   wrapped_key: Buffer;
+  /** The stored secret's setting (StoredSecretUsableBy); null for a claim's own secret. */
+  usable_by: string | null;
 }
 
 /**
@@ -36,12 +38,13 @@ export async function resolveSecretNames(
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return new Map();
   const { rows } = await sqlPoolOf(db).query<ResolvedRow>({
-    name: 'cubicle_resolve_secret_names_v1',
-    text: `SELECT DISTINCT ON (name) name, ciphertext, nonce, wrapped_key FROM (
-             SELECT name, ciphertext, nonce, wrapped_key, 0 AS source, 0 AS version
+    name: 'cubicle_resolve_secret_names_v2',
+    text: `SELECT DISTINCT ON (name) name, ciphertext, nonce, wrapped_key, usable_by FROM (
+             SELECT name, ciphertext, nonce, wrapped_key, NULL::text AS usable_by, 0 AS source,
+                    0 AS version
              FROM claim_secrets WHERE tenant_id = $1 AND claim_id = $2 AND name = ANY($3)
              UNION ALL
-             SELECT name, ciphertext, nonce, wrapped_key, 1 AS source, version
+             SELECT name, ciphertext, nonce, wrapped_key, usable_by, 1 AS source, version
              FROM tenant_secrets WHERE tenant_id = $1 AND name = ANY($3)
            ) s ORDER BY name, source, version DESC`,
     values: [tenantId, claimId, wanted],
@@ -85,6 +88,6 @@ export async function secretsForRun(
       ),
     };
   });
-  recentSecrets.remember(secrets);
+  recentSecrets.remember(tenantId, secrets);
   return secrets;
 }

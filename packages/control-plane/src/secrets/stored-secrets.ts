@@ -1,4 +1,4 @@
-import type { StoredSecret } from '@cubicle/contract/api';
+import type { StoredSecret, StoredSecretUsableBy } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { newId } from '@cubicle/db';
 import type { Deps } from '../context.js';
@@ -10,35 +10,44 @@ import { recentSecrets } from './log-redaction.js';
 /**
  * putStoredSecret writes a new version of a tenant's stored secret (the first is version 1) and
  * answers its name and version, never the value. Concurrent writers each get their own version:
- * a unique (tenant, name, version) collision is retried with the next number.
+ * a unique (tenant, name, version) collision is retried with the next number. `usableBy` says
+ * which keys may name it (StoredSecretUsableBy); omitted, the previous version's setting stays
+ * (`admins` for a first version), so rotating a value never widens or narrows who uses it.
  */
 export async function putStoredSecret(
   deps: Deps & { keyring: Keyring },
   tenantId: string,
   name: string,
   value: string,
+  usableBy?: StoredSecretUsableBy,
 ): Promise<StoredSecret> {
   checkSecretValue(name, value);
-  recentSecrets.remember([{ name, value }]);
+  recentSecrets.remember(tenantId, [{ name, value }]);
   const envelope = sealEnvelope(deps.keyring, value, secretAad(tenantId, name));
   for (let attempt = 0; ; attempt++) {
     try {
-      const rows = await deps.db.$queryRaw<{ version: number; first: Date; created_at: Date }[]>`
+      const rows = await deps.db.$queryRaw<
+        { version: number; first: Date; created_at: Date; usable_by: StoredSecretUsableBy }[]
+      >`
         WITH prev AS (
-          SELECT max(version) AS v, min(created_at) AS first FROM tenant_secrets
-          WHERE tenant_id = ${tenantId} AND name = ${name})
-        INSERT INTO tenant_secrets (id, tenant_id, name, version, ciphertext, nonce, wrapped_key, key_id)
+          SELECT max(version) AS v, min(created_at) AS first,
+                 (array_agg(usable_by ORDER BY version DESC))[1] AS usable_by
+          FROM tenant_secrets WHERE tenant_id = ${tenantId} AND name = ${name})
+        INSERT INTO tenant_secrets (id, tenant_id, name, version, ciphertext, nonce, wrapped_key,
+                                    key_id, usable_by)
         SELECT ${newId('secret')}, ${tenantId}, ${name}, coalesce(prev.v, 0) + 1,
                ${Buffer.from(envelope.ciphertext)}, ${Buffer.from(envelope.nonce)},
-               ${Buffer.from(envelope.wrappedKey)}, ${envelope.keyId}
+               ${Buffer.from(envelope.wrappedKey)}, ${envelope.keyId},
+               coalesce(${usableBy ?? null}::text, prev.usable_by, 'admins')
         FROM prev
-        RETURNING version, (SELECT first FROM prev) AS first, created_at`;
+        RETURNING version, (SELECT first FROM prev) AS first, created_at, usable_by`;
       const row = rows[0]!;
       return {
         name,
         version: row.version,
         created_at: (row.first ?? row.created_at).toISOString(),
         updated_at: row.created_at.toISOString(),
+        usable_by: row.usable_by,
       };
     } catch (err) {
       const code = (err as { code?: string; meta?: { code?: string } }).meta?.code;
@@ -54,8 +63,9 @@ export async function listStoredSecrets(
   tenantId: string,
 ): Promise<{ data: StoredSecret[]; next_cursor: null }> {
   const rows = await deps.db.$queryRaw<
-    { name: string; version: number; first: Date; last: Date }[]
-  >`SELECT name, max(version) AS version, min(created_at) AS first, max(created_at) AS last
+    { name: string; version: number; first: Date; last: Date; usable_by: StoredSecretUsableBy }[]
+  >`SELECT name, max(version) AS version, min(created_at) AS first, max(created_at) AS last,
+           (array_agg(usable_by ORDER BY version DESC))[1] AS usable_by
     FROM tenant_secrets WHERE tenant_id = ${tenantId} GROUP BY name ORDER BY name`;
   return {
     data: rows.map((r) => ({
@@ -63,6 +73,7 @@ export async function listStoredSecrets(
       version: Number(r.version),
       created_at: r.first.toISOString(),
       updated_at: r.last.toISOString(),
+      usable_by: r.usable_by,
     })),
     next_cursor: null,
   };
@@ -78,26 +89,39 @@ export async function deleteStoredSecret(
   if (count === 0) throw new AppError('not_found', `no stored secret ${name}`);
 }
 
-/** latestStoredEnvelopes reads the newest sealed version of each named stored secret that exists. */
+/**
+ * latestStoredEnvelopes reads the newest sealed version of each named stored secret that exists,
+ * with who may use it.
+ */
 export async function latestStoredEnvelopes(
   deps: Deps,
   tenantId: string,
   names: readonly string[],
-): Promise<Map<string, Envelope>> {
+): Promise<Map<string, { envelope: Envelope; usableBy: string }>> {
   const rows = await deps.db.tenantSecret.findMany({
     where: { tenantId, name: { in: [...names] } },
     orderBy: { version: 'desc' },
     distinct: ['name'],
-    select: { name: true, ciphertext: true, nonce: true, wrappedKey: true, keyId: true },
+    select: {
+      name: true,
+      ciphertext: true,
+      nonce: true,
+      wrappedKey: true,
+      keyId: true,
+      usableBy: true,
+    },
   });
   return new Map(
     rows.map((r) => [
       r.name,
       {
-        ciphertext: new Uint8Array(r.ciphertext),
-        nonce: new Uint8Array(r.nonce),
-        wrappedKey: new Uint8Array(r.wrappedKey),
-        keyId: r.keyId,
+        envelope: {
+          ciphertext: new Uint8Array(r.ciphertext),
+          nonce: new Uint8Array(r.nonce),
+          wrappedKey: new Uint8Array(r.wrappedKey),
+          keyId: r.keyId,
+        },
+        usableBy: r.usableBy,
       },
     ]),
   );

@@ -5,6 +5,7 @@ import { openEnvelope, secretAad } from '../crypto/envelope.js';
 import { open } from '../crypto/keyring.js';
 import { callGuest } from '../guest-calls/call-guest.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import { announceClaimSecrets } from './claim-secrets-opened.js';
 import { recentSecrets } from './log-redaction.js';
 
 const SYNC_TIMEOUT_MS = 20_000;
@@ -78,7 +79,9 @@ export async function deliverClaimSecrets(
         secretAad(target.tenantId, r.name),
       ),
     }));
-    recentSecrets.remember(values);
+    recentSecrets.remember(target.tenantId, values);
+    // Runs of the claim redact the values before the desktop has their files.
+    await announceClaimSecrets(deps.events, target.tenantId, target.claimId, values);
     const route = GuestRoutes['secrets.write'];
     const answer = await callGuest({
       endpoint: sandbox.guest_endpoint,

@@ -27,6 +27,7 @@ export const claimRoutes = {
     responses: { 200: Claim, 201: Claim, 202: Claim },
     errors: [
       ...writeErrors,
+      'secret_not_usable',
       'quota_exceeded',
       'idempotency_key_reused',
       'idempotency_in_progress',

@@ -34,6 +34,7 @@ export const runRoutes = {
     responses: { 202: Run },
     errors: [
       ...writeErrors,
+      'secret_not_usable',
       'claim_not_active',
       'idempotency_key_reused',
       'idempotency_in_progress',

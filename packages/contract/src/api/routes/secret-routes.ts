@@ -4,6 +4,7 @@ import { listOf, SecretId } from '../common.js';
 import { defineRoute, type RouteDef } from '../route-def.js';
 import {
   CreateSecretRequest,
+  CreateStoredSecretRequest,
   PutStoredSecretRequest,
   SecretNamePathParams,
   SecretRef,
@@ -71,7 +72,7 @@ export const secretRoutes = {
     tag: 'secrets',
     auth: 'admin',
     summary: 'Write a new version of a stored secret (write-only)',
-    body: CreateSecretRequest,
+    body: CreateStoredSecretRequest,
     responses: { 201: StoredSecret },
     errors: [...writeErrors],
   }),
