@@ -4,18 +4,21 @@
 // out-of-range values (`helm template --validate` and client-node do not). Then the worker's
 // RBAC for real: a sandbox provisioned with nothing but the chart's ServiceAccount token.
 import { spawnSync } from 'node:child_process';
+import type { V1PodSpec, V1SecurityContext } from '@kubernetes/client-node';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  buildSandboxNetworkPolicy,
+  buildSandboxPod,
   createKubeClient,
   createKubernetesBackend,
   loadKubeConfig,
-  parseLabelSelector,
+  networkPolicyOptionsOf,
+  selectorMatches,
 } from '@cubicle/backends';
-import { buildSandboxNetworkPolicy } from '../../packages/backends/src/kube/network-policy.js';
 import { KUBE_TOOL_VERSIONS } from '../../scripts/lib/kube-paths.mjs';
 import {
   createObject,
@@ -58,6 +61,16 @@ const find = (objects: KubeObject[], kind: string, name: string) => {
 const podTemplate = (obj: KubeObject) => (obj.spec as { template: PodTemplate }).template;
 const envOf = (obj: KubeObject, container = 0) =>
   new Map((podTemplate(obj).spec.containers[container]!.env ?? []).map((e) => [e.name, e]));
+/** policyOptionsOf reads the worker's rendered env the way the worker does (apps/worker/src/backends.ts). */
+const policyOptionsOf = (worker: KubeObject) => {
+  const env = envOf(worker);
+  return networkPolicyOptionsOf({
+    controlPlaneSelector: env.get('KUBE_CONTROL_PLANE_SELECTOR')!.value!,
+    controlPlaneNamespace: env.get('KUBE_CONTROL_PLANE_NAMESPACE')?.value,
+    egress: env.get('KUBE_SANDBOX_EGRESS')?.value as 'internet' | 'none' | undefined,
+    deniedEgressCidrs: env.get('KUBE_DENIED_EGRESS_CIDRS')?.value,
+  });
+};
 
 describe('Helm chart helm/cubicle on the real test API server', () => {
   let cluster: KubeCluster;
@@ -433,30 +446,55 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
     expect(Number(size?.[1]) * 1024 * 1024).toBeGreaterThanOrEqual(largest);
   });
 
-  it('the api and worker Pods carry what the sandbox NetworkPolicy admits; web and sandboxes do not match it', () => {
-    const { objects } = render('cubicle-system', [join(chart, 'ci/default-values.yaml')]);
+  it('the sandbox NetworkPolicy admits only the api and worker Pods: not web, the migration Job, PostgreSQL or Redis', async () => {
+    const { objects } = render(
+      'cubicle-system',
+      [join(chart, 'ci/default-values.yaml')],
+      ['database.inChart.enabled=true', 'redis.inChart.enabled=true'],
+    );
     const worker = find(objects, 'Deployment', 'cubicle-worker');
     const env = envOf(worker);
     const policy = buildSandboxNetworkPolicy({
       namespace: env.get('KUBE_NAMESPACE')!.value!,
-      controlPlanePodLabels: parseLabelSelector(env.get('KUBE_CONTROL_PLANE_SELECTOR')!.value!),
-      controlPlaneNamespace: env.get('KUBE_CONTROL_PLANE_NAMESPACE')?.value,
+      ...policyOptionsOf(worker),
     });
+    expect(policy.spec.ingress).toHaveLength(1);
+    expect(policy.spec.ingress[0]!.from).toHaveLength(1);
     const peer = policy.spec.ingress[0]!.from[0]!;
-    expect(peer.podSelector.matchLabels['app.kubernetes.io/name']).toBe('cubicle');
     expect(peer.namespaceSelector?.matchLabels['kubernetes.io/metadata.name']).toBe(
       'cubicle-system',
     );
-    const matches = (labels: Record<string, string>) =>
-      Object.entries(peer.podSelector.matchLabels).every(([k, v]) => labels[k] === v);
-    expect(matches(podTemplate(find(objects, 'Deployment', 'cubicle-api')).metadata.labels)).toBe(
-      true,
-    );
-    expect(matches(podTemplate(worker).metadata.labels)).toBe(true);
-    // Another release's Pods, the dashboard's and the sandboxes' own do not.
+    const admits = (obj: KubeObject) =>
+      selectorMatches(peer.podSelector, podTemplate(obj).metadata.labels);
+    expect(admits(find(objects, 'Deployment', 'cubicle-api'))).toBe(true);
+    expect(admits(worker)).toBe(true);
+    // Every other Pod the chart runs has no business with a sandbox.
+    for (const [kind, name] of [
+      ['Deployment', 'cubicle-web'],
+      ['Job', 'cubicle-migrate'],
+      ['StatefulSet', 'cubicle-postgresql'],
+      ['Deployment', 'cubicle-redis'],
+    ] as const)
+      expect(admits(find(objects, kind, name)), `${kind}/${name}`).toBe(false);
+    // Another release's api, and the sandboxes' own Pods, do not match either.
     const apiLabels = podTemplate(find(objects, 'Deployment', 'cubicle-api')).metadata.labels;
-    expect(matches({ ...apiLabels, 'app.kubernetes.io/instance': 'other' })).toBe(false);
-    expect(matches(policy.spec.podSelector.matchLabels)).toBe(false);
+    expect(
+      selectorMatches(peer.podSelector, { ...apiLabels, 'app.kubernetes.io/instance': 'other' }),
+    ).toBe(false);
+    expect(selectorMatches(peer.podSelector, policy.spec.podSelector.matchLabels)).toBe(false);
+    // The policy the worker would apply is valid for the API server (strict dry run).
+    const sandboxNs = await cluster.createNamespace('cubicle-np-');
+    const answer = await strictDryRun(
+      client,
+      index,
+      {
+        ...policy,
+        metadata: { ...policy.metadata, namespace: sandboxNs },
+      } as unknown as KubeObject,
+      sandboxNs,
+    );
+    expect(answer.status, answer.body).toBe(201);
+    expect(answer.warnings).toEqual([]);
     // The worker's Role lives in the namespace it drives, bound to its own account.
     expect(find(objects, 'Role', 'cubicle-worker').metadata.namespace).toBe(
       env.get('KUBE_NAMESPACE')!.value,
@@ -465,6 +503,132 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
     expect(
       podTemplate(find(objects, 'Deployment', 'cubicle-api')).spec.automountServiceAccountToken,
     ).toBe(false);
+  });
+
+  it('egress mode and denied CIDRs are values; the IPv6 deny list holds NAT64, 6to4 and Teredo', () => {
+    const policyOf = (set: string[]) => {
+      const worker = find(
+        render('cubicle', [join(chart, 'ci/default-values.yaml')], set).objects,
+        'Deployment',
+        'cubicle-worker',
+      );
+      return buildSandboxNetworkPolicy({ namespace: 'sbx', ...policyOptionsOf(worker) });
+    };
+    const defaults = policyOf([]);
+    const blocks = defaults.spec.egress[0]!.to.flatMap((peer) =>
+      'ipBlock' in peer ? [peer.ipBlock] : [],
+    );
+    const v6 = blocks.find((b) => b.cidr === '::/0')!.except!;
+    for (const cidr of ['64:ff9b::/96', '64:ff9b:1::/48', '2002::/16', '2001::/32', 'fc00::/7'])
+      expect(v6, cidr).toContain(cidr);
+    expect(blocks.find((b) => b.cidr === '0.0.0.0/0')!.except).toContain('169.254.0.0/16');
+
+    const extra = policyOf([
+      'sandboxes.egress.deniedCidrs={203.0.113.7/32,2001:db8:1::/48}',
+    ]).spec.egress[0]!.to.flatMap((peer) => ('ipBlock' in peer ? [peer.ipBlock] : []));
+    expect(extra.find((b) => b.cidr === '0.0.0.0/0')!.except).toContain('203.0.113.7/32');
+    expect(extra.find((b) => b.cidr === '::/0')!.except).toContain('2001:db8:1::/48');
+
+    const none = policyOf(['sandboxes.egress.mode=none']);
+    expect(none.spec.policyTypes).toContain('Egress');
+    expect(none.spec.egress).toEqual([]);
+    // The schema refuses a mode it does not know.
+    const bad = render(
+      'cubicle',
+      [join(chart, 'ci/default-values.yaml')],
+      ['sandboxes.egress.mode=everything'],
+    );
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/egress/);
+  });
+
+  it('the sandbox namespace carries Pod Security Admission labels: restricted, privileged only for KubeVirt', () => {
+    const labelsOf = (files: string[], set: string[] = []) =>
+      find(render('cubicle-system', files, set).objects, 'Namespace', 'cubicle-sandboxes').metadata
+        .labels as Record<string, string>;
+    expect(labelsOf([join(chart, 'ci/default-values.yaml')])).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'pod-security.kubernetes.io/enforce-version': 'latest',
+      'pod-security.kubernetes.io/warn': 'restricted',
+      'pod-security.kubernetes.io/audit': 'restricted',
+    });
+    // virt-launcher Pods are privileged: KubeVirt needs the namespace to allow them.
+    expect(
+      labelsOf(
+        [join(chart, 'ci/default-values.yaml')],
+        ['sandboxes.backends={kubernetes,kubevirt}'],
+      ),
+    ).toMatchObject({
+      'pod-security.kubernetes.io/enforce': 'privileged',
+      'pod-security.kubernetes.io/warn': 'restricted',
+    });
+    expect(
+      labelsOf([join(chart, 'ci/default-values.yaml')], ['sandboxes.podSecurity.enforce=baseline']),
+    ).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'baseline' });
+  });
+
+  it("the sandbox Pod passes the namespace's restricted Pod Security; a weakened one is refused", async () => {
+    const releaseNs = await cluster.createNamespace('cubicle-psa-');
+    const sandboxNs = `${releaseNs}-sbx`;
+    const { objects } = render(
+      releaseNs,
+      [join(chart, 'ci/default-values.yaml')],
+      [`sandboxes.namespace=${sandboxNs}`],
+    );
+    const namespace = find(objects, 'Namespace', sandboxNs);
+    expect((await createObject(client, index, namespace, releaseNs)).status).toBe(201);
+    const worker = find(objects, 'Deployment', 'cubicle-worker');
+    const sandboxPod = buildSandboxPod(
+      {
+        sandboxId: 'sbx_01jxpsa0000000000000000000',
+        tenantId: 'ten_01jxtesttenant000000000000',
+        poolId: 'pool_01jxtestpool00000000000000',
+        image: 'cubicle/desktop:test',
+        cpuMillis: 500,
+        memoryMb: 1024,
+        env: {},
+      },
+      {
+        namespace: sandboxNs,
+        ephemeralStorageMb: Number(envOf(worker).get('KUBE_SANDBOX_EPHEMERAL_STORAGE_MB')!.value),
+      },
+    );
+    const pod = sandboxPod as unknown as KubeObject;
+    const accepted = await strictDryRun(client, index, pod, sandboxNs);
+    expect(accepted.status, accepted.body).toBe(201);
+    expect(accepted.warnings).toEqual([]);
+    // The same Pod without what `restricted` demands is refused by admission.
+    const weaken = (edit: (pod: V1PodSpec, container: V1SecurityContext) => void) => {
+      const copy = structuredClone(sandboxPod);
+      edit(copy.spec!, copy.spec!.containers[0]!.securityContext!);
+      return copy as unknown as KubeObject;
+    };
+    for (const [what, weakened] of [
+      [
+        'no seccomp profile',
+        weaken((spec, container) => {
+          delete spec.securityContext!.seccompProfile;
+          delete container.seccompProfile;
+        }),
+      ],
+      [
+        'privilege escalation',
+        weaken((_, container) => (container.allowPrivilegeEscalation = true)),
+      ],
+      ['a capability', weaken((_, container) => (container.capabilities = { add: ['NET_RAW'] }))],
+      [
+        'root',
+        weaken((spec, container) => {
+          spec.securityContext = { ...spec.securityContext, runAsNonRoot: false, runAsUser: 0 };
+          delete container.runAsNonRoot;
+          delete container.runAsUser;
+        }),
+      ],
+    ] as const) {
+      const refused = await strictDryRun(client, index, weakened, sandboxNs);
+      expect(refused.status, what).toBe(403);
+      expect(refused.body, what).toMatch(/violates PodSecurity "restricted:latest"/);
+    }
   });
 
   it("the worker provisions, claims and destroys a sandbox Pod with only the chart's RBAC (its own token)", async () => {
@@ -517,10 +681,7 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
     const backend = createKubernetesBackend({
       client: kubeClient,
       namespace: env.get('KUBE_NAMESPACE')!.value!,
-      networkPolicy: {
-        controlPlanePodLabels: parseLabelSelector(env.get('KUBE_CONTROL_PLANE_SELECTOR')!.value!),
-        controlPlaneNamespace: env.get('KUBE_CONTROL_PLANE_NAMESPACE')?.value,
-      },
+      networkPolicy: policyOptionsOf(find(objects, 'Deployment', 'cubicle-worker')),
       onWarning: (msg, err) => warnings.push(`${msg}: ${String(err)}`),
     });
     const agent = await startNodeAgent({

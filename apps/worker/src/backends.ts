@@ -6,6 +6,7 @@ import {
   createLocalBackend,
   loadKubeConfig,
   localBackendScope,
+  networkPolicyOptionsOf,
   parseLabelSelector,
   type KubeBackendOptions,
   type KubeClient,
@@ -38,6 +39,7 @@ export async function createBackends(env: WorkerEnv, log: Logger): Promise<Backe
       case 'kubevirt':
         backends.kubevirt = createKubevirtBackend(kubeOptions());
         break;
+          ephemeralStorageMb: env.KUBE_SANDBOX_EPHEMERAL_STORAGE_MB,
       default:
         kind satisfies never;
     }
@@ -67,10 +69,12 @@ function kubeBackendOptions(env: WorkerEnv, log: Logger): KubeBackendOptions {
       ...(env.KUBE_TOLERATIONS && { tolerations: env.KUBE_TOLERATIONS }),
     },
     ...(env.KUBE_NETWORK_POLICY && {
-      networkPolicy: {
-        controlPlanePodLabels: parseLabelSelector(env.KUBE_CONTROL_PLANE_SELECTOR),
+      networkPolicy: networkPolicyOptionsOf({
+        controlPlaneSelector: env.KUBE_CONTROL_PLANE_SELECTOR,
         controlPlaneNamespace: env.KUBE_CONTROL_PLANE_NAMESPACE,
-      },
+        egress: env.KUBE_SANDBOX_EGRESS,
+        deniedEgressCidrs: env.KUBE_DENIED_EGRESS_CIDRS,
+      }),
     }),
     onWarning: (msg, err) =>
       log.warn({ err: err instanceof Error ? err.message : String(err) }, msg),

@@ -1,4 +1,5 @@
 import { envVars, loadEnv } from '@cubicle/config';
+import { parseCidrList } from '@cubicle/backends';
 import { z } from 'zod';
 
 const KubeTolerations = z.array(
@@ -65,12 +66,38 @@ export const WorkerEnv = z.object({
   /** Set by the kubelet in every Pod; tells the worker it runs in a cluster. */
   KUBERNETES_SERVICE_HOST: z.string().min(1).optional(),
   /**
-   * The worker applies a NetworkPolicy to KUBE_NAMESPACE that admits only control-plane Pods
-   * (KUBE_CONTROL_PLANE_SELECTOR, an equality selector `a=b,c=d`) to the guest and VNC ports and
-   * so denies sandbox-to-sandbox traffic. Off only where another policy does the same.
+   * The worker applies a NetworkPolicy to KUBE_NAMESPACE that admits only the api and worker
+   * Pods (KUBE_CONTROL_PLANE_SELECTOR: equality terms and `key in (a,b)`, e.g. the Helm chart's
+   * `app.kubernetes.io/name=cubicle,app.kubernetes.io/instance=R,app.kubernetes.io/component in
+   * (api,worker)`) to the guest and VNC ports and so denies sandbox-to-sandbox traffic. Off only
+   * where another policy does the same.
    */
   KUBE_NETWORK_POLICY: envVars.boolean(true),
-  KUBE_CONTROL_PLANE_SELECTOR: z.string().min(1).default('app.kubernetes.io/name=cubicle'),
+  KUBE_CONTROL_PLANE_SELECTOR: z
+    .string()
+    .min(1)
+    .default('app.kubernetes.io/name=cubicle,app.kubernetes.io/component in (api,worker)'),
+  /**
+   * What sandboxes may reach: `internet` (public addresses and the cluster's DNS) or `none`.
+   * Private, link-local, loopback and IPv4-in-IPv6 ranges are denied either way, and so is
+   * every CIDR of KUBE_DENIED_EGRESS_CIDRS (comma-separated).
+   */
+  KUBE_SANDBOX_EGRESS: z.enum(['internet', 'none']).default('internet'),
+  KUBE_DENIED_EGRESS_CIDRS: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      try {
+        parseCidrList(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    }),
+  /**
+   * Disk a sandbox Pod may use (ephemeral-storage request and limit; its emptyDirs get
+   * sizeLimits out of it). A Pod past it is evicted by the kubelet.
+   */
+  KUBE_SANDBOX_EPHEMERAL_STORAGE_MB: z.coerce.number().int().min(256).max(1_048_576).default(4096),
   /** The control plane's namespace when it differs from KUBE_NAMESPACE. */
   KUBE_CONTROL_PLANE_NAMESPACE: z.string().min(1).optional(),
   /** Defaults for every sandbox Pod: RuntimeClass (e.g. gvisor), node selector (`a=b,c=d`), tolerations (JSON array). */

@@ -18,8 +18,9 @@ app.kubernetes.io/part-of: cubicle
 {{- end -}}
 
 {{/*
-Selector labels of one component. app.kubernetes.io/name=cubicle plus the instance is what the
-sandbox NetworkPolicy admits (see "cubicle.controlPlaneSelector").
+Selector labels of one component. app.kubernetes.io/name=cubicle plus the instance and the
+api or worker component is what the sandbox NetworkPolicy admits (see
+"cubicle.controlPlaneSelector").
 */}}
 {{- define "cubicle.selectorLabels" -}}
 app.kubernetes.io/name: cubicle
@@ -27,9 +28,24 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
-{{/* The equality selector the worker puts into the sandbox NetworkPolicy (KUBE_CONTROL_PLANE_SELECTOR). */}}
+{{/*
+The selector the worker puts into the sandbox NetworkPolicy (KUBE_CONTROL_PLANE_SELECTOR): this
+release's api and worker Pods only — never web, the migration Job, PostgreSQL or Redis.
+*/}}
 {{- define "cubicle.controlPlaneSelector" -}}
-app.kubernetes.io/name=cubicle,app.kubernetes.io/instance={{ .Release.Name }}
+app.kubernetes.io/name=cubicle,app.kubernetes.io/instance={{ .Release.Name }},app.kubernetes.io/component in (api,worker)
+{{- end -}}
+
+{{/* The Pod Security Admission level enforced on the sandbox namespace. */}}
+{{- define "cubicle.sandboxPodSecurity" -}}
+{{- $s := .Values.sandboxes -}}
+{{- if $s.podSecurity.enforce -}}
+{{- $s.podSecurity.enforce -}}
+{{- else if has "kubevirt" $s.backends -}}
+privileged
+{{- else -}}
+restricted
+{{- end -}}
 {{- end -}}
 
 {{- define "cubicle.image" -}}

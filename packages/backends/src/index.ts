@@ -17,6 +17,18 @@ export {
 } from './kube/names.js';
 export { parseLabelSelector, type Placement, type Toleration } from './kube/placement.js';
 export type { KubeBackendOptions, KubeSandboxBackend } from './kube/kube-sandbox-backend.js';
+export {
+  networkPolicyOptionsOf,
+  parseCidrList,
+  type NetworkPolicySettings,
+} from './kube/network-policy-settings.js';
+export {
+  buildSandboxNetworkPolicy,
+  DENIED_EGRESS_V4,
+  DENIED_EGRESS_V6,
+  type NetworkPolicy,
+} from './kube/network-policy.js';
+export { parsePodSelector, selectorMatches, type PodLabelSelector } from './kube/pod-selector.js';
 export { startInformer, type Informer } from './kube/informer.js';
 export { buildGuestSecret, newGuestToken } from './kube/guest-secret.js';
 export { createKubernetesBackend, podsPath } from './kubernetes/kubernetes-backend.js';

@@ -29,7 +29,7 @@ beforeAll(async () => {
   backend = createKubernetesBackend({
     client: kube.client,
     namespace: kube.namespace,
-    networkPolicy: { controlPlanePodLabels: CONTROL_PLANE },
+    networkPolicy: { controlPlanePods: { matchLabels: CONTROL_PLANE } },
   });
 }, 180_000);
 

@@ -1,9 +1,10 @@
 import { GUEST_PORT, LABELS, MANAGED_BY, VNC_PORT } from './names.js';
+import { selectorMatches, type PodLabelSelector } from './pod-selector.js';
 
 export const NETWORK_POLICY_NAME = 'cubicle-sandboxes';
 
 interface PeerSelector {
-  podSelector: { matchLabels: Record<string, string> };
+  podSelector: PodLabelSelector;
   namespaceSelector?: { matchLabels: Record<string, string> };
 }
 
@@ -30,8 +31,25 @@ export const DENIED_EGRESS_V4 = [
   '100.64.0.0/10',
   '169.254.0.0/16',
   '127.0.0.0/8',
+  // The 6to4 relay anycast: a relay delivers into whatever IPv4 the packet carries.
+  '192.88.99.0/24',
 ];
-export const DENIED_EGRESS_V6 = ['fc00::/7', 'fe80::/10', '::1/128'];
+/**
+ * The IPv6 counterparts, and every IPv6 prefix that carries an IPv4 address a translator or
+ * relay on the path would deliver to — NAT64 (well-known and local-use), 6to4, Teredo, SIIT —
+ * so a private IPv4 cannot be reached through its IPv6 spelling. (IPv4-mapped `::ffff:0:0/96`
+ * never appears on the wire, and the API server refuses it as a CIDR.)
+ */
+export const DENIED_EGRESS_V6 = [
+  'fc00::/7',
+  'fe80::/10',
+  '::1/128',
+  '64:ff9b::/96',
+  '64:ff9b:1::/48',
+  '2002::/16',
+  '2001::/32',
+  '::ffff:0:0:0/96',
+];
 
 /**
  * The wire shape of a NetworkPolicy. @kubernetes/client-node's V1NetworkPolicy renames `from`
@@ -51,8 +69,11 @@ export interface NetworkPolicy {
 
 export interface NetworkPolicyOptions {
   namespace: string;
-  /** Labels of the control-plane Pods (api, worker) that may reach guests. */
-  controlPlanePodLabels: Record<string, string>;
+  /**
+   * The control-plane Pods (api and worker only) that may reach guests; never the dashboard, the
+   * database or Redis, which have no business with a sandbox.
+   */
+  controlPlanePods: PodLabelSelector;
   /**
    * The control plane's namespace when it is not the sandbox namespace (matched by the
    * `kubernetes.io/metadata.name` label every namespace carries).
@@ -78,10 +99,10 @@ export interface NetworkPolicyOptions {
  * or nothing with `egress: 'none'`.
  */
 export function buildSandboxNetworkPolicy(options: NetworkPolicyOptions): NetworkPolicy {
-  if (matchesSandboxes(options.controlPlanePodLabels))
+  if (matchesSandboxes(options.controlPlanePods))
     throw new Error('the control-plane selector would also select sandboxes');
   const from: PeerSelector = {
-    podSelector: { matchLabels: options.controlPlanePodLabels },
+    podSelector: structuredClone(options.controlPlanePods),
     ...(options.controlPlaneNamespace && {
       namespaceSelector: {
         matchLabels: { 'kubernetes.io/metadata.name': options.controlPlaneNamespace },
@@ -135,8 +156,10 @@ function internetEgress(extra: string[]): EgressRule[] {
 }
 
 // A selector made only of labels every sandbox carries would let sandboxes reach each other.
-function matchesSandboxes(labels: Record<string, string>): boolean {
-  return Object.entries(labels).every(
-    ([k, v]) => k.startsWith('cubicle.dev/') || (k === LABELS.managedBy && v === MANAGED_BY),
-  );
+function matchesSandboxes(selector: PodLabelSelector): boolean {
+  const onlySandboxKeys =
+    Object.entries(selector.matchLabels).every(
+      ([k, v]) => k.startsWith('cubicle.dev/') || (k === LABELS.managedBy && v === MANAGED_BY),
+    ) && (selector.matchExpressions ?? []).every((e) => e.key.startsWith('cubicle.dev/'));
+  return onlySandboxKeys || selectorMatches(selector, { [LABELS.managedBy]: MANAGED_BY });
 }

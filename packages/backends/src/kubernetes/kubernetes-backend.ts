@@ -28,6 +28,7 @@ export function createKubernetesBackend(options: KubernetesBackendOptions): Kube
         namespace,
         imagePullPolicy: options.imagePullPolicy,
         shmSizeMb: options.shmSizeMb,
+        ephemeralStorageMb: options.ephemeralStorageMb,
       }),
     secretExtras: () => ({}),
     readiness: podReadiness,

@@ -28,13 +28,34 @@ describe('buildSandboxPod', () => {
     });
   });
 
-  it('runs the pool image with requests equal to limits from cpu millis and memory MiB', () => {
+  it('runs the pool image with requests equal to limits from cpu millis, memory MiB and disk', () => {
     expect(container?.name).toBe('desktop');
     expect(container?.image).toBe(template.image);
     expect(container?.resources).toEqual({
-      requests: { cpu: '1500m', memory: '3072Mi' },
-      limits: { cpu: '1500m', memory: '3072Mi' },
+      requests: { cpu: '1500m', memory: '3072Mi', 'ephemeral-storage': '4096Mi' },
+      limits: { cpu: '1500m', memory: '3072Mi', 'ephemeral-storage': '4096Mi' },
     });
+  });
+
+  it('caps every emptyDir: disk ones share the ephemeral storage, memory ones are small', () => {
+    const sized = buildSandboxPod(template, { namespace: 'sandboxes', ephemeralStorageMb: 8192 });
+    expect(sized.spec?.containers[0]?.resources?.limits?.['ephemeral-storage']).toBe('8192Mi');
+    const limits = Object.fromEntries(
+      (sized.spec?.volumes ?? []).map((v) => [v.name, v.emptyDir?.sizeLimit]),
+    );
+    expect(limits).toEqual({
+      dshm: '512Mi',
+      tmp: '2048Mi',
+      'var-tmp': '1024Mi',
+      home: '4096Mi',
+      run: '16Mi',
+    });
+    // Every volume is an emptyDir with a limit, and the disk ones fit inside the Pod's limit.
+    for (const volume of pod.spec?.volumes ?? []) {
+      expect(volume.emptyDir?.sizeLimit, volume.name).toMatch(/^\d+Mi$/);
+    }
+    const disk = ['tmp', 'var-tmp', 'home'].map((name) => parseInt(limits[name]!, 10));
+    expect(disk.reduce((a, b) => a + b)).toBeLessThan(8192);
   });
 
   it('takes the token only from the Secret; pool env is plain and cannot override it', () => {

@@ -28,13 +28,31 @@ export interface PodSpecOptions {
   imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
   /** Size of the in-memory /dev/shm (browsers need more than the runtime's 64 MB default). */
   shmSizeMb?: number;
+  /**
+   * Node disk the Pod may use: its `ephemeral-storage` request and limit (the root is read-only,
+   * so this is the disk-backed emptyDirs plus container logs). 4 GiB by default.
+   */
+  ephemeralStorageMb?: number;
+}
+
+export const DEFAULT_EPHEMERAL_STORAGE_MB = 4096;
+
+/**
+ * diskSizeLimits splits the Pod's ephemeral storage between its disk-backed emptyDirs — home
+ * 1/2, /tmp 1/4, /var/tmp 1/8 — leaving 1/8 for container logs. Each emptyDir past its
+ * sizeLimit, or the Pod past its limit, is evicted by the kubelet: one sandbox cannot fill the
+ * node's disk. (In-memory emptyDirs count against the memory limit and have their own caps.)
+ */
+export function diskSizeLimits(ephemeralStorageMb: number) {
+  const share = (fraction: number) => `${Math.floor(ephemeralStorageMb * fraction)}Mi`;
+  return { home: share(1 / 2), tmp: share(1 / 4), varTmp: share(1 / 8) };
 }
 
 /**
  * buildSandboxPod is the Pod of one sandbox: one `desktop` container running the pool image,
  * its guest driver on port 8080 (token from the sandbox Secret via secretKeyRef) and VNC on 5900,
  * ready when /healthz answers. Requests equal limits (Guaranteed QoS: desktops are latency
- * sensitive). The Pod never restarts — a crashed desktop is a lost sandbox that reconcile
+ * sensitive), ephemeral storage included, and every emptyDir has a sizeLimit. The Pod never restarts — a crashed desktop is a lost sandbox that reconcile
  * replaces — and gets no service account token: the guest has no business with the API. It runs
  * as the image's unprivileged user, with every capability dropped, no privilege escalation,
  * the runtime's default seccomp profile and a read-only root file system; what the desktop
@@ -43,7 +61,9 @@ export interface PodSpecOptions {
  */
 export function buildSandboxPod(template: SandboxTemplate, options: PodSpecOptions): V1Pod {
   const name = sandboxObjectName(template.sandboxId);
-  const resources = resourcesOf(template);
+  const storageMb = options.ephemeralStorageMb ?? DEFAULT_EPHEMERAL_STORAGE_MB;
+  const resources = { ...resourcesOf(template), 'ephemeral-storage': `${storageMb}Mi` };
+  const disk = diskSizeLimits(storageMb);
   const placement = template.placement ?? {};
   return {
     apiVersion: 'v1',
@@ -119,9 +139,9 @@ export function buildSandboxPod(template: SandboxTemplate, options: PodSpecOptio
           name: 'dshm',
           emptyDir: { medium: 'Memory', sizeLimit: `${options.shmSizeMb ?? 512}Mi` },
         },
-        { name: 'tmp', emptyDir: {} },
-        { name: 'var-tmp', emptyDir: {} },
-        { name: 'home', emptyDir: {} },
+        { name: 'tmp', emptyDir: { sizeLimit: disk.tmp } },
+        { name: 'var-tmp', emptyDir: { sizeLimit: disk.varTmp } },
+        { name: 'home', emptyDir: { sizeLimit: disk.home } },
         { name: 'run', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } },
       ],
     },
