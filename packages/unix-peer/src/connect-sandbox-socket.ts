@@ -77,8 +77,8 @@ export async function connectSandboxSocket(
   await checkDirectory(dirname(dirname(path)));
   const ownDepth = await pidNamespaceDepth('self');
 
+  // No 'data' listener until the caller adds one: what the peer sends meanwhile stays buffered.
   const socket = connect({ path });
-  socket.pause();
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   try {
     await new Promise<void>((resolve, reject) => {

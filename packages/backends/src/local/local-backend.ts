@@ -8,9 +8,11 @@ import {
 import {
   listDesktopIds,
   listLiveDesktopIds,
+  sandboxResourceEvents,
   startDesktop,
   stopDesktopById,
   type DesktopOptions,
+  type SandboxResourceEvents,
 } from '@cubicle/driver-guest';
 
 export interface LocalBackendOptions {
@@ -21,6 +23,11 @@ export interface LocalBackendOptions {
   scope: string;
   /** Passed to every desktop (size, GLX); the desktop always runs in its own sandbox. */
   desktop?: Pick<DesktopOptions, 'width' | 'height' | 'depth' | 'withGlx'>;
+  /**
+   * The group of the API process when it does not run as root: the sandboxes' guest and VNC
+   * sockets are made connectable by it (0660). Owner-only when unset.
+   */
+  socketGid?: number;
 }
 
 const SANDBOX_ID = /^sbx_[0-9a-z]{26}$/;
@@ -51,7 +58,16 @@ export const desktopIdOf = (scope: string, sandboxId: string) => `${scope}-${san
  * unix sockets in a directory this process owns. The pool's `image` is not used (the desktop
  * is this machine's, read-only); its `env` reaches the session's apps.
  */
-export function createLocalBackend(options: LocalBackendOptions): SandboxBackend {
+/** The local backend, which can also say what the kernel counted of a sandbox's resources. */
+export interface LocalBackend extends SandboxBackend {
+  /**
+   * resourceEvents reads sandbox `sandboxId`'s cgroup: `oomKills > 0` means its memory limit
+   * killed processes inside it (a failure reason to record); null without a cgroup.
+   */
+  resourceEvents(sandboxId: string): Promise<SandboxResourceEvents | null>;
+}
+
+export function createLocalBackend(options: LocalBackendOptions): LocalBackend {
   if (!/^[a-z0-9]{1,16}$/.test(options.scope))
     throw new Error('local backend scope must be 1-16 lowercase letters or digits');
   const prefix = `${options.scope}-`;
@@ -67,6 +83,9 @@ export function createLocalBackend(options: LocalBackendOptions): SandboxBackend
         id,
         daemon: 'sandbox',
         appEnv: input.env,
+        // The pool's cpu and memory, applied through the sandbox's own cgroup.
+        limits: { cpuMillis: input.cpuMillis, memoryMb: input.memoryMb },
+        ...(options.socketGid === undefined ? {} : { socketGid: options.socketGid }),
       });
       if (!session.guestUrl || !session.vncSocket) {
         await session.stop();
@@ -79,6 +98,8 @@ export function createLocalBackend(options: LocalBackendOptions): SandboxBackend
         vncEndpoint: vncUnixEndpoint(session.vncSocket),
       };
     },
+    resourceEvents: (sandboxId: string) =>
+      sandboxResourceEvents(desktopIdOf(options.scope, sandboxId)),
     async destroy(sandboxId: string): Promise<void> {
       await stopDesktopById(desktopIdOf(options.scope, sandboxId));
     },

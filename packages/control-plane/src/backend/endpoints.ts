@@ -5,6 +5,13 @@
  * the guest as `http+unix://<percent-encoded socket path>` and VNC as `unix:<socket path>`.
  * Every consumer parses them here.
  */
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { connectSandboxSocket, SandboxSocketRefused } from '@cubicle/unix-peer';
+
+/** A sandbox socket that does not connect in this long is unreachable (the guest is local). */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 export type SocketTarget = { path: string } | { host: string; port: number };
 
 const UNIX_PREFIX = 'unix:';
@@ -44,4 +51,39 @@ export function parseVncEndpoint(endpoint: string): SocketTarget | null {
   const port = Number(m?.[3]);
   if (!m || port < 1 || port > 65_535) return null;
   return { host: m[1] ?? m[2]!, port };
+}
+
+/**
+ * SandboxSocketAgent is the http.Agent for `http+unix://` guests: every new connection goes
+ * through connectSandboxSocket, so a request is written only to a socket whose peer was checked
+ * to be the sandbox (never to a host service the sandbox pointed a path at). Kept-alive sockets
+ * are reused as by any agent; a refusal fails the request with the check's message.
+ */
+export class SandboxSocketAgent extends http.Agent {
+  override createConnection(
+    options: http.ClientRequestArgs,
+    callback?: (err: Error | null, socket: Duplex) => void,
+  ): Duplex | undefined {
+    return openSandboxConnection(options, (err, socket) => callback?.(err, socket!));
+  }
+}
+
+/**
+ * openSandboxConnection is a `createConnection` for clients built on node:http (ws among them)
+ * that reach a sandbox at `options.socketPath`: the request is written once connectSandboxSocket
+ * has checked the peer, and fails with its refusal otherwise.
+ */
+export function openSandboxConnection(
+  options: { socketPath?: string },
+  callback: (err: Error | null, socket?: Duplex) => void,
+): undefined {
+  if (!options.socketPath) {
+    queueMicrotask(() => callback(new SandboxSocketRefused('no sandbox socket path')));
+    return undefined;
+  }
+  connectSandboxSocket(options.socketPath, { timeoutMs: CONNECT_TIMEOUT_MS }).then(
+    (socket) => callback(null, socket),
+    (err: Error) => callback(err),
+  );
+  return undefined;
 }

@@ -1,9 +1,15 @@
 import http from 'node:http';
 import https from 'node:https';
-import { guestSocketPath } from '../backend/endpoints.js';
+import { guestSocketPath, SandboxSocketAgent } from '../backend/endpoints.js';
 
 // Keep-alive: a call reuses the connection to its guest instead of a TCP handshake each time.
 const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, keepAliveMsecs: 10_000 });
+// A local sandbox's socket is opened only through connectSandboxSocket (peer checked first).
+const sandboxAgent = new SandboxSocketAgent({
+  keepAlive: true,
+  maxSockets: 64,
+  keepAliveMsecs: 10_000,
+});
 const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, keepAliveMsecs: 10_000 });
 
 export interface GuestHttpAnswer {
@@ -59,7 +65,7 @@ export function callGuest(input: {
       {
         ...(socketPath ? { socketPath } : {}),
         method: input.method,
-        agent: isHttps ? httpsAgent : httpAgent,
+        agent: socketPath ? sandboxAgent : isHttps ? httpsAgent : httpAgent,
         headers: {
           authorization: `Bearer ${input.token}`,
           accept: 'application/json',

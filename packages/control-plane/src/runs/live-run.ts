@@ -6,7 +6,7 @@ import {
   type ShellStreamClientMessage,
 } from '@cubicle/contract/guest';
 import { sqlPoolOf } from '@cubicle/db';
-import { guestSocketPath } from '../backend/endpoints.js';
+import { guestSocketPath, openSandboxConnection } from '../backend/endpoints.js';
 import WebSocket from 'ws';
 import { cleanText } from './append-run-events.js';
 import { finishRun, type RunOutcome } from './finish-run.js';
@@ -74,7 +74,8 @@ export class LiveRun {
   open() {
     const { row } = this.options;
     const http = new URL(GuestRoutes['shell.stream'].path, this.options.endpoint);
-    // A local sandbox's guest listens on a unix socket (http+unix://): ws speaks `ws+unix:`.
+    // A local sandbox's guest listens on a unix socket (http+unix://): ws speaks `ws+unix:`,
+    // and the connection is opened by the peer-checking door, never by ws itself.
     const socketPath = guestSocketPath(http);
     const url = socketPath
       ? `ws+unix://${socketPath}:${http.pathname}`
@@ -83,6 +84,7 @@ export class LiveRun {
       headers: { authorization: `Bearer ${this.options.token}` },
       perMessageDeflate: false,
       maxPayload: 16 * 1024 * 1024,
+      ...(socketPath ? { createConnection: openSandboxConnection as never } : {}),
     });
     this.socket = socket;
     socket.on('message', (raw) => this.onMessage(raw.toString()));

@@ -3,13 +3,14 @@
 // sockets the control plane reaches from outside, and reports to the launcher once up.
 //
 // Descriptors from the launcher: 4 = the guest token (bytes, then EOF), 5 = the configuration
-// (JSON), 7 = where to write one JSON line once the desktop is up. The token is hashed and its
+// (JSON), 7 = where to write one JSON line once the desktop is up, 8 and 9 = the guest's and
+// VNC's unix sockets, bound by the launcher in a directory the sandbox cannot see; this process
+// listens on them, which makes it the peer the control plane checks (SO_PEERCRED). The token is hashed and its
 // bytes zeroed: this process keeps only the SHA-256, so reading its memory or environment from
 // another process of the sandbox (same user) gives nothing a caller could present.
 import { closeSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { inheritedEnv } from '../env.js';
 import { tokenDigestOf } from '../server/auth.js';
-import { SANDBOX_PATHS } from './sandbox-spec.js';
 import { startDesktop } from './start-desktop.js';
 
 interface EntryConfig {
@@ -24,6 +25,8 @@ interface EntryConfig {
 const TOKEN_FD = 4;
 const CONFIG_FD = 5;
 const READY_FD = 7;
+const GUEST_SOCKET_FD = 8;
+const VNC_SOCKET_FD = 9;
 
 function readAll(fd: number): Buffer {
   const bytes = readFileSync(fd);
@@ -57,8 +60,8 @@ const session = await startDesktop({
   vncPort: config.vncPort,
   // Viewers inside the sandbox's network namespace are unreachable from outside: the control
   // plane connects to this socket instead.
-  vncSocket: SANDBOX_PATHS.vncSocket,
-  guestSocket: SANDBOX_PATHS.guestSocket,
+  vncSocket: { fd: VNC_SOCKET_FD },
+  guestSocket: { fd: GUEST_SOCKET_FD },
   guestTokenDigest: tokenDigest,
   // The sandbox's environment is already the allow-list; the pool's env goes to the apps.
   baseEnv: inheritedEnv(),
@@ -77,6 +80,9 @@ process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
 // Requests that fail must not take the desktop's driver down.
 process.on('unhandledRejection', () => undefined);
+// stdout and stderr are pipes the launcher reads; a desktop outlives a launcher's restart, and
+// a write after that fails with EPIPE, which must cost the output, not the desktop.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 
 writeSync(
   READY_FD,

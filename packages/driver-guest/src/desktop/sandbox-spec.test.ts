@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { bwrapOptions, guestCodeMounts, SANDBOX_PATHS, sandboxEnv } from './sandbox-spec.js';
+import { bwrapOptions, SANDBOX_PATHS, sandboxEnv, tmpfsBytes } from './sandbox-spec.js';
 
 const pairs = (args: string[], flag: string) =>
   args.flatMap((arg, i) => (arg === flag ? [[args[i + 1], args[i + 2]]] : []));
 
 describe('the desktop sandbox spec', () => {
-  const code = guestCodeMounts();
+  const code = [{ host: '/var/cache/cubicle/guest-code/0123abcd', sandbox: SANDBOX_PATHS.code }];
   const args = bwrapOptions({
-    socketDir: '/tmp/cubicle-desktop-x/sock',
-    passwdFile: '/tmp/cubicle-desktop-x/passwd',
-    groupFile: '/tmp/cubicle-desktop-x/group',
+    passwdFd: 10,
+    groupFd: 11,
+    seccompFd: 12,
     code,
     env: sandboxEnv({ DATABASE_URL: 'postgres://secret', LANG: 'de_DE.UTF-8', PATH: '/root/bin' }),
     infoFd: 6,
@@ -43,16 +43,37 @@ describe('the desktop sandbox spec', () => {
     expect(ro).toContainEqual(['/usr', '/usr']);
     expect(ro).toContainEqual(['/etc', '/etc']);
     expect(ro).toContainEqual(['/dev/null', '/etc/shadow']);
-    const writable = pairs(args, '--bind');
-    expect(writable).toEqual([['/tmp/cubicle-desktop-x/sock', SANDBOX_PATHS.sockets]]);
-    for (const [, inside] of ro.filter(([host]) => host!.includes('node_modules')))
-      expect(inside!.startsWith(SANDBOX_PATHS.code)).toBe(true);
-    const packages = code.map((m) => m.sandbox).filter((p) => p.includes('/packages/'));
-    expect(packages.sort()).toEqual(
-      ['config', 'contract', 'driver-guest', 'http'].map(
-        (name) => `${SANDBOX_PATHS.code}/packages/${name}`,
-      ),
-    );
+    // Nothing of the host is writable inside: the guest and VNC sockets come in as listening
+    // descriptors, so the sandbox can never replace what the control plane connects to.
+    expect(pairs(args, '--bind')).toEqual([]);
+    // The staged guest code (stage-guest-code.ts), never a path of the checkout.
+    expect(ro).toContainEqual([code[0]!.host, SANDBOX_PATHS.code]);
+    // passwd and group are data from descriptors: no session-dir path in the mount table.
+    expect(pairs(args, '--ro-bind-data')).toEqual([
+      ['10', '/etc/passwd'],
+      ['11', '/etc/group'],
+    ]);
+    expect(args.join(' ')).not.toContain('cubicle-desktop-');
+  });
+
+  it('forbids nested user namespaces and applies the seccomp program', () => {
+    expect(args).toContain('--unshare-user');
+    expect(args).toContain('--disable-userns');
+    expect(args.slice(args.indexOf('--seccomp'), args.indexOf('--seccomp') + 2)).toEqual([
+      '--seccomp',
+      '12',
+    ]);
+  });
+
+  it('caps each tmpfs relative to the memory limit', () => {
+    const MiB = 1024 * 1024;
+    expect(tmpfsBytes(512)).toEqual({
+      tmp: 256 * MiB,
+      home: 256 * MiB,
+      shm: 64 * MiB,
+      secrets: 16 * MiB,
+    });
+    expect(tmpfsBytes(8192).tmp).toBe(1024 * MiB);
   });
 
   it('gives private, size-limited tmpfs for /tmp, home and a 0700 secrets directory', () => {

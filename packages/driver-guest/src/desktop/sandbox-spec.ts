@@ -1,14 +1,8 @@
-import { lstatSync, readFileSync, readlinkSync, realpathSync, existsSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { lstatSync, readlinkSync, existsSync } from 'node:fs';
 
 /** Fixed paths inside every sandbox. */
 export const SANDBOX_PATHS = {
   home: '/home/sandbox',
-  /** Sockets of the guest driver and VNC, bind-mounted from a directory the control plane owns. */
-  sockets: '/run/cubicle/sock',
-  guestSocket: '/run/cubicle/sock/guest.sock',
-  vncSocket: '/run/cubicle/sock/vnc.sock',
   /** Per-sandbox tmpfs (mode 0700, the sandbox user's) for per-claim secret files. */
   secrets: '/run/cubicle/secrets',
   /** Where the guest driver's code (and only that of the checkout) is mounted, read-only. */
@@ -22,72 +16,44 @@ const MiB = 1024 * 1024;
 /** tmpfs limits: memory is only used as files are written, these cap what one sandbox can take. */
 const TMPFS_BYTES = { tmp: 1024 * MiB, home: 1024 * MiB, shm: 256 * MiB, secrets: 16 * MiB };
 
+/**
+ * tmpfsBytes sizes the sandbox's tmpfs for its memory limit. What a sandbox writes to a tmpfs is
+ * charged to its memory cgroup (shmem pages, v1 and v2 alike: measured here), so the limit bounds
+ * them all together; each is also capped at half the limit (shm at an eighth) so that one full
+ * directory leaves the desktop room to run.
+ */
+export function tmpfsBytes(memoryMb?: number): typeof TMPFS_BYTES {
+  if (!memoryMb) return TMPFS_BYTES;
+  const limit = memoryMb * MiB;
+  const cap = (bytes: number, share: number) => Math.min(bytes, Math.floor(limit * share));
+  return {
+    tmp: cap(TMPFS_BYTES.tmp, 1 / 2),
+    home: cap(TMPFS_BYTES.home, 1 / 2),
+    shm: cap(TMPFS_BYTES.shm, 1 / 8),
+    secrets: TMPFS_BYTES.secrets,
+  };
+}
+
 /** Top-level host entries that are (on merged-/usr systems) symlinks into /usr, or real dirs. */
 const SYSTEM_LINKS = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 
+/** A host directory of guest code (stage-guest-code.ts) and where the sandbox sees it. */
 export interface CodeMount {
   host: string;
   sandbox: string;
 }
 
-/**
- * guestCodeMounts lists what the sandboxed daemon needs of this installation, mapped under
- * /opt/cubicle: the node_modules directories above the driver package (third-party code) and
- * the driver plus the workspace packages it depends on (@cubicle/*, followed transitively).
- * Nothing else of the checkout (sources of the control plane, .cubicle/, configuration) is
- * mounted.
- */
-export function guestCodeMounts(): CodeMount[] {
-  const driverDir = realpathSync(fileURLToPath(new URL('../../', import.meta.url)));
-  const moduleDirs: string[] = [];
-  for (let dir = driverDir; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'node_modules'))) moduleDirs.push(join(dir, 'node_modules'));
-    if (dirname(dir) === dir) break;
-  }
-  const root = moduleDirs.length > 0 ? dirname(moduleDirs[moduleDirs.length - 1]!) : driverDir;
-  const packages = new Set<string>();
-  const visit = (pkgDir: string) => {
-    if (packages.has(pkgDir)) return;
-    packages.add(pkgDir);
-    const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
-      dependencies?: Record<string, string>;
-    };
-    for (const name of Object.keys(manifest.dependencies ?? {})) {
-      if (!name.startsWith('@cubicle/')) continue;
-      const linked = moduleDirs.map((m) => join(m, name)).find((p) => existsSync(p));
-      if (linked) visit(realpathSync(linked));
-    }
-  };
-  visit(driverDir);
-  const toSandbox = (host: string) => {
-    const rel = relative(root, host);
-    if (rel.startsWith('..') || rel.startsWith(sep))
-      throw new Error(`guest code outside the installation root: ${host}`);
-    return join(SANDBOX_PATHS.code, rel);
-  };
-  // A package's own node_modules (nested dependencies) comes with its directory.
-  return [...moduleDirs.reverse(), ...packages].map((host) => ({
-    host,
-    sandbox: toSandbox(host),
-  }));
-}
-
-/** sandboxPath maps a host path of the mounted guest code to its path inside the sandbox. */
-export function sandboxPath(mounts: CodeMount[], host: string): string {
-  const real = realpathSync(host);
-  const mount = mounts
-    .filter((m) => real === m.host || real.startsWith(m.host + sep))
-    .sort((a, b) => b.host.length - a.host.length)[0];
-  if (!mount) throw new Error(`${host} is not mounted in the sandbox`);
-  return join(mount.sandbox, relative(mount.host, real));
-}
-
 export interface SandboxSpec {
-  /** Host directory bound on /run/cubicle/sock (writable by the sandbox user). */
-  socketDir: string;
-  /** Host files replacing /etc/passwd and /etc/group (they name the sandbox user). */
-  passwdFile: string;
-  groupFile: string;
+  /**
+   * Descriptors bubblewrap reads /etc/passwd and /etc/group from (they name the sandbox user):
+   * data, not host files, so no host path shows in the sandbox's mountinfo.
+   */
+  passwdFd: number;
+  groupFd: number;
+  /** The descriptor of the seccomp program (seccomp-filter.ts); null: none for this arch. */
+  seccompFd: number | null;
+  /** The sandbox's memory limit: sizes its tmpfs (tmpfsBytes); the defaults without one. */
+  memoryMb?: number;
   code: CodeMount[];
   /** The whole environment of the sandbox: nothing else is inherited. */
   env: Record<string, string>;
@@ -100,13 +66,17 @@ export interface SandboxSpec {
  * they name do not show in the sandbox's process list) of one desktop sandbox: new user, mount, PID,
  * IPC, UTS, network and cgroup namespaces (`--unshare-all`: only a loopback interface), a new
  * /proc and /dev, the system directories read-only, a private tmpfs /tmp, home, /dev/shm and
- * secrets directory, and the environment built from `env` alone. The sandbox's PID 1 is
+ * secrets directory, and the environment built from `env` alone. Nested user namespaces are
+ * disabled (`--disable-userns`) and the seccomp program at `seccompFd` is applied (see
+ * seccomp-filter.ts). The sandbox's PID 1 is
  * bubblewrap's reaper; killing it ends every process of the sandbox. It is deliberately not
  * tied to its parent (no --die-with-parent): a desktop outlives a worker restart and is
  * adopted or stopped through its session directory.
  */
 export function bwrapOptions(spec: SandboxSpec): string[] {
-  const args = ['--unshare-all', '--uid', String(SANDBOX_USER.uid)];
+  // An explicit user namespace, so that --disable-userns can forbid nested ones.
+  const args = ['--unshare-all', '--unshare-user', '--disable-userns'];
+  args.push('--uid', String(SANDBOX_USER.uid));
   args.push('--gid', String(SANDBOX_USER.gid), '--hostname', 'sandbox', '--new-session');
   args.push('--ro-bind', '/usr', '/usr', '--ro-bind', '/etc', '/etc');
   for (const name of SYSTEM_LINKS) {
@@ -120,7 +90,8 @@ export function bwrapOptions(spec: SandboxSpec): string[] {
     if (stat.isSymbolicLink()) args.push('--symlink', readlinkSync(host), host);
     else if (stat.isDirectory()) args.push('--ro-bind', host, host);
   }
-  args.push('--ro-bind', spec.passwdFile, '/etc/passwd', '--ro-bind', spec.groupFile, '/etc/group');
+  args.push('--ro-bind-data', String(spec.passwdFd), '/etc/passwd');
+  args.push('--ro-bind-data', String(spec.groupFd), '/etc/group');
   // Unreadable to the sandbox user anyway; hidden all the same.
   for (const secret of ['/etc/shadow', '/etc/gshadow', '/etc/sudoers'])
     if (existsSync(secret)) args.push('--ro-bind', '/dev/null', secret);
@@ -128,16 +99,17 @@ export function bwrapOptions(spec: SandboxSpec): string[] {
   args.push('--proc', '/proc', '--dev', '/dev');
   const tmpfs = (path: string, bytes: number, perms = '1777') =>
     args.push('--perms', perms, '--size', String(bytes), '--tmpfs', path);
-  tmpfs('/tmp', TMPFS_BYTES.tmp);
-  tmpfs('/dev/shm', TMPFS_BYTES.shm);
-  tmpfs('/var/tmp', TMPFS_BYTES.tmp);
-  tmpfs(SANDBOX_PATHS.home, TMPFS_BYTES.home, '0700');
-  tmpfs(SANDBOX_PATHS.secrets, TMPFS_BYTES.secrets, '0700');
-  args.push('--bind', spec.socketDir, SANDBOX_PATHS.sockets);
+  const sizes = tmpfsBytes(spec.memoryMb);
+  tmpfs('/tmp', sizes.tmp);
+  tmpfs('/dev/shm', sizes.shm);
+  tmpfs('/var/tmp', sizes.tmp);
+  tmpfs(SANDBOX_PATHS.home, sizes.home, '0700');
+  tmpfs(SANDBOX_PATHS.secrets, sizes.secrets, '0700');
   for (const mount of spec.code) args.push('--ro-bind', mount.host, mount.sandbox);
   args.push('--chdir', SANDBOX_PATHS.home, '--clearenv');
   for (const [name, value] of Object.entries(spec.env)) args.push('--setenv', name, value);
   args.push('--info-fd', String(spec.infoFd));
+  if (spec.seccompFd !== null) args.push('--seccomp', String(spec.seccompFd));
   return args;
 }
 

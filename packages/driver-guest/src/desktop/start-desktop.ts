@@ -9,6 +9,7 @@ import { inheritedEnv } from '../env.js';
 import { canConnect } from '../server/probe-desktop.js';
 import { serveVncOnDemand, type VncOnDemand } from '../vnc/serve-vnc-on-demand.js';
 import { freeLocalPort } from '../vnc/supervise-vnc.js';
+import { viewerPreambleOf, viewerPreambleOfToken } from '../vnc/viewer-preamble.js';
 import type { GuestTokenDigest } from '../server/auth.js';
 import { daemonNodeArgs } from './daemon-node-flags.js';
 import { startA11yBus, type A11yBus } from './start-a11y-bus.js';
@@ -39,8 +40,11 @@ export interface DesktopOptions {
    * through unix sockets (`guestUrl` http+unix://…, `vncSocket`).
    */
   daemon?: 'in-process' | 'child' | 'none' | 'sandbox';
-  /** In-process daemon: listen on this unix socket instead of `listenHost`:`guestPort`. */
-  guestSocket?: string;
+  /**
+   * In-process daemon: listen on this unix socket instead of `listenHost`:`guestPort`, a path or
+   * the descriptor of a bound socket (a sandbox's, handed in by its launcher).
+   */
+  guestSocket?: string | { fd: number };
   /** In-process daemon: authenticate with the token's SHA-256 only (it never holds the token). */
   guestTokenDigest?: GuestTokenDigest;
   /**
@@ -58,8 +62,13 @@ export interface DesktopOptions {
   listenHost?: string;
   /** The VNC port viewers connect to on `listenHost`; a free one by default. */
   vncPort?: number;
-  /** Serve VNC viewers on this unix socket too (a sandboxed desktop's way out). */
-  vncSocket?: string;
+  /**
+   * A sandboxed desktop's guest and VNC sockets belong to this group (mode 0660) so an API
+   * process that is not root but in the group can connect; owner-only (0600) when unset.
+   */
+  socketGid?: number;
+  /** Serve VNC viewers on this unix socket too (a sandboxed desktop's way out): path or descriptor. */
+  vncSocket?: string | { fd: number };
   /** Driver token; a random 64-character one by default. */
   guestToken?: string;
   /** Environment the session starts from; the caller's own by default. */
@@ -71,6 +80,11 @@ export interface DesktopOptions {
   id?: string;
   /** Extra environment for the apps of the session (a pool's non-secret env); session variables win. */
   appEnv?: Record<string, string>;
+  /**
+   * A sandboxed desktop's cpu (thousandths of a core) and memory, applied through its own
+   * cgroup (sandbox-cgroup.ts); a pool's defaults (1 core, 2048 MiB) when not given.
+   */
+  limits?: { cpuMillis: number; memoryMb: number };
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -202,6 +216,7 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
     const bus = await startSessionBus(join(dir, 'bus'), envOf({ display }));
     track(bus.child);
     const env = envOf({ display, busAddress: bus.address });
+    const guestToken = options.guestToken ?? randomBytes(32).toString('hex');
     // x11vnc starts with the first viewer: most desktops are driven by an agent and never watched.
     const [windowManager, a11yAddress, viewers] = await Promise.all([
       startWindowManager(display, env, dir).then(track),
@@ -216,10 +231,13 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
         host,
         ...(options.vncPort === undefined ? {} : { port: options.vncPort }),
         ...(options.vncSocket === undefined ? {} : { socketPath: options.vncSocket }),
+        // Viewers prove they hold the guest token before they get a byte (viewer-preamble.ts).
+        viewerPreamble: options.guestTokenDigest
+          ? viewerPreambleOf(options.guestTokenDigest.sha256)
+          : viewerPreambleOfToken(guestToken),
       }).then((served) => (vnc = served)),
     ]);
     const appEnv = envOf({ display, busAddress: bus.address, a11yAddress });
-    const guestToken = options.guestToken ?? randomBytes(32).toString('hex');
     const daemonMode = options.daemon ?? 'in-process';
     let guestUrl: string | null = null;
 
@@ -235,7 +253,19 @@ export async function startDesktop(options: DesktopOptions = {}): Promise<Deskto
         maxFileBytes: 64 * 1024 * 1024,
         vncPort: () => viewers.availablePort(),
       });
-      if (options.guestSocket) {
+      if (typeof options.guestSocket === 'object') {
+        // Fastify's listen() knows paths and ports only; the server itself takes a descriptor.
+        // Its address is the launcher's to give (the path is outside this sandbox).
+        const { fd } = options.guestSocket;
+        await app.ready();
+        await new Promise<void>((resolve, reject) => {
+          app!.server.once('error', reject);
+          app!.server.listen({ fd }, () => {
+            app!.server.off('error', reject);
+            resolve();
+          });
+        });
+      } else if (options.guestSocket) {
         await rm(options.guestSocket, { force: true });
         await app.listen({ path: options.guestSocket });
         guestUrl = `http+unix://${encodeURIComponent(options.guestSocket)}`;

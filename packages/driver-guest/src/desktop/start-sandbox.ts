@@ -1,20 +1,24 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { chown, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { closeSync, existsSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { bindUnixSocket } from '@cubicle/unix-peer';
 import { inheritedEnv } from '../env.js';
 import { daemonNodeArgs } from './daemon-node-flags.js';
+import { OutputTail } from './output-tail.js';
+import { createSandboxCgroup, joinSandboxCgroup, type SandboxCgroup } from './sandbox-cgroup.js';
 import {
-  bwrapOptions,
-  groupText,
-  guestCodeMounts,
-  passwdText,
-  sandboxEnv,
-  sandboxPath,
-} from './sandbox-spec.js';
+  liveCgroups,
+  releaseSandboxResources,
+  sandboxOutputs,
+  sandboxResourceEvents,
+} from './sandbox-resources.js';
+import { bwrapOptions, groupText, passwdText, SANDBOX_PATHS, sandboxEnv } from './sandbox-spec.js';
+import { seccompArch, seccompProgram } from './seccomp-filter.js';
+import { stageGuestCode } from './stage-guest-code.js';
 import { claimSandboxUid, releaseSandboxUid, releaseSandboxUidSync } from './sandbox-uid.js';
 import {
   exitHooks,
@@ -38,8 +42,15 @@ const TOOLS: [string, string][] = [
 ];
 /** Processes and threads one sandbox may have (a browser alone runs a few hundred threads). */
 const SANDBOX_MAX_TASKS = 4096;
-/** The launcher's descriptors (see sandbox-entry.ts): args, token, config, info, ready. */
-const FD = { args: 3, token: 4, config: 5, info: 6, ready: 7 };
+/** A pool's defaults, for a sandboxed desktop started without limits (tests, benches). */
+const DEFAULT_LIMITS = { cpuMillis: 1000, memoryMb: 2048 };
+/** Data bubblewrap reads from the launcher: /etc/passwd, /etc/group, the seccomp program. */
+const DATA_FD = { passwd: 10, group: 11, seccomp: 12 };
+/**
+ * The launcher's descriptors (see sandbox-entry.ts): args, token, config, info, ready, and the
+ * guest's and VNC's sockets (bound here, listened on inside).
+ */
+const FD = { args: 3, token: 4, config: 5, info: 6, ready: 7, guestSocket: 8, vncSocket: 9 };
 
 /** The pid namespace of a process, as `pid:[inode]`, or null when it is gone. */
 function pidNamespaceOf(pid: number | 'self'): string | null {
@@ -93,22 +104,20 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
   await mkdir(dir, { mode: 0o711 });
   const uid = isRoot ? await claimSandboxUid(id) : null;
   const socketDir = join(dir, 'sock');
-  await mkdir(socketDir, { mode: 0o700 });
-  if (uid !== null) await chown(socketDir, uid, uid);
-  const passwdFile = join(dir, 'passwd');
-  const groupFile = join(dir, 'group');
-  await writeFile(passwdFile, passwdText(), { mode: 0o644 });
-  await writeFile(groupFile, groupText(), { mode: 0o644 });
-  const log = await open(join(dir, 'sandbox.log'), 'a', 0o600);
-  const code = guestCodeMounts();
+  const sockets = await bindSandboxSockets(socketDir, uid, options.socketGid);
+  const staged = await stageGuestCode();
+  const limits = { ...DEFAULT_LIMITS, ...options.limits, pids: SANDBOX_MAX_TASKS };
+  const arch = seccompArch();
   const args = bwrapOptions({
-    socketDir,
-    passwdFile,
-    groupFile,
-    code,
+    passwdFd: DATA_FD.passwd,
+    groupFd: DATA_FD.group,
+    seccompFd: arch === null ? null : DATA_FD.seccomp,
+    memoryMb: limits.memoryMb,
+    code: [{ host: staged.dir, sandbox: SANDBOX_PATHS.code }],
     env: sandboxEnv(inheritedEnv()),
     infoFd: FD.info,
   });
+  const cgroup = await createSandboxCgroup(id, limits);
   // As root, the sandbox gets its own uid, and with it a task limit of its own (RLIMIT_NPROC
   // counts per uid): a fork bomb inside stops there instead of starving the machine.
   const asUser =
@@ -125,22 +134,46 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
         ];
   let child: ChildProcess;
   try {
-    const inside = [process.execPath, ...daemonNodeArgs(sandboxPath(code, script))];
+    const inside = [
+      process.execPath,
+      ...daemonNodeArgs(join(SANDBOX_PATHS.code, staged.relPath(script))),
+    ];
     const [command, ...rest] = [...asUser, 'bwrap', '--args', String(FD.args), '--', ...inside];
     child = spawn(command!, rest, {
       // The marker lets stopDesktopById find a sandbox whose session directory is gone; it is in
       // the environment of bubblewrap's own processes only, never of the sandbox's.
       env: { PATH: SYSTEM_PATH, [MARKER_VAR]: id },
       detached: true,
-      stdio: ['ignore', log.fd, log.fd, 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
+      // Descriptors 3-7 are pipes, 8 and 9 the sockets (FD above).
+      stdio: [
+        'ignore',
+        // stdout and stderr: pipes this process reads into a capped tail (OutputTail).
+        'pipe',
+        'pipe',
+        'pipe',
+        'pipe',
+        'pipe',
+        'pipe',
+        'pipe',
+        sockets.guestFd,
+        sockets.vncFd,
+        'pipe', // DATA_FD.passwd
+        'pipe', // DATA_FD.group
+        'pipe', // DATA_FD.seccomp
+      ],
     });
   } finally {
-    await log.close();
+    // The sandbox holds them now (or never will); this process must not keep listening ends.
+    closeSync(sockets.guestFd);
+    closeSync(sockets.vncFd);
   }
   child.once('error', () => undefined);
   const stdio = child.stdio as unknown as Array<Readable & Writable>;
+  const output = new OutputTail();
+  sandboxOutputs.set(id, output);
+  for (const stream of [stdio[1]!, stdio[2]!]) stream.on('data', (chunk: Buffer) => output.push(chunk));
+  if (cgroup) liveCgroups.set(id, cgroup);
   const token = options.guestToken ?? randomBytes(32).toString('hex');
-  stdio[FD.args]!.end(Buffer.from(args.map((a) => `${a}\0`).join('')));
   stdio[FD.token]!.end(Buffer.from(token));
   stdio[FD.config]!.end(
     JSON.stringify({
@@ -154,7 +187,17 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
       appEnv: options.appEnv ?? {},
     }),
   );
-  for (const fd of [FD.args, FD.token, FD.config]) stdio[fd]!.on('error', () => undefined);
+  for (const fd of [FD.args, FD.token, FD.config, ...Object.values(DATA_FD)])
+    stdio[fd]!.on('error', () => undefined);
+  /** failure explains a start that went wrong: bubblewrap's own words, and an OOM kill. */
+  const failure = async (what: string) => {
+    await outputEnded(child, 1000);
+    const events = await sandboxResourceEvents(id).catch(() => null);
+    const oom = events?.oomKills
+      ? ` (out of memory: ${events.oomKills} process(es) killed at the ${limits.memoryMb} MiB limit)`
+      : '';
+    return new Error(`${what}${oom}: ${output.lastLines()}`);
+  };
 
   let initPid: number | null = null;
   const killSandbox = () => {
@@ -180,27 +223,38 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
       liveSessions.delete(id);
       killSandbox();
       await killSession(id, new Set());
+      await releaseSandboxResources(id, cgroup);
       await rm(dir, { recursive: true, force: true });
       if (uid !== null) await releaseSandboxUid(id, uid);
     })());
   liveSessions.set(id, stop);
 
   try {
+    // bubblewrap waits for its options on FD.args: its first process joins the cgroup before
+    // it can fork, so everything of the sandbox is counted from its start.
+    if (cgroup) await joinCgroup(cgroup, child);
+    stdio[DATA_FD.passwd]!.end(passwdText());
+    stdio[DATA_FD.group]!.end(groupText());
+    stdio[DATA_FD.seccomp]!.end(arch === null ? Buffer.alloc(0) : seccompProgram(arch));
+    stdio[FD.args]!.end(Buffer.from(args.map((a) => `${a}\0`).join('')));
     const info = (await readJsonObject(stdio[FD.info]!, child, 10_000).catch(async (err) => {
-      throw new Error(
-        `the sandbox did not start (${(err as Error).message}): ${await logTail(dir)}`,
-      );
+      throw await failure(`the sandbox did not start (${(err as Error).message})`);
     })) as { 'child-pid'?: number };
     initPid = info['child-pid'] ?? null;
     const startTime = initPid === null ? null : await processStartTime(initPid);
     const ns = initPid === null ? null : pidNamespaceOf(initPid);
     if (initPid === null || startTime === null || ns === null || ns === pidNamespaceOf('self'))
-      throw new Error(`the sandbox exited during start-up: ${await logTail(dir)}`);
-    const record: SessionFile = { id, sandbox: { pid: initPid, startTime, uid } };
+      throw await failure('the sandbox exited during start-up');
+    const record: SessionFile = {
+      id,
+      sandbox: { pid: initPid, startTime, uid },
+      ...(cgroup ? { cgroup } : {}),
+      code: staged.key,
+    };
     await writeFile(join(dir, SESSION_FILE), JSON.stringify(record), { mode: 0o600 });
     const line = await readFirstLine(stdio[FD.ready]!, child, 'the desktop', 30_000).catch(
       async (err) => {
-        throw new Error(`${(err as Error).message}: ${await logTail(dir)}`);
+        throw await failure((err as Error).message);
       },
     );
     for (const fd of [FD.info, FD.ready]) stdio[fd]!.destroy();
@@ -222,7 +276,6 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
       x11vnc: hostPid(ready.pids.x11vnc),
       daemon: hostPid(ready.pids.daemon),
     };
-    const guestSocket = join(socketDir, 'guest.sock');
     return {
       id,
       display: ready.display,
@@ -230,8 +283,8 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
       a11yBusAddress: ready.a11yBusAddress,
       vncPort: ready.vncPort,
       vncHost: '127.0.0.1',
-      vncSocket: join(socketDir, 'vnc.sock'),
-      guestUrl: `http+unix://${encodeURIComponent(guestSocket)}`,
+      vncSocket: sockets.vncPath,
+      guestUrl: `http+unix://${encodeURIComponent(sockets.guestPath)}`,
       guestToken: token,
       sandbox: { initPid, hostUid: uid },
       pids,
@@ -248,6 +301,45 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     await stop();
     throw err;
   }
+}
+
+/**
+ * bindSandboxSockets binds the guest's and VNC's unix sockets in `socketDir`, a directory only
+ * this process's user can write and that is never mounted in the sandbox: the sandbox gets the
+ * bound descriptors and listens on them, so it can answer on its sockets but never replace,
+ * rename or redirect the paths the control plane connects to. Each socket file belongs to the
+ * sandbox's host uid (our own when not root), which connectSandboxSocket compares with the
+ * listening peer; `socketGid` lets an unprivileged API process of that group connect.
+ */
+async function bindSandboxSockets(socketDir: string, uid: number | null, socketGid?: number) {
+  await mkdir(socketDir, { mode: 0o700 });
+  const ownUid = process.getuid?.() ?? 0;
+  const ownGid = process.getgid?.() ?? 0;
+  if (socketGid !== undefined) {
+    await chown(socketDir, ownUid, socketGid);
+    await chmod(socketDir, 0o710);
+  }
+  const guestPath = join(socketDir, 'guest.sock');
+  const vncPath = join(socketDir, 'vnc.sock');
+  const guestFd = bindUnixSocket(guestPath);
+  let vncFd: number;
+  try {
+    vncFd = bindUnixSocket(vncPath);
+  } catch (err) {
+    closeSync(guestFd);
+    throw err;
+  }
+  try {
+    for (const path of [guestPath, vncPath]) {
+      await chown(path, uid ?? ownUid, socketGid ?? ownGid);
+      await chmod(path, socketGid === undefined ? 0o600 : 0o660);
+    }
+  } catch (err) {
+    closeSync(guestFd);
+    closeSync(vncFd);
+    throw err;
+  }
+  return { guestPath, vncPath, guestFd, vncFd };
 }
 
 /** readJsonObject reads a stream until what arrived parses as one JSON value. */
@@ -276,7 +368,28 @@ function readJsonObject(stream: Readable, child: ChildProcess, timeoutMs: number
   });
 }
 
-async function logTail(dir: string): Promise<string> {
-  const text = await readFile(join(dir, 'sandbox.log'), 'utf8').catch(() => '');
-  return text.trim().split('\n').slice(-5).join(' | ') || '(no output)';
+/**
+ * outputEnded waits (at most `ms`) until the child's stdout and stderr are drained: bubblewrap's
+ * message about why it failed arrives just before it exits, and belongs in the error.
+ */
+async function outputEnded(child: ChildProcess, ms: number): Promise<void> {
+  const streams = [child.stdout, child.stderr].filter((s): s is Readable => s !== null);
+  await Promise.race([
+    Promise.all(
+      streams.map((s) =>
+        s.readableEnded || s.destroyed ? null : new Promise((resolve) => s.once('close', resolve)),
+      ),
+    ),
+    new Promise((resolve) => setTimeout(resolve, ms).unref()),
+  ]);
+}
+
+/** joinCgroup moves the waiting bubblewrap into `cgroup` (the caller stops it on failure). */
+async function joinCgroup(cgroup: SandboxCgroup, child: ChildProcess) {
+  try {
+    if (!child.pid) throw new Error('bubblewrap did not start');
+    await joinSandboxCgroup(cgroup, child.pid);
+  } catch (err) {
+    throw new Error(`the sandbox could not join its cgroup: ${(err as Error).message}`);
+  }
 }

@@ -8,6 +8,7 @@ import {
   type Socket,
 } from 'node:net';
 import { superviseVnc, type VncOptions, type VncSupervisor } from './supervise-vnc.js';
+import { acceptViewerPreamble } from './viewer-preamble.js';
 
 export interface VncOnDemandOptions extends Omit<VncOptions, 'host' | 'port'> {
   /** The local address viewers connect to, such as 0.0.0.0 in a Pod or a simulated pod's IP. */
@@ -17,9 +18,16 @@ export interface VncOnDemandOptions extends Omit<VncOptions, 'host' | 'port'> {
   /**
    * Serve viewers on this unix socket too: a sandboxed desktop's network namespace is
    * unreachable from outside, so the control plane connects here (x11vnc's own `-unixsock`
-   * sends its banner, then drops the client with Debian's libvncserver).
+   * sends its banner, then drops the client with Debian's libvncserver). A path, or the
+   * descriptor of a socket the launcher bound (a sandbox listens on what it is handed).
    */
-  socketPath?: string;
+  socketPath?: string | { fd: number };
+  /**
+   * The line every viewer must send first, on every listener (viewerPreambleOf the guest
+   * token): without it a connection gets not one byte, not even the RFB banner, and x11vnc never
+   * starts for it. x11vnc itself runs without a password on 127.0.0.1 only, behind this check.
+   */
+  viewerPreamble?: Buffer;
 }
 
 export interface VncOnDemand {
@@ -64,6 +72,8 @@ function readAtLeast(socket: Socket, n: number): Promise<Buffer | null> {
     const onClose = () => done(null);
     socket.on('data', onData);
     socket.once('close', onClose);
+    // A socket an earlier reader paused does not flow again for a new listener by itself.
+    socket.resume();
   });
 }
 
@@ -79,7 +89,7 @@ function readAtLeast(socket: Socket, n: number): Promise<Buffer | null> {
  * a failed start is retried by the next viewer.
  */
 export async function serveVncOnDemand(options: VncOnDemandOptions): Promise<VncOnDemand> {
-  const { host, port: viewerPort, socketPath, ...vncOptions } = options;
+  const { host, port: viewerPort, socketPath, viewerPreamble, ...vncOptions } = options;
   let starting: Promise<VncSupervisor> | null = null;
   let supervisor: VncSupervisor | null = null;
   let isStopping = false;
@@ -102,6 +112,8 @@ export async function serveVncOnDemand(options: VncOnDemandOptions): Promise<Vnc
     client.once('close', () => open.delete(client));
     client.on('error', () => client.destroy());
     client.setTimeout(HANDSHAKE_TIMEOUT_MS, () => client.destroy());
+    if (viewerPreamble && !(await acceptViewerPreamble(client, viewerPreamble)))
+      return client.destroy();
     client.write(RFB_VERSION);
     const answer = await readAtLeast(client, VERSION_BYTES);
     if (!answer) return;
@@ -126,7 +138,7 @@ export async function serveVncOnDemand(options: VncOnDemandOptions): Promise<Vnc
   };
 
   const servers: Server[] = [];
-  const listen = (server: Server, address: ListenOptions) =>
+  const listen = (server: Server, address: ListenOptions | { fd: number }) =>
     new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(address, () => {
@@ -145,10 +157,14 @@ export async function serveVncOnDemand(options: VncOnDemandOptions): Promise<Vnc
     servers.push(tcp);
     await listen(tcp, { host, port: viewerPort ?? 0 });
     if (socketPath) {
-      await rm(socketPath, { force: true });
       const unix = createServer((client) => void forward(client));
       servers.push(unix);
-      await listen(unix, { path: socketPath });
+      if (typeof socketPath === 'string') {
+        await rm(socketPath, { force: true });
+        await listen(unix, { path: socketPath });
+      } else {
+        await listen(unix, { fd: socketPath.fd });
+      }
     }
     const port = (tcp.address() as AddressInfo).port;
     return {

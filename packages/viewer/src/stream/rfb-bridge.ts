@@ -1,5 +1,6 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { parseVncEndpoint } from '@cubicle/control-plane';
+import { connectSandboxSocket } from '@cubicle/unix-peer';
 import { ViewerCloseCodes, type ViewerCloseReason, type ViewerMode } from '@cubicle/contract/api';
 import { WebSocket, type RawData } from 'ws';
 import { RfbProtocolViolation, RfbViewFilter } from '../rfb/rfb-view-filter.js';
@@ -7,6 +8,8 @@ import { RfbProtocolViolation, RfbViewFilter } from '../rfb/rfb-view-filter.js';
 /** Pause reading the desktop while this much is queued for a slow viewer. */
 export const DEFAULT_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 const CONNECT_TIMEOUT_MS = 5_000;
+/** Viewer bytes held while a sandbox socket is checked (an RFB client waits for the banner). */
+const MAX_EARLY_BYTES = 64 * 1024;
 /** A close frame queued behind a slow viewer's backlog may not delay the end of the stream. */
 const CLOSE_GRACE_MS = 500;
 
@@ -28,6 +31,11 @@ export interface BridgeOptions {
   /** When the ticket expires; the stream closes then (code 4001). */
   expiresAt?: Date;
   highWaterBytes?: number;
+  /**
+   * Written to the desktop before any viewer byte: the sandbox's VNC credential
+   * (vncPreambleForSandbox). A guest sends nothing, not even its banner, to a viewer without it.
+   */
+  preamble?: Buffer;
   onClosed?: (info: BridgeCloseInfo) => void;
 }
 
@@ -76,13 +84,16 @@ export function bridgeRfb(options: BridgeOptions): RfbBridge {
   let expiryTimer: NodeJS.Timeout | undefined;
 
   const endpoint = parseEndpoint(options.upstream);
-  const tcp = connect(endpoint ?? { host: '127.0.0.1', port: 9 });
+  // The desktop's socket; null while a local sandbox's is being checked (connectSandboxSocket).
+  let tcp: Socket | null = null;
+  const early: Buffer[] = [];
+  let earlyBytes = 0;
 
   const end = (reason: BridgeCloseInfo['reason']) => {
     if (isEnded) return;
     isEnded = true;
     clearTimeout(expiryTimer);
-    tcp.destroy();
+    tcp?.destroy();
     if (reason !== 'client_closed' && ws.readyState === WebSocket.OPEN) {
       ws.close(ViewerCloseCodes[reason], CLOSE_TEXT[reason]);
       const cut = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
@@ -96,24 +107,41 @@ export function bridgeRfb(options: BridgeOptions): RfbBridge {
     resolveClosed(info);
   };
 
-  if (!endpoint) queueMicrotask(() => end('upstream'));
-  tcp.setNoDelay(true);
-  tcp.setTimeout(CONNECT_TIMEOUT_MS, () => end('upstream'));
-  tcp.once('connect', () => tcp.setTimeout(0));
-  tcp.on('error', () => end('upstream'));
-  tcp.on('close', () => end('upstream'));
-
   const afterSend = (err?: Error) => {
     if (err) return;
-    if (tcp.isPaused() && ws.bufferedAmount <= highWater / 2 && !isEnded) tcp.resume();
+    if (tcp?.isPaused() && ws.bufferedAmount <= highWater / 2 && !isEnded) tcp.resume();
   };
-  tcp.on('data', (data: Buffer) => {
-    if (isEnded || ws.readyState !== WebSocket.OPEN) return;
-    stats.bytesToViewer += data.length;
-    ws.send(data, { binary: true }, afterSend);
-    if (ws.bufferedAmount > highWater) tcp.pause();
-  });
-  tcp.on('drain', () => ws.resume());
+  const attach = (socket: Socket) => {
+    if (isEnded) return socket.destroy();
+    tcp = socket;
+    socket.setNoDelay(true);
+    socket.on('error', () => end('upstream'));
+    socket.on('close', () => end('upstream'));
+    socket.on('data', (data: Buffer) => {
+      if (isEnded || ws.readyState !== WebSocket.OPEN) return;
+      stats.bytesToViewer += data.length;
+      ws.send(data, { binary: true }, afterSend);
+      if (ws.bufferedAmount > highWater) socket.pause();
+    });
+    socket.on('drain', () => ws.resume());
+    if (options.preamble) socket.write(options.preamble);
+    for (const bytes of early.splice(0)) socket.write(bytes);
+    socket.resume();
+  };
+
+  if (!endpoint) {
+    queueMicrotask(() => end('upstream'));
+  } else if ('path' in endpoint) {
+    // A local sandbox: its socket is used only once its peer is checked to be that sandbox.
+    connectSandboxSocket(endpoint.path, { timeoutMs: CONNECT_TIMEOUT_MS }).then(attach, () =>
+      end('upstream'),
+    );
+  } else {
+    const socket = connect(endpoint);
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () => end('upstream'));
+    socket.once('connect', () => socket.setTimeout(0));
+    attach(socket);
+  }
 
   ws.on('message', (data) => {
     if (isEnded) return;
@@ -130,6 +158,12 @@ export function bridgeRfb(options: BridgeOptions): RfbBridge {
     }
     if (bytes.length === 0) return;
     stats.bytesToDesktop += bytes.length;
+    if (!tcp) {
+      early.push(bytes);
+      earlyBytes += bytes.length;
+      if (earlyBytes > MAX_EARLY_BYTES) end('upstream');
+      return;
+    }
     if (!tcp.write(bytes)) ws.pause();
   });
   ws.on('close', () => end('client_closed'));
