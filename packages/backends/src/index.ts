@@ -2,6 +2,7 @@ export {
   createLocalBackend,
   desktopIdOf,
   localBackendScope,
+  type LocalBackend,
   type LocalBackendOptions,
 } from './local/local-backend.js';
 export { createKubeClient, KubeApiError, type KubeClient } from './kube/client.js';
@@ -16,7 +17,6 @@ export {
   VNC_PORT,
 } from './kube/names.js';
 export { parseLabelSelector, type Placement, type Toleration } from './kube/placement.js';
-export type { KubeBackendOptions, KubeSandboxBackend } from './kube/kube-sandbox-backend.js';
 export {
   networkPolicyOptionsOf,
   parseCidrList,
@@ -29,6 +29,7 @@ export {
   type NetworkPolicy,
 } from './kube/network-policy.js';
 export { parsePodSelector, selectorMatches, type PodLabelSelector } from './kube/pod-selector.js';
+export type { KubeBackendOptions, KubeSandboxBackend } from './kube/kube-sandbox-backend.js';
 export { startInformer, type Informer } from './kube/informer.js';
 export { buildGuestSecret, newGuestToken } from './kube/guest-secret.js';
 export { createKubernetesBackend, podsPath } from './kubernetes/kubernetes-backend.js';

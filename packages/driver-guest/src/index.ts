@@ -11,4 +11,6 @@ export {
 } from './desktop/start-desktop.js';
 export { listDesktopIds, listLiveDesktopIds, stopDesktopById } from './desktop/find-desktops.js';
 export { SANDBOX_PATHS, SANDBOX_USER } from './desktop/sandbox-spec.js';
+export { sandboxOutputTail, sandboxResourceEvents } from './desktop/sandbox-resources.js';
+export type { SandboxResourceEvents } from './desktop/sandbox-cgroup.js';
 export { superviseVnc, type VncSupervisor } from './vnc/supervise-vnc.js';

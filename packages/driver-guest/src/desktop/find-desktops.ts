@@ -1,6 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { releaseSandboxResources } from './sandbox-resources.js';
 import { releaseSandboxUid } from './sandbox-uid.js';
 import {
   environOf,
@@ -89,6 +90,9 @@ export async function stopDesktopById(id: string): Promise<void> {
     }
   }
   await killSession(id, new Set());
+  // Its cgroup: recorded in the session file, or found where this process would have made it
+  // (an orphan whose directory is gone).
+  await releaseSandboxResources(id, record?.id === id ? record.cgroup : undefined);
   await rm(sessionDir(id), { recursive: true, force: true });
   if (sandbox?.uid != null) await releaseSandboxUid(id, sandbox.uid);
 }

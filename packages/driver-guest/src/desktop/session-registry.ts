@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SandboxCgroup } from './sandbox-cgroup.js';
 
 /** sessionDir is where a session keeps its runtime files; derived from the id so others can remove it. */
 export const sessionDir = (id: string) => join(tmpdir(), `cubicle-desktop-${id}`);
@@ -16,6 +17,10 @@ export interface SessionFile {
   xvfb?: { pid: number; startTime: string };
   /** A sandboxed session: its PID 1 (host pid) and the host uid it runs as (root launchers). */
   sandbox?: { pid: number; startTime: string; uid: number | null };
+  /** A sandboxed session's cgroup (sandbox-cgroup.ts), when one could be made. */
+  cgroup?: SandboxCgroup;
+  /** The key of the staged guest code it runs (stage-guest-code.ts keeps that build). */
+  code?: string;
 }
 
 /** lifeOf is the process a session file ties the session's life to. */

@@ -171,7 +171,8 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
   const stdio = child.stdio as unknown as Array<Readable & Writable>;
   const output = new OutputTail();
   sandboxOutputs.set(id, output);
-  for (const stream of [stdio[1]!, stdio[2]!]) stream.on('data', (chunk: Buffer) => output.push(chunk));
+  for (const stream of [stdio[1]!, stdio[2]!])
+    stream.on('data', (chunk: Buffer) => output.push(chunk));
   if (cgroup) liveCgroups.set(id, cgroup);
   const token = options.guestToken ?? randomBytes(32).toString('hex');
   stdio[FD.token]!.end(Buffer.from(token));

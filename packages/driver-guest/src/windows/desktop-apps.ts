@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,13 +34,25 @@ const CHROMIUM_FLAGS = [
 ];
 
 /**
- * chromiumSandboxFlags: Chromium's own sandbox works inside Cubicle's bubblewrap sandbox
- * (measured: nested user namespaces are allowed there, and the sandbox user is uid 1000), so it
- * stays on. A desktop run directly as root (the test harness on these machines) is the one
- * case Chromium refuses to start without `--no-sandbox`.
+ * chromiumSandboxFlags: Chromium's own sandbox needs a new user namespace or its setuid helper.
+ * Inside Cubicle's bubblewrap sandbox neither exists (nested user namespaces are disabled and
+ * refused by its seccomp filter; no_new_privs makes setuid inert), so there the browser runs
+ * with `--no-sandbox` and Cubicle's sandbox (own uid, namespaces, seccomp, cgroup) is the
+ * boundary; the same as root (the test harness' unsandboxed desktops), where Chromium refuses
+ * to start without it. Anywhere else its sandbox stays on.
  */
 function chromiumSandboxFlags(): string[] {
-  return process.getuid?.() === 0 ? ['--no-sandbox'] : [];
+  return process.getuid?.() === 0 || isConfined() ? ['--no-sandbox'] : [];
+}
+
+/** isConfined: this process runs under no_new_privs and a seccomp filter (Cubicle's sandbox). */
+function isConfined(): boolean {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    return /^NoNewPrivs:\s*1$/m.test(status) && /^Seccomp:\s*2$/m.test(status);
+  } catch {
+    return false;
+  }
 }
 
 /** writeOnce creates a file unless it exists: the browser owns it after its first start. */
