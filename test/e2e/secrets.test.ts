@@ -1,52 +1,12 @@
 import { parseKeyring, secretsForRun } from '@cubicle/control-plane';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redisOptionsFromUrl } from '../harness/index.js';
+import { countLeaks, dumpRedis } from './support/leaks.js';
 import { startStack, waitFor, type Stack } from './support/stack.js';
 
 // Values that occur nowhere else: any hit in a dump is a leak.
 const VALUE = `sk-claim-${Math.random().toString(36).slice(2)}-Zq9/+=`;
 const STORED = `sk-stored-${Math.random().toString(36).slice(2)}-Wm7`;
 const LATE = `sk-late-${Math.random().toString(36).slice(2)}`;
-
-/** The spellings a leak could take: raw, base64, URL-encoded. */
-const leakForms = (v: string) => [
-  v,
-  Buffer.from(v).toString('base64').replace(/=+$/, ''),
-  encodeURIComponent(v),
-];
-const countLeaks = (text: string, values: string[]) =>
-  values.flatMap(leakForms).reduce((n, form) => n + text.split(form).length - 1, 0);
-
-/** dumpRedis reads every key of the installation's Redis, whatever its type. */
-async function dumpRedis(url: string): Promise<{ keys: number; text: string }> {
-  const redis = new Redis({ ...redisOptionsFromUrl(url), keyPrefix: '' });
-  const parts: string[] = [];
-  let keys = 0;
-  try {
-    let cursor = '0';
-    do {
-      const [next, batch] = await redis.scan(cursor, 'COUNT', 1000);
-      cursor = next;
-      for (const key of batch) {
-        keys++;
-        const type = await redis.type(key);
-        let value: unknown;
-        if (type === 'string')
-          value = await redis.getBuffer(key).then((b) => b?.toString('latin1'));
-        else if (type === 'hash') value = await redis.hgetall(key);
-        else if (type === 'list') value = await redis.lrange(key, 0, -1);
-        else if (type === 'set') value = await redis.smembers(key);
-        else if (type === 'zset') value = await redis.zrange(key, '0', '-1');
-        else if (type === 'stream') value = await redis.xrange(key, '-', '+');
-        parts.push(key, JSON.stringify(value ?? null));
-      }
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return { keys, text: parts.join('\n') };
-}
 
 /**
  * Per-claim secrets end to end: sealed by the API, delivered by the worker through the guest

@@ -31,6 +31,7 @@ describe('secrets API', () => {
   const specA = newKeyringSpec('a');
   const log: string[] = [];
   const auth = { admin: '', member: '', other: '' };
+  let otherTenantId = '';
 
   beforeAll(async () => {
     const database = await createTestDatabase();
@@ -64,6 +65,7 @@ describe('secrets API', () => {
     auth.admin = `Bearer ${(await createApiKey(db, { tenantId: t.id, name: 'a', role: 'admin' })).key}`;
     auth.member = `Bearer ${(await createApiKey(db, { tenantId: t.id, name: 'm', role: 'member' })).key}`;
     auth.other = `Bearer ${(await createApiKey(db, { tenantId: o.id, name: 'o', role: 'admin' })).key}`;
+    otherTenantId = o.id;
     await app.inject({
       method: 'PUT',
       url: '/v1/pools/empty',
@@ -104,6 +106,7 @@ describe('secrets API', () => {
           version: 2,
           created_at: v1.json().created_at,
           updated_at: v2.json().updated_at,
+          usable_by: 'admins',
         },
       ],
       next_cursor: null,
@@ -163,6 +166,30 @@ describe('secrets API', () => {
     expect(text).toContain('"reqId"');
     for (const form of [VALUE, encodeURIComponent(VALUE), Buffer.from(VALUE).toString('base64')])
       expect(text).not.toContain(form);
+  });
+
+  it("a tenant's short secret breaks no log line, and its values rewrite no other tenant's lines", async () => {
+    // Was: a value of any length from any tenant rewrote every line (":" broke every line's JSON).
+    const claim = await call('POST', '/v1/pools/empty/claims', {
+      wait_seconds: 0,
+      secrets: { COLON: ':', QUOTE: '"', MASK: 'empty-pool-name' },
+    });
+    expect(claim.statusCode, claim.body).toBe(202);
+    const from = log.length;
+    await call('GET', '/v1/pools/empty', undefined, auth.other);
+    await call('PUT', '/v1/pools/empty-pool-name', { image: 'x' }, auth.other);
+    await call('GET', '/v1/pools/empty-pool-name', undefined, auth.other);
+    await call('GET', '/v1/pools/empty');
+    const lines = log.slice(from).join('').split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(4);
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    const others = lines.filter(
+      (l) => (JSON.parse(l) as { tenant_id?: string }).tenant_id === otherTenantId,
+    );
+    expect(others.length).toBeGreaterThan(0);
+    expect(others.join('\n')).not.toContain('[secret:');
+    // Its secrets end with it (the rotation below counts only the first claim's).
+    expect((await call('DELETE', `/v1/claims/${claim.json().id}`)).statusCode).toBe(200);
   });
 
   it('rotation: key A seals, key B is added, old values open, rewrap moves all onto B, A can go', async () => {
