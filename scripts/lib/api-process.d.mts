@@ -14,6 +14,8 @@ export declare function spawnApp(options: {
   env: Record<string, string | undefined>;
   logDir: string;
   embedded: unknown;
+  /** Run as this account (uid, gid; no supplementary groups). */
+  user?: { uid: number; gid: number };
 }): AppProcess;
 export declare function waitHealthy(
   url: string,

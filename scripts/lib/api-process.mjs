@@ -1,7 +1,7 @@
 // Spawning a Node app of ours (apps/*/dist/main.js) under the supervisor: own process group,
 // output streamed with a name prefix, kept in a log file and a short in-memory tail.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { portInUseMessage, portOwner } from './port-owner.mjs';
 import { dim } from './ui.mjs';
@@ -12,19 +12,25 @@ export class PortInUseError extends Error {}
 const TAIL_LINES = 40;
 
 /**
- * spawnApp starts `node <entry> [args]` in `root` with `env`, as a process-group leader so a terminal's
- * Ctrl-C reaches only the supervisor, which then stops everything in order.
+ * spawnApp starts `node <entry> [args]` in `root` with exactly `env` (nothing inherited), as a
+ * process-group leader so a terminal's Ctrl-C reaches only the supervisor, which then stops
+ * everything in order. With `user` ({ uid, gid }) it runs as that account, without supplementary
+ * groups. Its output is kept by the supervisor in `<logDir>/<name>.log`, readable by us alone.
  */
-export function spawnApp({ root, name, entry, args = [], env, logDir, embedded }) {
-  mkdirSync(logDir, { recursive: true });
+export function spawnApp({ root, name, entry, args = [], env, logDir, embedded, user }) {
+  mkdirSync(logDir, { recursive: true, mode: 0o700 });
+  // Logs older versions made world-readable are closed too: they tell much about the tenants.
+  chmodSync(logDir, 0o700);
   const logFile = join(logDir, `${name}.log`);
-  const file = createWriteStream(logFile, { flags: 'a' });
+  const file = createWriteStream(logFile, { flags: 'a', mode: 0o600 });
   const tail = [];
+  // libuv drops the supplementary groups (setgroups(0)) along with uid and gid.
   const child = spawn(process.execPath, [entry, ...args], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
+    ...(user ? { uid: user.uid, gid: user.gid } : {}),
   });
   const exited = new Promise((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));

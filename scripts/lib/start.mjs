@@ -1,223 +1,18 @@
 // `npm start`: the embedded services and the apps, supervised. Ctrl-C or SIGTERM stops them in
 // reverse order. A crashed worker, API or web app is restarted with backoff (supervise.mjs);
 // if it crash-loops, or an embedded server dies, the rest are stopped and we exit non-zero with
-// its last log lines.
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// its last log lines. Started as root, only the worker keeps root: the API and the dashboard
+// run as the `cubicle` user (app-user.mjs); each process gets its own allow-listed environment
+// (app-env.mjs); Postgres and Redis ask every client for the installation's password.
 import { join } from 'node:path';
-import { PortInUseError, spawnApp, waitHealthy } from './api-process.mjs';
-import { ensureDatabase, loadEmbedded, migrateDatabase } from './data.mjs';
-import { ensureDefaultTenant, ensureKeyring, ensureViewerKeys } from './first-run.mjs';
+import { appUser } from './app-user.mjs';
+import { loadEmbedded } from './data.mjs';
 import { acquireLock, currentHolder } from './lock.mjs';
-import { portInUseMessage, portOwner } from './port-owner.mjs';
-import { stopInstallationDesktops } from './stop-desktops.mjs';
+import { START_PLAN } from './start-plan.mjs';
 import { superviseProcess } from './supervise.mjs';
 import { bold, dim, formatMs, red, say, step, UserError } from './ui.mjs';
 
-/**
- * START_PLAN is what `npm start` runs, in order; processes stop in reverse. A `process` entry
- * returns a handle (pid, exited, stop, logTail) and may publish env for the entries after it;
- * with `restart`, a crash starts it again (its `start` runs again). A `task` runs once; an
- * `on-stop` entry runs when the stack stops, after the entries that follow it have stopped.
- */
-export const START_PLAN = [
-  {
-    kind: 'process',
-    name: 'postgres',
-    isExternal: (ctx) => Boolean(ctx.env.DATABASE_URL),
-    start: async (ctx) => {
-      const dataDir = join(ctx.dataRoot, 'postgres');
-      const server = await ctx.embedded.startPostgres({
-        dataDir,
-        ifRunning: 'restart',
-        log: ctx.log,
-      });
-      ctx.env.DATABASE_URL = server.url('cubicle');
-      ctx.where.push(`postgres ${server.dataDir} (log: postgres.log there)`);
-      return server;
-    },
-  },
-  {
-    kind: 'task',
-    name: 'migrations',
-    run: async (ctx) => {
-      await ensureDatabase(ctx.root, ctx.env.DATABASE_URL, ctx.log);
-      await migrateDatabase(ctx.root, ctx.env.DATABASE_URL, ctx.log);
-    },
-  },
-  {
-    kind: 'process',
-    name: 'redis',
-    isExternal: (ctx) => Boolean(ctx.env.REDIS_URL),
-    start: async (ctx) => {
-      const dir = join(ctx.dataRoot, 'redis');
-      // AOF so jobs queued before a restart are still there after it.
-      const server = await ctx.embedded.startRedis({
-        dir,
-        persistence: 'aof',
-        ifRunning: 'restart',
-        log: ctx.log,
-      });
-      ctx.env.REDIS_URL = server.url;
-      ctx.where.push(`redis    ${server.dir} (log: redis.log there)`);
-      return server;
-    },
-  },
-  {
-    kind: 'task',
-    name: 'keyring',
-    run: async (ctx) => {
-      ensureKeyring(ctx);
-      await ensureViewerKeys(ctx);
-    },
-  },
-  {
-    kind: 'on-stop',
-    name: 'desktops of this installation',
-    // After the worker stopped: desktops it never stopped (started by a crashed worker, adopted
-    // after one) would outlive the stack; the local backend lists them by this installation's
-    // scope.
-    isWanted: (ctx) => (ctx.env.CUBICLE_BACKENDS ?? 'local').split(',').includes('local'),
-    stop: async (ctx) => {
-      const stopped = await stopInstallationDesktops(ctx.root, ctx.env.DATABASE_URL);
-      ctx.log(stopped === 0 ? 'no desktop left' : `stopped ${stopped} desktop(s)`);
-    },
-  },
-  {
-    kind: 'process',
-    name: 'worker',
-    restart: true,
-    start: async (ctx) => {
-      const worker = spawnApp({
-        root: ctx.root,
-        name: 'worker',
-        entry: 'apps/worker/dist/main.js',
-        logDir: join(ctx.dataRoot, 'logs'),
-        embedded: ctx.embedded,
-        env: {
-          ...ctx.env,
-          CUBICLE_BACKENDS: ctx.env.CUBICLE_BACKENDS ?? 'local',
-          LOG_LEVEL: ctx.env.LOG_LEVEL ?? 'info',
-        },
-      });
-      ctx.reaper.watch(worker);
-      noteWhere(ctx, `worker   ${worker.logFile}`);
-      return worker;
-    },
-  },
-  {
-    kind: 'process',
-    name: 'api',
-    restart: true,
-    start: async (ctx) => {
-      const port = ctx.env.API_PORT ?? ctx.env.PORT ?? '8080';
-      assertPortFree(port, 'API_PORT');
-      const app = spawnApp({
-        root: ctx.root,
-        name: 'api',
-        entry: 'apps/api/dist/main.js',
-        logDir: join(ctx.dataRoot, 'logs'),
-        embedded: ctx.embedded,
-        env: {
-          ...ctx.env,
-          API_HOST: '127.0.0.1',
-          API_PORT: port,
-          // Where browsers open viewer streams (introspection's stream_url), whichever URL the
-          // web app used to ask.
-          CUBICLE_PUBLIC_API_URL: ctx.env.CUBICLE_PUBLIC_API_URL ?? `http://127.0.0.1:${port}`,
-          LOG_LEVEL: ctx.env.LOG_LEVEL ?? 'info',
-        },
-      });
-      ctx.reaper.watch(app);
-      await waitOurs(app, `http://127.0.0.1:${port}/healthz`, 30_000, {
-        what: 'the API',
-        port,
-        variable: 'API_PORT',
-      });
-      ctx.apiUrl = `http://127.0.0.1:${port}`;
-      noteWhere(ctx, `api      ${app.logFile}`);
-      return app;
-    },
-  },
-  {
-    kind: 'process',
-    name: 'web',
-    restart: true,
-    start: async (ctx) => {
-      const port = ctx.env.WEB_PORT ?? '3000';
-      assertPortFree(port, 'WEB_PORT');
-      const web = spawnApp({
-        root: ctx.root,
-        name: 'web',
-        entry: 'node_modules/next/dist/bin/next',
-        args: ['start', 'apps/web', '-H', '127.0.0.1', '-p', port],
-        logDir: join(ctx.dataRoot, 'logs'),
-        embedded: ctx.embedded,
-        env: {
-          ...ctx.env,
-          NODE_ENV: 'production',
-          NEXT_TELEMETRY_DISABLED: '1',
-          CUBICLE_API_URL: ctx.apiUrl,
-          CUBICLE_WEB_SESSION_SECRET: webSessionSecret(ctx),
-        },
-      });
-      ctx.reaper.watch(web);
-      await waitOurs(web, `http://127.0.0.1:${port}/login`, 60_000, {
-        what: 'the web app',
-        port,
-        variable: 'WEB_PORT',
-      });
-      noteWhere(ctx, `web      ${web.logFile}`);
-      return web;
-    },
-  },
-  {
-    kind: 'task',
-    name: 'default tenant, key and pool',
-    run: async (ctx) => ensureDefaultTenant(ctx),
-  },
-];
-
-/** noteWhere adds a line to the "where things are" list once (a restarted app adds it again). */
-function noteWhere(ctx, line) {
-  if (!ctx.where.includes(line)) ctx.where.push(line);
-}
-
-/** assertPortFree fails with who holds `port` when another process listens on it. */
-function assertPortFree(port, variable) {
-  const owner = portOwner(port);
-  if (owner) throw new UserError(portInUseMessage(port, owner, variable));
-}
-
-/**
- * waitOurs waits until the app just started answers `url` itself (the listener on `port` is in
- * its process group); otherwise it stops the app and says why, naming the port's holder when
- * another process took the port.
- */
-async function waitOurs(app, url, timeoutMs, { what, port, variable }) {
-  try {
-    await waitHealthy(url, app.exited, timeoutMs, { port, pid: app.pid, variable });
-  } catch (error) {
-    await app.stop();
-    if (error instanceof PortInUseError) throw new UserError(error.message);
-    const owner = portOwner(port);
-    if (owner)
-      throw new UserError(`${what} did not come up: ${portInUseMessage(port, owner, variable)}`);
-    throw new UserError(`${what} did not come up: ${error.message}`);
-  }
-}
-
-/**
- * webSessionSecret is the key that seals dashboard sessions in Redis: from the environment, or
- * .cubicle/web-session-secret (made on first run), so sessions survive a restart.
- */
-function webSessionSecret(ctx) {
-  if (ctx.env.CUBICLE_WEB_SESSION_SECRET) return ctx.env.CUBICLE_WEB_SESSION_SECRET;
-  const file = join(ctx.dataRoot, 'web-session-secret');
-  if (!existsSync(file))
-    writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
-  return readFileSync(file, 'utf8').trim();
-}
+export { START_PLAN };
 
 /** startCubicle runs START_PLAN and supervises it until a signal or a crash; it resolves with the exit code. */
 export async function startCubicle(root) {
@@ -229,6 +24,14 @@ export async function startCubicle(root) {
     );
   }
   const releaseLock = acquireLock(dataRoot, 'npm start');
+  const log = (line) => say(dim(line));
+  let user;
+  try {
+    user = appUser(root, { log, warn: (line) => say(bold(`warning: ${line}`)) });
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
   const embedded = await loadEmbedded(root);
   const reaper = embedded.startReaper();
   const ctx = {
@@ -237,8 +40,10 @@ export async function startCubicle(root) {
     embedded,
     reaper,
     env: { ...process.env },
+    /** The account of the API and the dashboard; undefined: they run as we do. */
+    appUser: user,
     where: [],
-    log: (line) => say(dim(line)),
+    log,
   };
   // The API writes viewer links to the web app (viewer_url), the web app calls the API: one place
   // decides both addresses.

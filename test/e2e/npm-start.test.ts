@@ -1,12 +1,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localBackendScope } from '@cubicle/backends';
 import { listDesktopIds } from '@cubicle/driver-guest';
+import { Redis } from 'ioredis';
+import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from './support/stack.js';
 
@@ -56,20 +66,49 @@ function startCubicle(root: string, env: Record<string, string>): Started {
   return { child, output: () => out, exited };
 }
 
-/** The pid of the worker the stack in `root` runs now (by its command line and directory). */
-function workerPid(root: string): number | undefined {
+/** The pid of the app the stack in `root` runs now whose command line holds `marker`. */
+function appPid(root: string, marker: string): number | undefined {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       const environ = readFileSync(`/proc/${entry}/environ`, 'utf8');
-      if (cmd.includes('apps/worker/dist/main.js') && environ.includes(`${root}/.cubicle/`))
-        return Number(entry);
+      // Each app reaches the embedded servers through sockets under <root>/.cubicle/.
+      if (cmd.includes(marker) && environ.includes(`${root}/.cubicle/`)) return Number(entry);
     } catch {
       // gone meanwhile
     }
   }
   return undefined;
+}
+
+const workerPid = (root: string) => appPid(root, 'apps/worker/dist/main.js');
+
+/** The real, effective, saved and filesystem uids of `pid` (/proc/<pid>/status). */
+function uidsOf(pid: number): number[] {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^Uid:\s+(.*)$/m)![1]!;
+  return line.trim().split(/\s+/).map(Number);
+}
+
+/** Every process in `pid`'s process group (an app and what it started, e.g. Next's server). */
+function groupOf(pid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const raw = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(raw.slice(raw.lastIndexOf(')') + 2).split(' ')[2]) === pid)
+        members.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return members;
+}
+
+function environOf(pid: number): Map<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return new Map(entries.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
 }
 
 /**
@@ -106,6 +145,76 @@ describe('npm start', () => {
     expect(running.output()).toContain(`port ${port} is in use by pid ${process.pid} (`);
     expect(running.output()).not.toContain('Cubicle is up');
   });
+
+  // Issue 30 §1, defence in depth: what a process the sandboxes talk to could lose is bounded.
+  it.skipIf(process.getuid?.() !== 0)(
+    'as root: the API and dashboard run unprivileged, each process gets only its own environment, and the servers ask for passwords',
+    async () => {
+      const root = makeRoot();
+      roots.push(root);
+      running = startCubicle(root, {
+        API_PORT: String(await freePort()),
+        WEB_PORT: String(await freePort()),
+      });
+      const started = running;
+      await waitFor(async () => started.output().includes('Cubicle is up'), 150_000, 500);
+      const worker = workerPid(root)!;
+      const api = appPid(root, 'apps/api/dist/main.js')!;
+      // Next names its process `next-server (vX)`.
+      const web = appPid(root, 'next-server')!;
+      expect([worker, api, web].every((pid) => pid > 0)).toBe(true);
+
+      // Only the worker, which makes sandboxes, keeps root; no uid of the others is 0.
+      expect(uidsOf(worker)[0]).toBe(0);
+      for (const pid of [...groupOf(api), ...groupOf(web)]) {
+        expect(uidsOf(pid).every((uid) => uid !== 0)).toBe(true);
+      }
+      const apiUid = uidsOf(api)[0]!;
+      const apiGid = Number(
+        readFileSync(`/proc/${api}/status`, 'utf8').match(/^Gid:\s+(\d+)/m)![1],
+      );
+      expect(readFileSync(`/proc/${api}/status`, 'utf8')).toMatch(/^Groups:\s*$/m);
+
+      // The dashboard: its API, Redis and session secret, nothing that opens the database,
+      // the sealed secrets or viewer tickets.
+      const webEnv = environOf(web);
+      for (const name of ['DATABASE_URL', 'CUBICLE_KEYRING', 'CUBICLE_VIEWER_KEYS'])
+        expect(webEnv.has(name), name).toBe(false);
+      const keys = readFileSync(join(root, '.cubicle/viewer-keys.json'), 'utf8').trim();
+      const privatePart = (JSON.parse(keys) as { keys: Array<{ d: string }> }).keys[0]!.d;
+      expect(readFileSync(`/proc/${web}/environ`, 'utf8')).not.toContain(privatePart);
+      expect(webEnv.get('CUBICLE_WEB_SESSION_SECRET')).toBeTruthy();
+      // Its Redis user reaches its own keys only.
+      expect(webEnv.get('REDIS_URL')).toMatch(/^unix:\/\/web:[0-9a-f]{64}@localhost\//);
+      // The API: no dashboard secret, no HOME of root's; the worker: the API's group for sockets.
+      const apiEnv = environOf(api);
+      expect(apiEnv.has('CUBICLE_WEB_SESSION_SECRET')).toBe(false);
+      expect(apiEnv.get('HOME')).not.toBe(process.env.HOME);
+      const workerEnv = environOf(worker);
+      expect(workerEnv.get('CUBICLE_SANDBOX_SOCKET_GID')).toBe(String(apiGid));
+      expect(apiUid).toBeGreaterThan(0);
+      // Nothing of the test runner's environment leaks through the supervisor.
+      for (const env of [webEnv, apiEnv, workerEnv]) expect(env.has('VITEST')).toBe(false);
+
+      // The servers of this installation ask for their passwords, on their sockets too.
+      const databaseUrl = new URL(workerEnv.get('DATABASE_URL')!);
+      expect(databaseUrl.password).toMatch(/^[0-9a-f]{64}$/);
+      databaseUrl.password = '';
+      const client = new pg.Client({ connectionString: databaseUrl.toString() });
+      await expect(client.connect()).rejects.toThrow(/SASL|password/);
+      await client.end().catch(() => undefined);
+      const redisPath = new URL(workerEnv.get('REDIS_URL')!).pathname;
+      const bare = new Redis({ path: redisPath, maxRetriesPerRequest: 0 });
+      bare.on('error', () => undefined);
+      await expect(bare.ping()).rejects.toThrow(/NOAUTH/);
+      bare.disconnect();
+      for (const file of ['postgres.password', 'redis.password', 'redis.web.password'])
+        expect(statSync(join(root, '.cubicle', file)).mode & 0o777, file).toBe(0o600);
+
+      started.child.kill('SIGTERM');
+      expect(await started.exited).toBe(0);
+    },
+  );
 
   it('restarts a killed worker, and its stop leaves no desktop of the installation', async () => {
     const root = makeRoot();

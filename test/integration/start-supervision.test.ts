@@ -7,6 +7,10 @@ import { fileURLToPath } from 'node:url';
 import * as embedded from '@cubicle/embedded';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PortInUseError, spawnApp, waitHealthy } from '../../scripts/lib/api-process.mjs';
+import { APP_ENV, appEnv } from '../../scripts/lib/app-env.mjs';
+import { ApiEnv } from '../../apps/api/src/env.js';
+import { WorkerEnv } from '../../apps/worker/src/env.js';
+import { WebEnv } from '../../apps/web/lib/env.js';
 import { portInUseMessage, portOwner } from '../../scripts/lib/port-owner.mjs';
 import {
   restartDelayMs,
@@ -172,6 +176,77 @@ describe('npm start when a port is taken (scripts/lib/port-owner.mjs)', () => {
     await new Promise((r) => server.close(r));
     expect(portOwner(port)).toBeUndefined();
   });
+});
+
+describe('each process of npm start gets only its own environment (scripts/lib/app-env.mjs)', () => {
+  const system = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR'];
+  const sorted = (names: string[]) => [...new Set(names)].sort();
+
+  it("allows each app what its env.ts reads, plus the system's basics", () => {
+    // A variable added to an env.ts and not here would never reach the app under npm start.
+    expect(sorted(APP_ENV.worker)).toEqual(
+      sorted([...Object.keys(WorkerEnv.shape), ...system, 'HOME']),
+    );
+    expect(sorted(APP_ENV.api)).toEqual(
+      sorted([...Object.keys(ApiEnv.shape), ...system, 'CUBICLE_VIEWER_KEY_PEM']),
+    );
+    expect(sorted(APP_ENV.web)).toEqual(
+      sorted([...Object.keys(WebEnv.shape), ...system, 'NEXT_TELEMETRY_DISABLED']),
+    );
+  });
+
+  it('gives the dashboard no database, keyring or viewer key, and nothing of the shell', () => {
+    const everything = {
+      PATH: '/usr/bin:/bin',
+      DATABASE_URL: 'postgresql://postgres:pw@localhost/cubicle',
+      CUBICLE_KEYRING: 'k1:AAAA',
+      CUBICLE_VIEWER_KEYS: '{"keys":[]}',
+      CUBICLE_VIEWER_KEY_PEM: '-----BEGIN PRIVATE KEY-----',
+      REDIS_URL: 'unix://web:pw@localhost/tmp/r.sock',
+      CUBICLE_WEB_SESSION_SECRET: 'c2VjcmV0',
+      HOME: '/root',
+      SSH_AUTH_SOCK: '/tmp/agent',
+      AWS_SECRET_ACCESS_KEY: 'x',
+    };
+    expect(appEnv('web', everything, { home: '/nonexistent' })).toEqual({
+      PATH: '/usr/bin:/bin',
+      REDIS_URL: 'unix://web:pw@localhost/tmp/r.sock',
+      CUBICLE_WEB_SESSION_SECRET: 'c2VjcmV0',
+      HOME: '/nonexistent',
+    });
+    const api = appEnv('api', everything);
+    expect(Object.keys(api).sort()).toEqual(
+      [
+        'CUBICLE_KEYRING',
+        'CUBICLE_VIEWER_KEYS',
+        'CUBICLE_VIEWER_KEY_PEM',
+        'DATABASE_URL',
+        'PATH',
+        'REDIS_URL',
+      ].sort(),
+    );
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'runs an app as another account without supplementary groups',
+    async () => {
+      const child = spawnApp({
+        root,
+        name: 'unprivileged',
+        entry: '-e',
+        args: [
+          'console.log(JSON.stringify([process.getuid(), process.getgid(), process.getgroups()]))',
+        ],
+        env: { PATH: process.env.PATH },
+        logDir: join(dir, 'logs'),
+        embedded,
+        user: { uid: 65534, gid: 65534 },
+      });
+      expect(await child.exited).toEqual({ code: 0, signal: null });
+      await child.stop();
+      expect(JSON.parse(child.logTail(1)[0]!)).toEqual([65534, 65534, [65534]]);
+    },
+  );
 });
 
 function processGroupOf(pid: number): number {

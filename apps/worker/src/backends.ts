@@ -28,7 +28,12 @@ export async function createBackends(env: WorkerEnv, log: Logger): Promise<Backe
       case 'local':
         backends.local = env.HOLLOW_GUESTS
           ? hollowBackend(env.HOLLOW_GUESTS, log)
-          : createLocalBackend({ scope: localBackendScope(env.DATABASE_URL) });
+          : createLocalBackend({
+              scope: localBackendScope(env.DATABASE_URL),
+              ...(env.CUBICLE_SANDBOX_SOCKET_GID !== undefined && {
+                socketGid: env.CUBICLE_SANDBOX_SOCKET_GID,
+              }),
+            });
         break;
       case 'kubernetes':
         backends.kubernetes = createKubernetesBackend({

@@ -29,6 +29,19 @@ describe('worker env', () => {
     ).toThrow(/CUBICLE_KEYRING/);
   });
 
+  it('reads the API group for sandbox sockets and a Redis URL with a password on a socket', () => {
+    const env = parseEnv(WorkerEnv, {
+      ...base,
+      REDIS_URL: 'unix://:0a1b@localhost/tmp/r.sock',
+      CUBICLE_SANDBOX_SOCKET_GID: '998',
+    });
+    expect(env.CUBICLE_SANDBOX_SOCKET_GID).toBe(998);
+    expect(parseEnv(WorkerEnv, base).CUBICLE_SANDBOX_SOCKET_GID).toBeUndefined();
+    expect(() => parseEnv(WorkerEnv, { ...base, CUBICLE_SANDBOX_SOCKET_GID: 'cubicle' })).toThrow(
+      /CUBICLE_SANDBOX_SOCKET_GID/,
+    );
+  });
+
   it('reads the Kubernetes settings', () => {
     const env = parseEnv(WorkerEnv, {
       ...base,

@@ -43,6 +43,12 @@ export const WorkerEnv = z.object({
     )
     .pipe(z.array(z.enum(['local', 'kubernetes', 'kubevirt'])).min(1)),
   /**
+   * Numeric gid of the API process when it runs unprivileged (`npm start` as root runs it as the
+   * `cubicle` user): the local backend makes sandbox sockets connectable by that group. Unset:
+   * the worker's own user only.
+   */
+  CUBICLE_SANDBOX_SOCKET_GID: z.coerce.number().int().min(1).max(4_294_967_294).optional(),
+  /**
    * LOAD TESTS ONLY: `http://127.0.0.1:<port>#<admin token>` of a hollow guest server
    * (startHollowGuests). When set, the `local` backend slot provisions hollow sandboxes there
    * instead of desktops. Set by `npm run bench:scale` and the scale tests, never by `npm start`.
