@@ -185,7 +185,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   // Ends of claims and revoked tickets are announced here so every replica closes its streams.
   const events = { publisher: redis, prefix };
   await registerWebSockets(app);
-  await registerViewer(app, { db, options: options.viewer, redis, events });
+  await registerViewer(app, { db, options: options.viewer, redis, events, keyring });
   const deps = { db, queues, events };
   // A queued run cancelled here ends here: its `run.finished` webhook is sent from here.
   const stopRunWebhooks = announceRunsFinished(deps);

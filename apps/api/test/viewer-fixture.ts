@@ -3,7 +3,7 @@
 // and claims made through the API on sandboxes seeded as warm (no desktops needed here).
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
-import { newKeyringSpec, parseKeyring, type Deps } from '@cubicle/control-plane';
+import { newKeyringSpec, parseKeyring, seal, type Deps } from '@cubicle/control-plane';
 import { createDb, newId, type Db } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
@@ -23,8 +23,11 @@ export interface ViewerFixture {
   urls: [string, string];
   a: { tenantId: string; admin: string; member: string };
   b: { tenantId: string; admin: string };
-  /** claim makes an active claim of tenant A on a seeded warm sandbox whose VNC is `vnc`. */
-  claim(vncEndpoint: string | null): Promise<string>;
+  /**
+   * claim makes an active claim of tenant A on a seeded warm sandbox whose VNC is `vnc` (and
+   * whose sealed guest token is `guestToken`, when given).
+   */
+  claim(vncEndpoint: string | null, guestToken?: string): Promise<string>;
   /** The connections both replicas share, for another app on them. */
   connections: { db: Db; redis: Redis; queues: JobQueues; queuePrefix: string };
   /** The signing keys both replicas share. */
@@ -41,6 +44,7 @@ export async function viewerFixture(): Promise<ViewerFixture> {
   const connection: Redis = createQueueConnection(ns.url);
   const queues = new JobQueues(connection, ns.bullPrefix);
   const keys = parseViewerKeys(generateViewerKeySet('test'));
+  const keyring = parseKeyring(newKeyringSpec());
   // Replica 0 re-checks open streams often (the pub/sub safety net); replica 1 practically never,
   // so a stream there that closes at once was closed by a pub/sub message.
   const build = (recheckIntervalMs: number) =>
@@ -57,7 +61,7 @@ export async function viewerFixture(): Promise<ViewerFixture> {
         highWaterBytes: 256 * 1024,
         recheckIntervalMs,
       },
-      keyring: parseKeyring(newKeyringSpec()),
+      keyring,
     });
   const apps: [FastifyInstance, FastifyInstance] = [await build(300), await build(3_600_000)];
   const urls = (await Promise.all(
@@ -91,10 +95,11 @@ export async function viewerFixture(): Promise<ViewerFixture> {
     keys,
     connections: { db, redis: connection, queues, queuePrefix: ns.bullPrefix },
     workerDeps: { db, queues, events: { publisher: connection, prefix: ns.bullPrefix } },
-    async claim(vncEndpoint) {
+    async claim(vncEndpoint, guestToken) {
+      const id = newId('sandbox');
       await db.sandbox.create({
         data: {
-          id: newId('sandbox'),
+          id,
           tenantId: a.tenantId,
           poolId,
           backend: 'local',
@@ -103,6 +108,7 @@ export async function viewerFixture(): Promise<ViewerFixture> {
           state: 'warm',
           readyAt: new Date(),
           vncEndpoint,
+          ...(guestToken && { guestTokenCiphertext: seal(keyring, guestToken, id) }),
         },
       });
       const res = await apps[0].inject({

@@ -1,5 +1,6 @@
 import { ViewerCloseCodes, ViewerTicketCreated } from '@cubicle/contract/api';
 import { releaseClaim } from '@cubicle/control-plane';
+import { vncPreambleOf } from '@cubicle/viewer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   recordingVnc,
@@ -77,6 +78,25 @@ describe('viewer stream proxy', () => {
     await waitFor(() => forwarded(vnc, conn).length >= sent.length);
     expect(forwarded(vnc, conn)).toEqual(sent);
     s.ws.close();
+  });
+
+  it("the proxy first proves the sandbox's guest token to the desktop (a MAC of it, never the token)", async () => {
+    const token = 'g'.repeat(64);
+    const desktop = await recordingVnc();
+    try {
+      const id = await f.claim(desktop.endpoint, token);
+      const t = await mint('control', 600, id);
+      const s = await openStream(f.urls[0], t.ticket);
+      s.ws.send(HANDSHAKE);
+      const preamble = vncPreambleOf(token);
+      await waitFor(() => forwarded(desktop, 0).length >= preamble.length + HANDSHAKE.length);
+      expect(forwarded(desktop, 0)).toEqual(Buffer.concat([preamble, HANDSHAKE]));
+      expect(forwarded(desktop, 0).toString('latin1')).not.toContain(token);
+      expect(preamble.toString('latin1')).toMatch(/^CUBICLE-VNC\/1 [0-9a-f]{64}\n$/);
+      s.ws.close();
+    } finally {
+      await desktop.close();
+    }
   });
 
   it('a message a viewer may not send closes the stream with 4400 and the desktop connection', async () => {

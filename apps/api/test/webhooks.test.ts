@@ -492,7 +492,9 @@ describe('webhooks', () => {
       (list) => list[0]?.status === 'failed',
     );
     expect(d!.attempt_count).toBe(1);
-    expect(d!.last_error).toMatch(/localhost resolves to an address webhooks may not reach \(loopback\)/);
+    expect(d!.last_error).toMatch(
+      /localhost resolves to an address webhooks may not reach \(loopback\)/,
+    );
     expect(d!.last_error).not.toMatch(/127\.0\.0\.1|::1\b/);
     expect(d!.attempts[0]).toMatchObject({ status_code: null });
     await new Promise((r) => setTimeout(r, 500));

@@ -39,12 +39,12 @@ export async function createBackends(env: WorkerEnv, log: Logger): Promise<Backe
         backends.kubernetes = createKubernetesBackend({
           ...kubeOptions(),
           imagePullPolicy: env.KUBE_IMAGE_PULL_POLICY,
+          ephemeralStorageMb: env.KUBE_SANDBOX_EPHEMERAL_STORAGE_MB,
         });
         break;
       case 'kubevirt':
         backends.kubevirt = createKubevirtBackend(kubeOptions());
         break;
-          ephemeralStorageMb: env.KUBE_SANDBOX_EPHEMERAL_STORAGE_MB,
       default:
         kind satisfies never;
     }

@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { rfbBanner } from './helpers/rfb-banner.js';
 import { startDesktop } from '../src/desktop/start-desktop.js';
+import { viewerPreambleOfToken } from '../src/vnc/viewer-preamble.js';
 
 /** accepts resolves whether host:port accepts a TCP connection. */
 function accepts(host: string, port: number): Promise<boolean> {
@@ -32,7 +33,9 @@ describe('startDesktop listenHost', () => {
       // The daemon probes the launcher's x11vnc on that address too, so health reports its port.
       const health = await fetch(`${session.guestUrl}/healthz`);
       expect(await health.json()).toMatchObject({ vnc_port: session.vncPort });
-      expect(await rfbBanner(session.vncPort, host)).toMatch(/^RFB 003\.00\d/);
+      expect(
+        await rfbBanner(session.vncPort, host, viewerPreambleOfToken(session.guestToken)),
+      ).toMatch(/^RFB 003\.00\d/);
       const guestPort = Number(new URL(session.guestUrl ?? '').port);
       expect(await accepts('127.0.0.1', session.vncPort)).toBe(false);
       expect(await accepts('127.0.0.1', guestPort)).toBe(false);

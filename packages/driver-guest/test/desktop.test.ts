@@ -18,6 +18,7 @@ import {
   type DesktopSession,
 } from '../src/desktop/start-desktop.js';
 import { isAlive } from './helpers/build-guest.js';
+import { viewerPreambleOfToken } from '../src/vnc/viewer-preamble.js';
 
 // A GTK3 window, named so the test can find it on the accessibility bus.
 const gtkApp = (name: string) => `
@@ -104,7 +105,16 @@ describe('desktop launcher', () => {
     try {
       expect(session.display).toMatch(/^:\d+$/);
       expect(existsSync(`/tmp/.X11-unix/X${session.display.slice(1)}`)).toBe(true);
-      expect(await rfbBanner(session.vncPort)).toBe('RFB 003.008\n');
+      const preamble = viewerPreambleOfToken(session.guestToken);
+      // Without the viewer credential the VNC port says nothing, not even its banner; a wrong
+      // one is hung up on.
+      await expect(rfbBanner(session.vncPort, '127.0.0.1', undefined, 1000)).rejects.toThrow(
+        'no banner',
+      );
+      await expect(
+        rfbBanner(session.vncPort, '127.0.0.1', viewerPreambleOfToken('x'.repeat(64))),
+      ).rejects.toThrow('closed after 0 B');
+      expect(await rfbBanner(session.vncPort, '127.0.0.1', preamble)).toBe('RFB 003.008\n');
       // A probe that reads the banner and leaves does not start x11vnc; a viewer does.
       expect(session.pids.x11vnc).toBeNull();
       expect(await healthz(session)).toMatchObject({
@@ -142,7 +152,8 @@ describe('desktop launcher', () => {
         await sleep(50);
       }
       expect(names.sort()).toEqual(['cubicle-desktop-bare', 'cubicle-desktop-probe']);
-      expect(await rfbFirstFrame({ port: session.vncPort })).toMatchObject({
+      await expect(rfbFirstFrame({ port: session.vncPort }, 1500)).rejects.toThrow();
+      expect(await rfbFirstFrame({ port: session.vncPort }, 15_000, preamble)).toMatchObject({
         version: 'RFB 003.008\n',
         width: 1280,
         height: 800,
@@ -184,7 +195,13 @@ describe('desktop launcher', () => {
     const session = await startDesktop({ daemon: 'none' });
     try {
       const frames = await Promise.all(
-        [0, 1, 2].map(() => rfbFirstFrame({ port: session.vncPort })),
+        [0, 1, 2].map(() =>
+          rfbFirstFrame(
+            { port: session.vncPort },
+            15_000,
+            viewerPreambleOfToken(session.guestToken),
+          ),
+        ),
       );
       for (const frame of frames)
         expect(frame.rect).toEqual({ x: 0, y: 0, w: 1280, h: 800, encoding: 0 });
@@ -200,7 +217,11 @@ describe('desktop launcher', () => {
   it('restarts x11vnc when it dies, on the same port', async () => {
     const session = await startDesktop({ daemon: 'in-process' });
     try {
-      await rfbFirstFrame({ port: session.vncPort });
+      await rfbFirstFrame(
+        { port: session.vncPort },
+        15_000,
+        viewerPreambleOfToken(session.guestToken),
+      );
       const first = session.pids.x11vnc;
       expect(first).not.toBeNull();
       process.kill(first!, 'SIGKILL');
@@ -215,7 +236,15 @@ describe('desktop launcher', () => {
       }
       expect(session.pids.x11vnc).not.toBe(first);
       expect(health.vnc_port).toBe(session.vncPort);
-      expect((await rfbFirstFrame({ port: session.vncPort })).width).toBe(1280);
+      expect(
+        (
+          await rfbFirstFrame(
+            { port: session.vncPort },
+            15_000,
+            viewerPreambleOfToken(session.guestToken),
+          )
+        ).width,
+      ).toBe(1280);
     } finally {
       await session.stop();
     }
@@ -224,7 +253,11 @@ describe('desktop launcher', () => {
   it('stopDesktopById of a session this process started stops it for good (no x11vnc relaunch)', async () => {
     const id = `stopbyid-${process.pid}-${Date.now()}`;
     const session = await startDesktop({ id, daemon: 'none' });
-    await rfbFirstFrame({ port: session.vncPort });
+    await rfbFirstFrame(
+      { port: session.vncPort },
+      15_000,
+      viewerPreambleOfToken(session.guestToken),
+    );
     const vncPid = session.pids.x11vnc;
     expect(vncPid).not.toBeNull();
     await stopDesktopById(id);

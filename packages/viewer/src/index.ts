@@ -6,3 +6,4 @@ export * from './stream/live-streams.js';
 export * from './stream/stream-leases.js';
 export * from './stream/revocations.js';
 export * from './stream/rfb-bridge.js';
+export * from './stream/vnc-preamble.js';

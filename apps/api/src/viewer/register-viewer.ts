@@ -1,4 +1,4 @@
-import type { ViewerEvents } from '@cubicle/control-plane';
+import type { Keyring, ViewerEvents } from '@cubicle/control-plane';
 import type { Db } from '@cubicle/db';
 import {
   createStreamLeases,
@@ -21,6 +21,8 @@ export interface ViewerWiring {
   redis?: Redis;
   events?: ViewerEvents;
   options: ViewerOptions;
+  /** Opens sandboxes' guest tokens: the stream proves it holds one to the sandbox's VNC port. */
+  keyring?: Keyring;
 }
 
 /**
@@ -51,7 +53,11 @@ export async function registerViewer(app: FastifyInstance, wiring: ViewerWiring)
         })
       : undefined;
   registerViewerTicketRoutes(app, deps, options);
-  registerViewerStream(app, deps, streams, { ...options, ...(leases ? { leases } : {}) });
+  registerViewerStream(app, deps, streams, {
+    ...options,
+    ...(leases ? { leases } : {}),
+    ...(wiring.keyring ? { keyring: wiring.keyring } : {}),
+  });
 
   if (redis && wiring.events) {
     const subscriber = redis.duplicate();

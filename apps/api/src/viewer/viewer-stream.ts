@@ -1,6 +1,10 @@
 import { ViewerCloseCodes, ViewerStreamQuery } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { recordViewerConnected, recordViewerDisconnected } from '@cubicle/control-plane';
+import {
+  recordViewerConnected,
+  recordViewerDisconnected,
+  type Keyring,
+} from '@cubicle/control-plane';
 import {
   bridgeRfb,
   resolveViewerTicket,
@@ -11,11 +15,13 @@ import {
   type ResolvedTicket,
   type StreamLeases,
   type TicketDeps,
+  vncPreambleForSandbox,
 } from '@cubicle/viewer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 const resolvedOf = new WeakMap<FastifyRequest, ResolvedTicket>();
 const leaseOf = new WeakMap<FastifyRequest, LeaseResult>();
+const preambleOf = new WeakMap<FastifyRequest, Buffer>();
 
 /**
  * registerViewerStream mounts `GET /v1/viewer/stream?ticket=…` (WebSocket, subprotocol
@@ -29,7 +35,12 @@ export function registerViewerStream(
   app: FastifyInstance,
   deps: TicketDeps,
   streams: LiveStreams,
-  options: { highWaterBytes?: number; leases?: StreamLeases } = {},
+  options: {
+    highWaterBytes?: number;
+    leases?: StreamLeases;
+    /** Opens the sandbox's guest token for the VNC credential the bridge sends first. */
+    keyring?: Keyring;
+  } = {},
 ) {
   app.route({
     method: 'GET',
@@ -46,6 +57,10 @@ export function registerViewerStream(
       if (!resolved.vncEndpoint)
         throw new AppError('backend_unavailable', 'this sandbox has no VNC server');
       resolvedOf.set(request, resolved);
+      const preamble = options.keyring
+        ? await vncPreambleForSandbox(deps.db, options.keyring, resolved.sandboxId)
+        : null;
+      if (preamble) preambleOf.set(request, preamble);
       if (options.leases)
         leaseOf.set(request, await options.leases.reserve(resolved.ticketId, resolved.tenantId));
     },
@@ -93,6 +108,7 @@ export function registerViewerStream(
         mode: ticket.mode,
         expiresAt: ticket.expiresAt,
         ...(options.highWaterBytes ? { highWaterBytes: options.highWaterBytes } : {}),
+        ...(preambleOf.has(request) ? { preamble: preambleOf.get(request)! } : {}),
         onClosed: (info) => {
           streams.release(stream);
           if (lease?.admitted) lease.release();

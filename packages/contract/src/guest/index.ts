@@ -15,3 +15,4 @@ export * from './health.js';
 export * from './recording.js';
 export * from './secrets.js';
 export * from './routes.js';
+export * from './vnc-preamble.js';

@@ -15,9 +15,15 @@ export interface FirstFrame {
  * handshake with security type None, a shared ClientInit, one full FramebufferUpdateRequest,
  * and the header of the update that answers it.
  */
-export function rfbFirstFrame(endpoint: NetConnectOpts, timeoutMs = 15_000): Promise<FirstFrame> {
+export function rfbFirstFrame(
+  endpoint: NetConnectOpts,
+  timeoutMs = 15_000,
+  /** The guest's viewer credential (viewerPreambleOfToken), sent before the handshake. */
+  preamble?: Buffer,
+): Promise<FirstFrame> {
   return new Promise((resolve, reject) => {
     const socket = connect(endpoint);
+    if (preamble) socket.write(preamble);
     let buffered = Buffer.alloc(0);
     let wake: (() => void) | null = null;
     socket.on('data', (chunk: Buffer) => {
