@@ -1,6 +1,8 @@
 // The kubernetes backend against a real kube-apiserver, with the test node agent running every
 // Pod as a real desktop (≤ 3 at a time).
+import { connect } from 'node:net';
 import type { V1Pod } from '@kubernetes/client-node';
+import { vncPreambleOf } from '@cubicle/viewer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createKubernetesBackend,
@@ -47,8 +49,11 @@ describe('kubernetes backend', () => {
   const a = newSandboxId();
   const b = newSandboxId();
 
+  let vnc: { endpoint: string; token: string } | null = null;
+
   it('provisions a Pod that turns Ready and whose guest answers with the Secret token', async () => {
     const up = await provision(a);
+    vnc = { endpoint: up.vncEndpoint!, token: up.guestToken };
     expect(up.ref).toBe(sandboxObjectName(a));
     expect(up.guestUrl).toMatch(/^http:\/\/127\.\d+\.\d+\.\d+:8080$/);
     const ip = new URL(up.guestUrl).hostname;
@@ -93,6 +98,25 @@ describe('kubernetes backend', () => {
     });
     expect(policy.spec?.ingress?.[0]?._from?.[0]?.podSelector?.matchLabels).toEqual(CONTROL_PLANE);
     expect(policy.spec?.ingress?.[0]?.ports?.map((p) => p.port)).toEqual([8080, 5900]);
+  });
+
+  it("the Pod's VNC port gives nothing without the viewer credential: no banner, no desktop", async () => {
+    const [host, port] = vnc!.endpoint.split(':') as [string, string];
+    const first = (preamble?: Buffer) =>
+      new Promise<string>((resolve) => {
+        const socket = connect({ host, port: Number(port) });
+        if (preamble) socket.write(preamble);
+        let got = '';
+        socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+        socket.setTimeout(1500, () => socket.destroy());
+        socket.on('close', () => resolve(got));
+        socket.on('error', () => undefined);
+        // A VNC client that speaks first (or a probe) sends its version: still nothing back.
+        if (!preamble) socket.write('RFB 003.008\n');
+      });
+    expect(await first()).toBe('');
+    expect(await first(vncPreambleOf('f'.repeat(64)))).toBe('');
+    expect(await first(vncPreambleOf(vnc!.token))).toBe('RFB 003.008\n');
   });
 
   it('markClaimed flips the state label with optimistic concurrency, idempotently', async () => {
