@@ -15,7 +15,18 @@ const compiler = process.env.CC || 'cc';
 try {
   execFileSync(
     compiler,
-    ['-shared', '-fPIC', '-O2', '-Wall', '-Wextra', '-Werror', '-fvisibility=hidden', '-o', output, source],
+    [
+      '-shared',
+      '-fPIC',
+      '-O2',
+      '-Wall',
+      '-Wextra',
+      '-Werror',
+      '-fvisibility=hidden',
+      '-o',
+      output,
+      source,
+    ],
     { stdio: 'inherit' },
   );
 } catch (err) {

@@ -1,4 +1,12 @@
-import { chmodSync, closeSync, linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,9 +73,7 @@ describe('connectSandboxSocket refuses what is not a sandbox', () => {
     const path = join(sock, 'bound.sock');
     const fd = bindUnixSocket(path);
     try {
-      await expect(connectSandboxSocket(path, { timeoutMs: 1000 })).rejects.toThrow(
-        /ECONNREFUSED/,
-      );
+      await expect(connectSandboxSocket(path, { timeoutMs: 1000 })).rejects.toThrow(/ECONNREFUSED/);
       expect(() => bindUnixSocket(path)).toThrow(/EADDRINUSE/);
     } finally {
       closeSync(fd);

@@ -44,8 +44,7 @@ async function checkDirectory(path: string) {
   if (!stat?.isDirectory()) throw new SandboxSocketRefused(`${path} is not a directory`);
   if (stat.uid !== 0 && stat.uid !== ownUid())
     throw new SandboxSocketRefused(`${path} belongs to another user`);
-  if ((stat.mode & 0o022) !== 0)
-    throw new SandboxSocketRefused(`${path} is writable by others`);
+  if ((stat.mode & 0o022) !== 0) throw new SandboxSocketRefused(`${path} is writable by others`);
 }
 
 /**
