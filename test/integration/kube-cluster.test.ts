@@ -11,6 +11,7 @@ import {
   VersionApi,
   type V1Pod,
 } from '@kubernetes/client-node';
+import { vncPreambleOf } from '@cubicle/viewer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listDesktopIds } from '@cubicle/driver-guest';
 import { isRunning } from '../../packages/embedded/src/index.js';
@@ -41,10 +42,18 @@ async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean): 
   }
 }
 
-/** rfbGreeting reads the first bytes a VNC server sends ("RFB 003.008\n"). */
-function rfbGreeting(host: string, port: number): Promise<string> {
+/**
+ * rfbGreeting reads the first bytes a VNC server sends ("RFB 003.008\n") after the viewer
+ * credential (vncPreambleOf the guest token); '' when it sends nothing for a second.
+ */
+function rfbGreeting(host: string, port: number, preamble?: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port });
+    if (preamble) socket.write(preamble);
+    socket.setTimeout(1000, () => {
+      socket.destroy();
+      resolve('');
+    });
     socket.once('data', (chunk) => {
       socket.destroy();
       resolve(chunk.toString('latin1'));
@@ -178,7 +187,8 @@ describe('real Kubernetes test cluster', () => {
       headers: { authorization: `Bearer ${randomBytes(32).toString('hex')}` },
     });
     expect(wrong.status).toBe(401);
-    expect(await rfbGreeting(ip, 5900)).toMatch(/^RFB 003\.00\d/);
+    expect(await rfbGreeting(ip, 5900, vncPreambleOf(token))).toMatch(/^RFB 003\.00\d/);
+    expect(await rfbGreeting(ip, 5900)).toBe('');
     // Pool env reaches the desktop's apps; the driver's own settings do not.
     const workload = agent.workload('Pod', name);
     expect(workload?.session.env.POOL_GREETING).toBe('hello');
