@@ -56,8 +56,27 @@ describe('worker env', () => {
     expect(parseEnv(WorkerEnv, base)).toMatchObject({
       KUBE_NAMESPACE: 'cubicle-sandboxes',
       KUBE_NETWORK_POLICY: true,
-      KUBE_CONTROL_PLANE_SELECTOR: 'app.kubernetes.io/name=cubicle',
+      KUBE_CONTROL_PLANE_SELECTOR:
+        'app.kubernetes.io/name=cubicle,app.kubernetes.io/component in (api,worker)',
+      KUBE_SANDBOX_EGRESS: 'internet',
+      KUBE_SANDBOX_EPHEMERAL_STORAGE_MB: 4096,
     });
+    expect(
+      parseEnv(WorkerEnv, {
+        ...base,
+        KUBE_SANDBOX_EGRESS: 'none',
+        KUBE_DENIED_EGRESS_CIDRS: '203.0.113.0/24,2001:db8::/32',
+      }),
+    ).toMatchObject({
+      KUBE_SANDBOX_EGRESS: 'none',
+      KUBE_DENIED_EGRESS_CIDRS: '203.0.113.0/24,2001:db8::/32',
+    });
+    expect(() => parseEnv(WorkerEnv, { ...base, KUBE_DENIED_EGRESS_CIDRS: '10.0.0.1' })).toThrow(
+      /KUBE_DENIED_EGRESS_CIDRS/,
+    );
+    expect(() => parseEnv(WorkerEnv, { ...base, KUBE_SANDBOX_EGRESS: 'all' })).toThrow(
+      /KUBE_SANDBOX_EGRESS/,
+    );
     expect(() => parseEnv(WorkerEnv, { ...base, KUBE_NAMESPACE: 'Not_A_Namespace' })).toThrow(
       /KUBE_NAMESPACE/,
     );
