@@ -168,7 +168,10 @@ try {
   const sandbox = await stack.db.sandbox.findUniqueOrThrow({ where: { id: claim.sandbox.id } });
   const { WebSocket } = await fromRoot('node_modules/ws/wrapper.mjs');
   const streamUrl = `${stack.url.replace(/^http/, 'ws')}/v1/viewer/stream?ticket=${(await mint()).ticket}`;
-  const direct = new RfbClient(await tcpTransport(sandbox.vncEndpoint));
+  const { parseKeyring } = await fromRoot('packages/control-plane/dist/index.js');
+  const { vncPreambleForSandbox } = await fromRoot('packages/viewer/dist/index.js');
+  const preamble = await vncPreambleForSandbox(stack.db, parseKeyring(stack.keyring), sandbox.id);
+  const direct = new RfbClient(await tcpTransport(sandbox.vncEndpoint, preamble));
   const proxied = new RfbClient(await wsTransport(WebSocket, streamUrl));
   await direct.handshake();
   await proxied.handshake();

@@ -46,14 +46,18 @@ class ByteQueue {
   }
 }
 
-/** tcpTransport connects to `host:port` (x11vnc). */
-export async function tcpTransport(endpoint) {
+/**
+ * tcpTransport connects straight to a sandbox's VNC port: `host:port` or `unix:/path`. The guest's
+ * relay answers only after the viewer preamble (contract/guest vnc-preamble.ts), sent first.
+ */
+export async function tcpTransport(endpoint, preamble) {
   // `unix:/path` (a local sandbox's VNC socket) or `host:port`.
   const [host, port] = endpoint.split(':');
   const socket = endpoint.startsWith('unix:')
     ? connect(endpoint.slice('unix:'.length))
     : connect({ host, port: Number(port), noDelay: true });
   await once(socket, 'connect');
+  if (preamble) socket.write(preamble);
   return {
     send: (buf) => socket.write(buf),
     onData: (cb) => socket.on('data', cb),
