@@ -18,6 +18,7 @@ import { listDesktopIds } from '@cubicle/driver-guest';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { RawRfbClient } from './support/rfb-client.js';
 import { waitFor } from './support/stack.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -210,6 +211,40 @@ describe('npm start', () => {
       bare.disconnect();
       for (const file of ['postgres.password', 'redis.password', 'redis.web.password'])
         expect(statSync(join(root, '.cubicle', file)).mode & 0o777, file).toBe(0o600);
+
+      // The unprivileged API still reaches a sandbox: its guest and VNC sockets belong to the
+      // API's group (0660 in a 0710 directory), and the viewer stream shows the desktop.
+      const key = readFileSync(join(root, '.cubicle/admin-key'), 'utf8').trim();
+      const apiUrl = `http://127.0.0.1:${apiEnv.get('API_PORT')}`;
+      const rest = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${apiUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+      };
+      await waitFor(
+        async () =>
+          ((await rest('GET', '/v1/pools/default')).json.counts as { warm: number }).warm > 0,
+        120_000,
+        500,
+      );
+      const claim = await rest('POST', '/v1/pools/default/claims', { ttl_seconds: 300 });
+      expect(claim.status, JSON.stringify(claim.json)).toBe(201);
+      const claimId = claim.json.id as string;
+      const shell = await rest('POST', `/v1/claims/${claimId}/shell`, {
+        command: 'echo driven',
+        timeout_ms: 20_000,
+      });
+      expect(shell.json.stdout).toBe('driven\n');
+      const ticket = await rest('POST', `/v1/claims/${claimId}/viewer-tickets`, { mode: 'view' });
+      expect(ticket.status).toBe(201);
+      const viewer = await RawRfbClient.connect(
+        `${apiUrl.replace(/^http/, 'ws')}/v1/viewer/stream?ticket=${ticket.json.ticket as string}`,
+      );
+      expect((await viewer.read(12)).toString('latin1')).toMatch(/^RFB 003\.00\d\n$/);
+      viewer.ws.terminate();
 
       started.child.kill('SIGTERM');
       expect(await started.exited).toBe(0);
