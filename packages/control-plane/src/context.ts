@@ -26,7 +26,13 @@ export interface Deps {
   events?: ViewerEvents;
 }
 
-export const nowOf = (deps: Deps): Date => (deps.now ? deps.now() : new Date());
+/** The injectable clock every service reads "now" from (Deps, RunDeps and WorkerDeps carry it). */
+export interface Clock {
+  /** Injected so tests can move time; production uses Date.now. */
+  now?: (() => Date) | undefined;
+}
+
+export const nowOf = (deps: Clock): Date => (deps.now ? deps.now() : new Date());
 
 interface PendingNudge {
   promise: Promise<unknown>;

@@ -13,6 +13,7 @@ import {
   type SealedClaimSecret,
 } from '../lifecycle/claim-batch.js';
 import type { ClaimOutcome } from '../lifecycle/claim-outcome.js';
+import { claimAnswerStatus } from '../lifecycle/claim-liveness.js';
 import { toClaimView, type ClaimRow } from './claim-view.js';
 import { waitForClaim } from './wait-for-claim.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
@@ -149,7 +150,7 @@ async function answerNewClaim(
   }
   if (request.wait_seconds > 0) {
     const settled = await waitForClaim(deps, claim.id, request.wait_seconds * 1000);
-    return { claim: toClaimView(settled), status: settled.status === 'active' ? 201 : 202 };
+    return { claim: toClaimView(settled), status: claimAnswerStatus(settled.status) };
   }
   return { claim: viewOf(outcome, poolName), status: 202 };
 }

@@ -1,4 +1,5 @@
 import { sqlPoolOf, type Db } from '@cubicle/db';
+import { nowOf } from '../context.js';
 import type { Subscriber } from '../guest-calls/guest-call-messages.js';
 import { viewerChannel } from '../viewer/viewer-events.js';
 
@@ -14,6 +15,8 @@ export interface LiveClaimMemoryOptions {
   maxEntries?: number;
   /** Told of a failed prune (the entries stay until the next one). */
   onError?: (err: unknown) => void;
+  /** The clock liveness is judged by (Deps.now); Date.now when absent. */
+  now?: (() => Date) | undefined;
 }
 
 /**
@@ -79,16 +82,20 @@ export class LiveClaimMemory<V> {
     return this.started;
   }
 
-  /** prune forgets every remembered claim that is no longer active (one indexed query). */
+  /**
+   * prune forgets every remembered claim that is no longer live (one indexed query): released,
+   * or past its deadline and about to be.
+   */
   prune(): Promise<void> {
     this.pruning ??= (async () => {
       try {
         if (this.entries.size === 0) return;
         const ids = [...this.entries.keys()];
         const { rows } = await sqlPoolOf(this.options.db).query<{ id: string }>({
-          name: 'cubicle_active_claims_of_v1',
-          text: `SELECT id FROM claims WHERE id = ANY($1::text[]) AND status = 'active'`,
-          values: [ids],
+          name: 'cubicle_live_claims_of_v1',
+          text: `SELECT id FROM claims
+                 WHERE id = ANY($1::text[]) AND cubicle_claim_is_live(status, expires_at, $2)`,
+          values: [ids, nowOf(this.options)],
         });
         const active = new Set(rows.map((r) => r.id));
         for (const id of ids) if (!active.has(id)) this.entries.delete(id);

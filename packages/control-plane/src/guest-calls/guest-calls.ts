@@ -3,7 +3,8 @@ import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
 import type { GuestOperation } from '@cubicle/contract/guest';
 import { sqlPoolOf } from '@cubicle/db';
 import { LiveClaimMemory } from '../claims/live-claim-memory.js';
-import type { Deps } from '../context.js';
+import { nowOf, type Deps } from '../context.js';
+import { isClaimLive, whyClaimIsNotLive } from '../lifecycle/claim-liveness.js';
 import { guestCallWaitMs } from './guest-call-bounds.js';
 import {
   GuestCallOutcome,
@@ -54,6 +55,7 @@ export class GuestCalls {
       db: deps.db,
       subscriber: options.subscriber,
       prefix: options.prefix,
+      now: deps.now,
     });
   }
 
@@ -117,14 +119,12 @@ export class GuestCalls {
       text: 'SELECT status, sandbox_id, expires_at FROM claims WHERE id = $1 AND tenant_id = $2',
       values: [claimId, tenantId],
     });
-    const claim = rows[0];
-    if (!claim) throw new AppError('not_found', 'no such claim');
-    if (claim.status !== 'active' || !claim.sandbox_id || claim.expires_at.getTime() <= Date.now())
-      throw new AppError(
-        'claim_not_active',
-        `the claim is ${claim.status === 'active' ? 'expired' : claim.status}`,
-      );
-    return claim.sandbox_id;
+    const found = rows[0];
+    if (!found) throw new AppError('not_found', 'no such claim');
+    const claim = { status: found.status, expiresAt: found.expires_at };
+    if (!isClaimLive(claim, nowOf(this.deps)) || !found.sandbox_id)
+      throw new AppError('claim_not_active', `the claim is ${whyClaimIsNotLive(claim)}`);
+    return found.sandbox_id;
   }
 
   /**

@@ -89,12 +89,12 @@ export async function runGuestCall(
     guest_token_ciphertext: Buffer | null;
     has_secrets: boolean;
   }>({
-    name: 'cubicle_guest_call_sandbox_v2',
+    name: 'cubicle_guest_call_sandbox_v3',
     text: `SELECT s.guest_endpoint, s.guest_token_ciphertext,
                   EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets
            FROM sandboxes s JOIN claims c ON c.sandbox_id = s.id
            WHERE s.id = $1 AND s.tenant_id = $2 AND s.state = 'claimed'
-             AND c.id = $3 AND c.status = 'active' AND c.expires_at > $4`,
+             AND c.id = $3 AND cubicle_claim_is_live(c.status, c.expires_at, $4)`,
     values: [p.sandbox_id, p.tenant_id, p.claim_id, new Date(now())],
   });
   const found = rows[0];

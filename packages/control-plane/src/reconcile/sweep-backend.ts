@@ -78,7 +78,8 @@ export async function sweepBackend(
       sandboxFailedData(deps.db, row.id, 'lost'),
     );
     const claims = await deps.db.claim.findMany({
-      where: { sandboxId: row.id, status: 'active' },
+      // The claim still holding it, expired or not: it ends for the sandbox's loss.
+      where: { sandboxId: row.id, status: { not: 'released' } },
       select: { id: true },
     });
     for (const c of claims) await releaseClaim(deps, row.tenantId, c.id, 'sandbox_failed');

@@ -1,6 +1,8 @@
 import { AppError } from '@cubicle/contract/errors';
 import type { CreateRunRequest, Run } from '@cubicle/contract/api';
 import { newId, sqlPoolOf } from '@cubicle/db';
+import { nowOf } from '../context.js';
+import { isClaimLive, whyClaimIsNotLive } from '../lifecycle/claim-liveness.js';
 import { IDEMPOTENCY_TTL_MS, idempotencyHashKey, requestHash } from '../idempotency/idempotency.js';
 import type { ApiKeyRole } from '../secrets/usable-by.js';
 import { appendRunEvents, publishRunEvents } from './append-run-events.js';
@@ -18,13 +20,11 @@ export async function activeClaimOf(deps: RunDeps, tenantId: string, claimId: st
     text: 'SELECT status, expires_at FROM claims WHERE id = $1 AND tenant_id = $2',
     values: [claimId, tenantId],
   });
-  const claim = rows[0];
-  if (!claim) throw new AppError('not_found', 'no such claim');
-  if (claim.status !== 'active' || claim.expires_at.getTime() <= Date.now())
-    throw new AppError(
-      'claim_not_active',
-      `the claim is ${claim.status === 'active' ? 'expired' : claim.status}`,
-    );
+  const found = rows[0];
+  if (!found) throw new AppError('not_found', 'no such claim');
+  const claim = { status: found.status, expiresAt: found.expires_at };
+  if (!isClaimLive(claim, nowOf(deps)))
+    throw new AppError('claim_not_active', `the claim is ${whyClaimIsNotLive(claim)}`);
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { Db, sqlPoolOf } from '@cubicle/db';
-import type { Enqueue } from '../context.js';
+import type { Clock, Enqueue } from '../context.js';
 import type { Keyring } from '../crypto/keyring.js';
 import type { RunRedis } from './run-channels.js';
 
 /** RunDeps are what run services need: the database, Redis (events, input) and its prefix. */
-export interface RunDeps {
+export interface RunDeps extends Clock {
   db: Db;
   queues: Enqueue;
   redis: RunRedis;

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sqlPoolOf } from '@cubicle/db';
+import { nowOf } from '../context.js';
+import { isClaimLive } from '../lifecycle/claim-liveness.js';
 import { open as openSealed } from '../crypto/keyring.js';
 import type { Subscriber } from '../guest-calls/guest-call-messages.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
@@ -58,6 +60,7 @@ export class RunSupervisor {
     this.runDeps = {
       db: options.deps.db,
       queues: options.deps.queues,
+      now: options.deps.now,
       redis: options.redis,
       prefix: options.prefix,
     };
@@ -174,7 +177,10 @@ export class RunSupervisor {
       values: [row.claim_id, tenantId],
     });
     const claim = found[0];
-    if (!claim || claim.status !== 'active' || claim.expires_at.getTime() <= Date.now())
+    if (
+      !claim ||
+      !isClaimLive({ status: claim.status, expiresAt: claim.expires_at }, nowOf(this.runDeps))
+    )
       return fail({
         status: 'cancelled',
         reason: 'claim_ended',
@@ -305,10 +311,11 @@ export class RunSupervisor {
     });
     const kept = new Set(rows.map((r) => r.id));
     for (const id of ids) if (!kept.has(id)) this.live.get(id)?.abandon();
+    const now = nowOf(this.runDeps);
     for (const row of rows) {
       const run = this.live.get(row.id);
       if (!run || run.endRequested) continue;
-      if (row.claim_status !== 'active' || row.expires_at.getTime() <= Date.now())
+      if (!isClaimLive({ status: row.claim_status, expiresAt: row.expires_at }, now))
         run.requestEnd({ kind: 'claim_ended', detail: row.release_reason ?? 'expired' });
       else if (row.cancel_requested_at)
         run.requestEnd({ kind: 'cancel' }, 'SIGINT', row.cancel_grace_ms ?? undefined);

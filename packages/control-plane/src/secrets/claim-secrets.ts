@@ -1,7 +1,8 @@
 import type { ClaimSecrets, SecretRef } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { newId } from '@cubicle/db';
-import type { Deps } from '../context.js';
+import { nowOf, type Deps } from '../context.js';
+import { isClaimLive, whyClaimIsNotLive } from '../lifecycle/claim-liveness.js';
 import { sealEnvelope, secretAad, type Envelope } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
 import { checkSecretValue, CLAIM_SECRETS_MAX } from './check-secret-value.js';
@@ -108,15 +109,16 @@ export async function addClaimSecret(
   checkSecretValue(input.name, input.value);
   recentSecrets.remember(tenantId, [input]);
   const claim = await claimOf(deps, tenantId, claimId);
-  if (claim.status !== 'active' || claim.expiresAt.getTime() <= Date.now())
-    throw new AppError('claim_not_active', `the claim is ${claim.status}`);
+  const now = nowOf(deps);
+  if (!isClaimLive(claim, now))
+    throw new AppError('claim_not_active', `the claim is ${whyClaimIsNotLive(claim)}`);
   const envelope = sealEnvelope(deps.keyring, input.value, secretAad(tenantId, input.name));
-  // Only while the claim is active, holding its row (FOR SHARE) against a release: the release's
+  // Only while the claim is live, holding its row (FOR SHARE) against a release: the release's
   // trigger deletes the claim's secrets, and a row inserted after it would outlive the claim.
   const rows = await deps.db.$queryRaw<(InsertedRow & { inserted: boolean })[]>`
     WITH live AS (
       SELECT id FROM claims WHERE id = ${claimId} AND tenant_id = ${tenantId}
-        AND status = 'active' FOR SHARE),
+        AND cubicle_claim_is_live(status, expires_at, ${now}::timestamptz) FOR SHARE),
     ins AS (
       INSERT INTO claim_secrets (id, tenant_id, claim_id, name, ciphertext, nonce, wrapped_key, key_id)
       SELECT ${newId('secret')}, ${tenantId}, live.id, ${input.name},

@@ -1,6 +1,7 @@
 import { GuestErrorResponse, GuestRoutes, SecretsResponse } from '@cubicle/contract/guest';
 import type { JobPayload } from '@cubicle/contract/jobs';
 import { sqlPoolOf } from '@cubicle/db';
+import { nowOf } from '../context.js';
 import { openEnvelope, secretAad } from '../crypto/envelope.js';
 import { open } from '../crypto/keyring.js';
 import { callGuest } from '../guest-calls/call-guest.js';
@@ -48,12 +49,12 @@ export async function deliverClaimSecrets(
       guest_endpoint: string | null;
       guest_token_ciphertext: Buffer | null;
     }>({
-      name: 'cubicle_secrets_sync_sandbox_v1',
+      name: 'cubicle_secrets_sync_sandbox_v2',
       text: `SELECT s.guest_endpoint, s.guest_token_ciphertext
              FROM sandboxes s JOIN claims c ON c.sandbox_id = s.id
              WHERE s.id = $1 AND s.tenant_id = $2 AND s.state = 'claimed'
-               AND c.id = $3 AND c.status = 'active'`,
-      values: [target.sandboxId, target.tenantId, target.claimId],
+               AND c.id = $3 AND cubicle_claim_is_live(c.status, c.expires_at, $4)`,
+      values: [target.sandboxId, target.tenantId, target.claimId, nowOf(deps)],
     });
     const sandbox = sandboxes[0];
     if (!sandbox) return { skipped: 'claim_not_active' };
@@ -127,11 +128,11 @@ export async function deliverOnAttach(
   sandboxId: string,
 ): Promise<SecretsSyncResult> {
   const { rows } = await sqlPoolOf(deps.db).query<{ id: string; tenant_id: string }>({
-    name: 'cubicle_claim_with_secrets_of_sandbox_v1',
+    name: 'cubicle_claim_with_secrets_of_sandbox_v2',
     text: `SELECT c.id, c.tenant_id FROM claims c
-           WHERE c.sandbox_id = $1 AND c.status = 'active'
+           WHERE c.sandbox_id = $1 AND cubicle_claim_is_live(c.status, c.expires_at, $2)
              AND EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id)`,
-    values: [sandboxId],
+    values: [sandboxId, nowOf(deps)],
   });
   const claim = rows[0];
   if (!claim) return { skipped: 'no_secrets' };

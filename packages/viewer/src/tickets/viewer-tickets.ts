@@ -7,7 +7,12 @@ import type {
   ViewerTicketState,
 } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { pageById, publishViewerRevocation, type ViewerEvents } from '@cubicle/control-plane';
+import {
+  isClaimLive,
+  pageById,
+  publishViewerRevocation,
+  type ViewerEvents,
+} from '@cubicle/control-plane';
 import { newId, type Db, type ViewerTicket as ViewerTicketRow } from '@cubicle/db';
 import { embedHtml } from './embed-html.js';
 import type { ViewerKeys } from './viewer-keys.js';
@@ -63,12 +68,12 @@ export async function mintViewerTicket(
     throw new AppError('forbidden', 'this key may mint view tickets only');
   const claim = await deps.db.claim.findFirst({
     where: { id: input.claimId, tenantId: input.tenantId },
-    select: { status: true, sandboxId: true, maxExpiresAt: true },
+    select: { status: true, sandboxId: true, expiresAt: true, maxExpiresAt: true },
   });
   if (!claim) throw new AppError('not_found', `claim ${input.claimId} not found`);
-  if (claim.status !== 'active' || !claim.sandboxId)
-    throw new AppError('claim_not_active', 'viewer tickets need an active claim');
   const now = nowOf(deps);
+  if (!isClaimLive(claim, now) || !claim.sandboxId)
+    throw new AppError('claim_not_active', 'viewer tickets need an active claim');
   const expiresAt = new Date(
     Math.min(now.getTime() + input.ttlSeconds * 1000, claim.maxExpiresAt.getTime()),
   );
