@@ -1,26 +1,127 @@
-export * from './context.js';
-export * from './page-by-id.js';
-export * from './backend/types.js';
-export * from './backend/endpoints.js';
-export * from './crypto/keyring.js';
-export * from './crypto/envelope.js';
-export * from './secrets/index.js';
-export * from './pools/apply-pool.js';
-export * from './pools/manage-pools.js';
-export * from './claims/create-claim.js';
-export * from './claims/manage-claims.js';
-export * from './claims/fulfil-claims.js';
-export * from './claims/live-claim-memory.js';
-export * from './lifecycle/index.js';
-export * from './sandboxes/provision-sandbox.js';
-export * from './reconcile/plan-pool.js';
-export * from './reconcile/reconcile-pool.js';
-export * from './reconcile/reconcile-all.js';
-export * from './reclaim/reclaim-claims.js';
-export * from './idempotency/idempotency.js';
-export * from './reconcile/sweep-backend.js';
-export * from './guest-calls/index.js';
-export * from './runs/index.js';
-export * from './viewer/viewer-events.js';
-export * from './webhooks/index.js';
-export * from './usage/index.js';
+// The public face of @cubicle/control-plane: what the API, the worker, the viewer, the backends,
+// the cross-cutting tests and the scripts import, by name. Everything else stays inside the
+// package (its own tests import modules directly). Add a name here only when something outside
+// uses it: public-face.test.ts fails on a name that nothing outside the package mentions.
+
+// Dependencies every service takes, and paging.
+export { type Deps, type Enqueue, nudgeReconcile } from './context.js';
+export { pageById } from './page-by-id.js';
+
+// What sandbox backends (local, Kubernetes, hollow) implement; endpoints the viewer and tests read.
+export { guestSocketPath, parseVncEndpoint, vncUnixEndpoint } from './backend/endpoints.js';
+export type {
+  Backends,
+  ProvisionedSandbox,
+  ProvisionInput,
+  SandboxBackend,
+} from './backend/types.js';
+
+// Sealing of guest tokens and secrets.
+export { openEnvelope, secretAad } from './crypto/envelope.js';
+export { type Keyring, newKeyringSpec, open, parseKeyring, seal } from './crypto/keyring.js';
+
+// Pools, claims and their sandboxes.
+export { applyPool } from './pools/apply-pool.js';
+export { deletePool, getPool, listPools } from './pools/manage-pools.js';
+export { createClaim } from './claims/create-claim.js';
+export { LiveClaimMemory } from './claims/live-claim-memory.js';
+export {
+  extendClaim,
+  getClaim,
+  heartbeatClaim,
+  listClaims,
+  releaseClaim,
+} from './claims/manage-claims.js';
+export {
+  destroySandbox,
+  provisionSandbox,
+  type WorkerDeps,
+} from './sandboxes/provision-sandbox.js';
+
+// The worker's loops: reconcile, sweep, reclaim.
+export { reconcileAll } from './reconcile/reconcile-all.js';
+export { reconcilePool } from './reconcile/reconcile-pool.js';
+export { sweepBackend } from './reconcile/sweep-backend.js';
+export { reclaimClaims } from './reclaim/reclaim-claims.js';
+
+// The one liveness rule (the viewer mints tickets only for live claims).
+export { isClaimLive } from './lifecycle/claim-liveness.js';
+
+// Calls into a claimed desktop, and what they recorded.
+export { answerGuestCallJob, answerLostGuestCall } from './guest-calls/answer-guest-call.js';
+export { GUEST_CALL_MAX_WAIT_MS } from './guest-calls/guest-call-bounds.js';
+export { guestAttachChannel } from './guest-calls/guest-call-messages.js';
+export { GuestCalls } from './guest-calls/guest-calls.js';
+export { listActions } from './guest-calls/list-actions.js';
+
+// Runs: commands with streamed events.
+export { createRun } from './runs/create-run.js';
+export { RunEventFeed } from './runs/follow-run-events.js';
+export {
+  cancelRun,
+  findRun,
+  getRun,
+  listClaimRuns,
+  listRunEvents,
+  writeRunStdin,
+} from './runs/manage-runs.js';
+export type { RunDeps } from './runs/run-deps.js';
+export { RunSupervisor } from './runs/run-supervisor.js';
+
+// Secrets: claim secrets, stored secrets, log redaction, the admin CLI.
+export {
+  addClaimSecret,
+  deleteClaimSecret,
+  listClaimSecrets,
+  type SecretsDeps,
+} from './secrets/claim-secrets.js';
+export { createClaimWithSecrets } from './secrets/create-claim-with-secrets.js';
+export { secretLogHooks } from './secrets/log-redaction.js';
+export { runSecretsCli } from './secrets/secrets-cli.js';
+export { secretsForRun } from './secrets/secrets-for-run.js';
+export {
+  deleteStoredSecret,
+  listStoredSecrets,
+  putStoredSecret,
+} from './secrets/stored-secrets.js';
+export { deliverOnAttach, syncClaimSecrets } from './secrets/sync-claim-secrets.js';
+
+// Viewer streams: revocation events.
+export {
+  publishViewerRevocation,
+  viewerChannel,
+  type ViewerEvents,
+  type ViewerRevocation,
+} from './viewer/viewer-events.js';
+
+// Webhooks: management, events, delivery.
+export { announceRunsFinished } from './webhooks/announce-runs.js';
+export {
+  deliverWebhook,
+  relayWebhookDeliveries,
+  type WebhookDeliveryOptions,
+  type WebhookWorkerDeps,
+} from './webhooks/deliver-webhook.js';
+export { emitWebhookEvent } from './webhooks/emit-webhook-event.js';
+export {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  rotateWebhookSecret,
+  updateWebhook,
+  type WebhookApiDeps,
+} from './webhooks/manage-webhooks.js';
+
+// Usage metering, insights, kept screenshots, viewer connections.
+export { getClaimScreenshot, pruneClaimScreenshots } from './usage/claim-screenshots.js';
+export { poolInsights } from './usage/pool-insights.js';
+export { getUsage } from './usage/query-usage.js';
+export { rollupUsage } from './usage/rollup-usage.js';
+export { runUsageCli } from './usage/usage-cli.js';
+export {
+  listViewerConnections,
+  recordViewerConnected,
+  recordViewerDisconnected,
+} from './usage/viewer-connections.js';

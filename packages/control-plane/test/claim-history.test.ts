@@ -5,13 +5,13 @@ import {
   applyPool,
   createClaim,
   getClaimScreenshot,
-  keepActionScreenshots,
   listViewerConnections,
   pruneClaimScreenshots,
   recordViewerConnected,
   recordViewerDisconnected,
   releaseClaim,
 } from '../src/index.js';
+import { keepActionScreenshots } from '../src/usage/keep-action-screenshots.js';
 import { seedWarm, world, type World } from './setup.js';
 
 /** Bytes with a PNG signature, different per screenshot: the table keeps bytes as given. */

@@ -6,13 +6,13 @@ import {
   applyPool,
   createClaim,
   extendClaim,
-  fulfilPendingClaims,
   getClaim,
   heartbeatClaim,
   listClaims,
   reclaimClaims,
   releaseClaim,
 } from '../src/index.js';
+import { fulfilPendingClaims } from '../src/claims/fulfil-claims.js';
 import { seedWarm, world, type World } from './setup.js';
 
 const req = (input: Record<string, unknown> = {}) =>

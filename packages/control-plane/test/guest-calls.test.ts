@@ -11,14 +11,14 @@ import {
   applyPool,
   releaseClaim,
   GuestCalls,
-  guestCallBoundMs,
   LiveClaimMemory,
   newKeyringSpec,
   parseKeyring,
-  runGuestCall,
   seal,
   type WorkerDeps,
 } from '../src/index.js';
+import { guestCallBoundMs } from '../src/guest-calls/guest-call-bounds.js';
+import { runGuestCall } from '../src/guest-calls/run-guest-call.js';
 import { world, type World } from './setup.js';
 
 const codeOf = (p: Promise<unknown>) =>

@@ -2,14 +2,8 @@ import { CreateClaimRequest, PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { createDb, type Db } from '@cubicle/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  applyPool,
-  createClaim,
-  fulfilPendingClaims,
-  reclaimClaims,
-  releaseClaim,
-  type Deps,
-} from '../src/index.js';
+import { applyPool, createClaim, reclaimClaims, releaseClaim, type Deps } from '../src/index.js';
+import { fulfilPendingClaims } from '../src/claims/fulfil-claims.js';
 import { seedWarm, world, type World } from './setup.js';
 
 const req = (over: Partial<CreateClaimRequest> = {}) =>

@@ -2,14 +2,10 @@ import { CreateClaimRequest, PoolSpec } from '@cubicle/contract/api';
 import { newId, sqlPoolOf } from '@cubicle/db';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  applyPool,
-  commitRunEvents,
-  createClaimWithSecrets,
-  decodeRunEventBatch,
-  runEventsChannel,
-  type NewRunEvent,
-} from '../src/index.js';
+import { applyPool, createClaimWithSecrets } from '../src/index.js';
+import type { NewRunEvent } from '../src/runs/append-run-events.js';
+import { decodeRunEventBatch, runEventsChannel } from '../src/runs/run-channels.js';
+import { commitRunEvents } from '../src/runs/run-event-committer.js';
 import { createQueueConnection } from '@cubicle/queue';
 import { createTestRedisNamespace } from '../../../test/harness/index.js';
 import { seedWarm, world, type World } from './setup.js';

@@ -10,8 +10,8 @@ import {
   parseKeyring,
   putStoredSecret,
   releaseClaim,
-  sealClaimSecrets,
 } from '../src/index.js';
+import { sealClaimSecrets } from '../src/secrets/claim-secrets.js';
 import { seedWarm, world, type World } from './setup.js';
 
 const keyring = parseKeyring(newKeyringSpec('k1'));
