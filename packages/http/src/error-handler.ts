@@ -1,6 +1,7 @@
 import { AppError, type ErrorBody, type ErrorCodeName } from '@cubicle/contract/errors';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodError } from 'zod';
+import { drainRequestBody } from './drain-request.js';
 
 /** Fastify's own client errors, by code, mapped to ours so the envelope is the same everywhere. */
 const fastifyCodes: Record<string, ErrorCodeName> = {
@@ -46,12 +47,24 @@ export function zodIssues(err: ZodError, where: string) {
 }
 
 /**
+ * closesWithBodyUnread: this answer ends the connection (the body parser gave up and asked for
+ * `Connection: close`, or the client asked for it) while the request body is still arriving.
+ */
+function closesWithBodyUnread(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (request.raw.complete) return false;
+  return reply.getHeader('connection') === 'close' || !reply.raw.shouldKeepAlive;
+}
+
+/**
  * registerErrorHandler renders every failure as the one error envelope. Only AppErrors and
  * known client errors show their message; anything else is a 500 whose body says nothing
- * internal (the log has the error with the request id).
+ * internal (the log has the error with the request id). An error answered before the request
+ * body was read, on a connection the answer closes, first waits for the rest of the body
+ * (drainRequestBody), so the client reads the answer instead of a reset connection.
  */
 export function registerErrorHandler(app: FastifyInstance) {
-  app.setErrorHandler((err: FastifyError | AppError, request, reply) => {
+  app.setErrorHandler(async (err: FastifyError | AppError, request, reply) => {
+    if (closesWithBodyUnread(request, reply)) await drainRequestBody(request.raw);
     if (err instanceof AppError)
       return sendError(request, reply, err.code, err.message, err.details);
     const mapped = err.code ? fastifyCodes[err.code] : undefined;
