@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import websocket from '@fastify/websocket';
 import { GUEST_MAX_BODY_BYTES } from '@cubicle/contract/guest';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { registerA11yRoutes } from '../a11y/routes.js';
 import { registerFilesRoutes } from '../files/routes.js';
 import { registerInputRoutes } from '../input/routes.js';
@@ -12,13 +11,10 @@ import { registerShellRoutes } from '../shell/routes.js';
 import { registerWindowsRoutes } from '../windows/routes.js';
 import { registerAuth } from './auth.js';
 import type { GuestDeps } from './deps.js';
-import { registerErrorHandler } from '@cubicle/http';
+import { createServer } from '@cubicle/http';
 import { registerHealthRoutes } from './health-routes.js';
 
 export type { GuestDeps } from './deps.js';
-
-/** Request ids from callers are kept when they look like ids, so logs join across services. */
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Log paths that may carry secrets; pino replaces their values. */
 export const redactPaths = [
@@ -38,7 +34,8 @@ export const redactPaths = [
  * Capabilities that hold resources (bus connections, recorders) close them in an `onClose` hook.
  */
 export async function buildGuestApp(deps: GuestDeps): Promise<FastifyInstance> {
-  const app = Fastify({
+  // Request ids (the API's own, passed on) and the error envelope, as in the API (@cubicle/http).
+  const app = createServer({
     logger: deps.logger ?? false,
     bodyLimit: GUEST_MAX_BODY_BYTES,
     // Long enough for a shell run at its maximum timeout plus the kill grace; the socket is idle
@@ -47,17 +44,8 @@ export async function buildGuestApp(deps: GuestDeps): Promise<FastifyInstance> {
     requestTimeout: 3_700_000,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
-    requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
-    },
     routerOptions: { ignoreTrailingSlash: true },
   });
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  registerErrorHandler(app);
   registerAuth(app, deps.token);
   await app.register(websocket, { options: { maxPayload: GUEST_MAX_BODY_BYTES } });
 
