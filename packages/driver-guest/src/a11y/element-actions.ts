@@ -1,4 +1,4 @@
-import type { ActionEvidence, ActionResult, ElementState } from '@cubicle/contract/guest';
+import type { ActionEvidence, ActionResult } from '@cubicle/contract/guest';
 import {
   type ActionContext,
   confirmed,
@@ -10,39 +10,20 @@ import {
 import { activateWindow } from '../input/activate-window.js';
 import { typeText as typeKeys } from '../input/type-text.js';
 import { XTestPointer } from '../input/xtest-input.js';
-import type { X11Display } from '../windows/x11/x11-display.js';
-import type { A11yDesktop } from './a11y-desktop.js';
-import {
-  awaitEvidence,
-  deliverWatched,
-  documentOf,
-  type EvidenceScope,
-  relatedPaths,
-} from './action-evidence.js';
-import type { AppMirror } from './app-mirror.js';
-import { effectWindowMs, readUntil } from './action-latency.js';
-import { IFACE, isSecure, isTypedField, statesFromBits } from './atspi-constants.js';
-import type { NodeData } from './read-node.js';
+import { awaitEvidence, deliverWatched } from './action-evidence.js';
+import { effectWindowMs } from './action-latency.js';
+import { IFACE, isSecure, isTypedField } from './atspi-constants.js';
+import { call, defaultActionIndex, evidenceScope, type Target } from './element-target.js';
+import { raiseForTyping } from './raise-for-typing.js';
+import { readBack, settleText } from './read-back.js';
 import { readLength, readValue } from './read-values.js';
 import { replaceByKeys } from './replace-by-keys.js';
 import { typeIntoFocusable } from './type-into-focusable.js';
 
-/** Target is a resolved element: everything an action implementation needs. */
-export interface Target {
-  /** Path of the window's frame accessible: events elsewhere are not evidence. */
-  framePath: string;
-  /** X11 window of the snapshot: foreground input activates it first so XTest lands there. */
-  windowId: number;
-  desktop: A11yDesktop;
-  /** The desktop's X connection: the one input path for foreground (XTest) delivery. */
-  x11: X11Display;
-  mirror: AppMirror;
-  node: NodeData;
-  token: string;
-  states: ElementState[];
-  /** Token of another element of the same snapshot, to name it in evidence. */
-  tokenOf(path: string): string | undefined;
-}
+// The actions on a resolved element (element-target.ts) that act-on-element.ts dispatches to:
+// click, set a value, type text. Fields that only the keyboard focus reaches have their own
+// modules (replace-by-keys.ts, type-into-focusable.ts); what all of them share (element-target,
+// raise-for-typing, read-back) sits below them, so the imports run one way.
 
 /**
  * How long a link click waits for its navigation: the new document loads over the network and
@@ -50,42 +31,6 @@ export interface Target {
  * more under load). The wait ends at the first evidence, so it only costs when nothing happens.
  */
 const NAVIGATION_MS = 3_000;
-
-const DEFAULT_ACTION_NAMES = ['click', 'press', 'activate', 'toggle', 'jump', 'open'];
-
-export async function call(
-  t: Target,
-  iface: string,
-  member: string,
-  signature?: string,
-  body?: unknown[],
-): Promise<unknown[]> {
-  return t.desktop.bus.call(t.mirror.appBus, t.node.path, iface, member, signature, body);
-}
-
-export async function liveStates(t: Target): Promise<ElementState[]> {
-  const [bits] = await call(t, IFACE.accessible, 'GetState');
-  return statesFromBits(bits as number[]);
-}
-
-/** defaultActionIndex picks the toolkit's press/click action; GTK names it "click". */
-export async function defaultActionIndex(t: Target): Promise<number> {
-  const [actions] = await call(t, IFACE.action, 'GetActions');
-  const names = (actions as [string, string, string][]).map(([n]) => n.toLowerCase());
-  const i = names.findIndex((n) => DEFAULT_ACTION_NAMES.includes(n));
-  return i >= 0 ? i : 0;
-}
-
-/** evidenceScope is what the target's effect may show up on: itself, its relations, its document. */
-export async function evidenceScope(t: Target): Promise<EvidenceScope> {
-  return {
-    framePath: t.framePath,
-    target: t.node.path,
-    related: await relatedPaths(t.desktop.bus, t.mirror, t.node.path),
-    document: documentOf(t.mirror, t.node.path),
-    tokenOf: (p) => (p === t.node.path ? t.token : t.tokenOf(p)),
-  };
-}
 
 export async function click(
   t: Target,
@@ -192,50 +137,6 @@ export async function setValue(
   return refused(ctx, 'action_not_supported', 'The element has neither editable text nor a value.');
 }
 
-/** readBack compares the field's text (or a secure field's length) with what was asked. */
-export async function readBack(
-  t: Target,
-  ctx: ActionContext,
-  secure: boolean,
-  before: string | number,
-  expected: string,
-  what: string,
-): Promise<ActionResult> {
-  if (secure) {
-    const after = await readLength(t.desktop.bus, t.mirror.appBus, t.node);
-    const ev: ActionEvidence[] = [
-      { kind: 'length_readback', element_token: t.token, before: before as number, after },
-    ];
-    if (after === [...expected].length)
-      return confirmed(ctx, ev, `${what}; secure field, its length read back.`);
-    return unverifiable(ctx, `${what}; the secure field's length differs from what was sent.`, {
-      evidence: ev,
-    });
-  }
-  const after = await readUntil(
-    t.mirror,
-    () => readValue(t.desktop.bus, t.mirror.appBus, t.node),
-    (now) => now === expected,
-    effectWindowMs(t.mirror, 0),
-  );
-  const ev: ActionEvidence[] = [
-    {
-      kind: 'value_readback',
-      element_token: t.token,
-      before: String(before).slice(0, 65_536),
-      after: after.slice(0, 65_536),
-    },
-  ];
-  if (after === expected) return confirmed(ctx, ev, `${what}; read back equal.`);
-  if (after === before)
-    return suspectedNoop(ctx, `${what}: the text did not change.`, { evidence: ev });
-  return unverifiable(
-    ctx,
-    `${what}; the text changed but differs from what was asked (the app may filter input).`,
-    { evidence: ev },
-  );
-}
-
 export async function typeText(
   t: Target,
   ctx: ActionContext,
@@ -257,19 +158,9 @@ export async function typeText(
   const expected = chars.slice(0, at).join('') + text + chars.slice(at).join('');
   const before = secure ? chars.length : beforeText;
   if (mode === 'foreground') {
-    const fg: ActionContext = {
-      ...ctx,
-      route: 'xtest',
-      delivery: { mode: 'foreground', focus_changed: true },
-    };
-    const focus = await activateWindow(t.x11, t.windowId);
-    if (!focus.isActive)
-      return refused(
-        fg,
-        'element_offscreen',
-        'The window manager did not bring the window to the front; nothing was typed.',
-        { target: 'human', reason: 'route_unavailable' },
-      );
+    const raised = await raiseForTyping(t, ctx);
+    if (!raised.isRaised) return raised.refusal;
+    const fg = raised.ctx;
     await call(t, IFACE.component, 'GrabFocus');
     const typed = await typeKeys(t.x11, text, () =>
       settleText(t, secure ? [...expected].length : expected),
@@ -288,22 +179,4 @@ export async function typeText(
     return refused(ctx, 'action_not_supported', 'The app refused the insertion (read-only?).');
   await t.mirror.fence().catch(() => undefined);
   return readBack(t, ctx, secure, before, expected, 'Inserted the text at the caret');
-}
-
-/**
- * settleText waits (up to 3 s) until key events typed through XTest have reached the text: the
- * toolkit handles them from its event queue after XTest returned, late on a busy machine.
- * It returns as soon as the text matches, so the bound only costs when typing went wrong.
- */
-async function settleText(t: Target, expected: string | number): Promise<void> {
-  const deadline = performance.now() + 3_000;
-  while (performance.now() < deadline) {
-    await t.mirror.fence().catch(() => undefined);
-    const now =
-      typeof expected === 'number'
-        ? await readLength(t.desktop.bus, t.mirror.appBus, t.node)
-        : await readValue(t.desktop.bus, t.mirror.appBus, t.node);
-    if (now === expected) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }

@@ -2,7 +2,7 @@ import { GuestRoutes, type ObserveRequest, type ObserveResponse } from '@cubicle
 import { AppError } from '@cubicle/contract/errors';
 import type { FastifyInstance } from 'fastify';
 import { captureScreenshot } from '../screen/capture-screenshot.js';
-import { desktopIo } from '../screen/desktop-io.js';
+import { desktopIo } from '../server/desktop-io.js';
 import type { GuestDeps } from '../server/deps.js';
 import { guestRoute } from '../server/guest-route.js';
 import { findWindow } from '../windows/list-windows.js';

@@ -2,7 +2,7 @@ import type { ActionEvidence, ActionResult } from '@cubicle/contract/guest';
 import { type ActionContext, confirmed, refused, unverifiable } from '../actions/action-results.js';
 import { IFACE } from './atspi-constants.js';
 import type { NodeData } from './read-node.js';
-import { call, liveStates, type Target } from './element-actions.js';
+import { call, liveStates, type Target } from './element-target.js';
 
 const SCROLL_ANYWHERE = 6;
 

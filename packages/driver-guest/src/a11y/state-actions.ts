@@ -8,7 +8,7 @@ import {
 } from '../actions/action-results.js';
 import { effectWindowMs, readUntil } from './action-latency.js';
 import { IFACE } from './atspi-constants.js';
-import { call, defaultActionIndex, liveStates, type Target } from './element-actions.js';
+import { call, defaultActionIndex, liveStates, type Target } from './element-target.js';
 
 // State-changing actions (toggle, focus, select): each is proven by reading its state back.
 

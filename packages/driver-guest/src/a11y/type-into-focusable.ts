@@ -1,10 +1,10 @@
 import type { ActionResult } from '@cubicle/contract/guest';
 import { type ActionContext, judged, refused } from '../actions/action-results.js';
-import { activateWindow } from '../input/activate-window.js';
 import { typeText as typeKeys } from '../input/type-text.js';
 import { awaitEvidence, deliverWatched } from './action-evidence.js';
 import { IFACE } from './atspi-constants.js';
-import { call, evidenceScope, type Target } from './element-actions.js';
+import { call, evidenceScope, type Target } from './element-target.js';
+import { raiseForTyping } from './raise-for-typing.js';
 
 /**
  * typeIntoFocusable types into an element that takes keys but exposes no editable text: a
@@ -28,19 +28,9 @@ export async function typeIntoFocusable(
       'The element takes keys only through the keyboard focus (no editable text): send the same request with delivery_mode "foreground".',
       { target: 'foreground', reason: 'route_unavailable' },
     );
-  const fg: ActionContext = {
-    ...ctx,
-    route: 'xtest',
-    delivery: { mode: 'foreground', focus_changed: true },
-  };
-  const focus = await activateWindow(t.x11, t.windowId);
-  if (!focus.isActive)
-    return refused(
-      fg,
-      'element_offscreen',
-      'The window manager did not bring the window to the front; nothing was typed.',
-      { target: 'human', reason: 'route_unavailable' },
-    );
+  const raised = await raiseForTyping(t, ctx);
+  if (!raised.isRaised) return raised.refusal;
+  const fg = raised.ctx;
   const scope = await evidenceScope(t);
   await call(t, IFACE.component, 'GrabFocus');
   const { value: typed, window } = await deliverWatched(t.mirror, () => typeKeys(t.x11, text));

@@ -10,8 +10,8 @@ import { canConnect } from '../server/probe-desktop.js';
 import { serveVncOnDemand, type VncOnDemand } from '../vnc/serve-vnc-on-demand.js';
 import { freeLocalPort } from '../vnc/supervise-vnc.js';
 import { viewerPreambleOf, viewerPreambleOfToken } from '../vnc/viewer-preamble.js';
-import type { GuestTokenDigest } from '../server/auth.js';
 import { daemonNodeArgs } from './daemon-node-flags.js';
+import type { DesktopOptions, DesktopPids, DesktopSession } from './desktop-session.js';
 import { startA11yBus, type A11yBus } from './start-a11y-bus.js';
 import {
   exitHooks,
@@ -27,104 +27,9 @@ import { findSessionProcesses, killSession, processStartTime } from './session-p
 import { spawnDetached, waitFor } from './spawn-detached.js';
 import { startSessionBus, startWindowManager, startXvfb } from './start-x-session.js';
 
-export interface DesktopOptions {
-  width?: number;
-  height?: number;
-  depth?: 16 | 24;
-  /** Keep Xvfb's GLX extension (costs ~60 MB RSS); off by default. */
-  withGlx?: boolean;
-  /**
-   * Where the guest driver runs: `in-process` (this Node process; cheapest), `child` (a separate
-   * `node dist/main.js`, as in a sandbox image; needs the package built), `none`, or `sandbox`:
-   * the whole desktop, daemon included, in its own bubblewrap sandbox (start-sandbox.ts), reached
-   * through unix sockets (`guestUrl` http+unix://…, `vncSocket`).
-   */
-  daemon?: 'in-process' | 'child' | 'none' | 'sandbox';
-  /**
-   * In-process daemon: listen on this unix socket instead of `listenHost`:`guestPort`, a path or
-   * the descriptor of a bound socket (a sandbox's, handed in by its launcher).
-   */
-  guestSocket?: string | { fd: number };
-  /** In-process daemon: authenticate with the token's SHA-256 only (it never holds the token). */
-  guestTokenDigest?: GuestTokenDigest;
-  /**
-   * Tag every process with the session marker (CUBICLE_DESKTOP_ID) so stop() and
-   * stopDesktopById find escaped ones; true by default. Inside a sandbox its PID namespace
-   * bounds the session instead, and the apps' environment carries nothing of Cubicle's.
-   */
-  markProcesses?: boolean;
-  /** Driver port on `listenHost`; a free one by default. */
-  guestPort?: number;
-  /**
-   * The local address the guest driver and the VNC port listen on, such as a simulated pod's
-   * own loopback IP (127.x.y.z); 127.0.0.1 by default.
-   */
-  listenHost?: string;
-  /** The VNC port viewers connect to on `listenHost`; a free one by default. */
-  vncPort?: number;
-  /**
-   * A sandboxed desktop's guest and VNC sockets belong to this group (mode 0660) so an API
-   * process that is not root but in the group can connect; owner-only (0600) when unset.
-   */
-  socketGid?: number;
-  /** Serve VNC viewers on this unix socket too (a sandboxed desktop's way out): path or descriptor. */
-  vncSocket?: string | { fd: number };
-  /** Driver token; a random 64-character one by default. */
-  guestToken?: string;
-  /** Environment the session starts from; the caller's own by default. */
-  baseEnv?: Record<string, string | undefined>;
-  /**
-   * The session id (its process marker). Give a stable one, such as a sandbox id, to find and
-   * stop the session later from another process with stopDesktopById; random by default.
-   */
-  id?: string;
-  /** Extra environment for the apps of the session (a pool's non-secret env); session variables win. */
-  appEnv?: Record<string, string>;
-  /**
-   * A sandboxed desktop's cpu (thousandths of a core) and memory, applied through its own
-   * cgroup (sandbox-cgroup.ts); a pool's defaults (1 core, 2048 MiB) when not given.
-   */
-  limits?: { cpuMillis: number; memoryMb: number };
-}
-
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export { sessionDir, SESSION_DIR_PREFIX, SESSION_FILE, liveSessions, type SessionFile };
-
-export interface DesktopPids {
-  xvfb: number;
-  sessionBus: number;
-  windowManager: number;
-  /** null until the first VNC viewer (x11vnc starts on demand). */
-  x11vnc: number | null;
-  /** The child daemon, or this process for an in-process daemon, or null. */
-  daemon: number | null;
-}
-
-export interface DesktopSession {
-  id: string;
-  display: string;
-  dbusAddress: string;
-  a11yBusAddress: string;
-  /** The VNC port on `vncHost`, served while the session lives (x11vnc starts on demand). */
-  vncPort: number;
-  /** The address of the VNC port and the guest driver (127.0.0.1 unless `listenHost` was given). */
-  vncHost: string;
-  guestUrl: string | null;
-  guestToken: string;
-  /** A sandboxed session's VNC socket on this machine (its vncPort is inside the sandbox). */
-  vncSocket?: string;
-  /** A sandboxed session: its PID 1 on this machine and its host uid (null: our own, mapped). */
-  sandbox?: { initPid: number; hostUid: number | null };
-  readonly pids: DesktopPids;
-  /** Environment for launching apps into this desktop (they are stopped with it). */
-  env: Record<string, string>;
-  /** Wall-clock start-up time. */
-  startMs: number;
-  /** Every live process of the session right now (escaped a11y processes included). */
-  listProcesses(): Promise<number[]>;
-  /** stop ends every process of the session and removes its directory; idempotent. */
-  stop(): Promise<void>;
-}
+export type { DesktopOptions, DesktopPids, DesktopSession };
 
 const mainScript = () => fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 

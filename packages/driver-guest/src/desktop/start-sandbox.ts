@@ -29,7 +29,7 @@ import {
 } from './session-registry.js';
 import { MARKER_VAR, isAlive, killSession, processStartTime } from './session-processes.js';
 import { readFirstLine } from './spawn-detached.js';
-import type { DesktopOptions, DesktopPids, DesktopSession } from './start-desktop.js';
+import type { DesktopOptions, DesktopPids, DesktopSession } from './desktop-session.js';
 
 const entryScript = () =>
   fileURLToPath(new URL('../../dist/desktop/sandbox-entry.js', import.meta.url));

@@ -1,6 +1,6 @@
 import type { ActionResult, PixelActionRequest, Point } from '@cubicle/contract/guest';
 import { AppError } from '@cubicle/contract/errors';
-import type { DesktopIo } from '../screen/desktop-io.js';
+import type { DesktopIo } from '../server/desktop-io.js';
 import { clipToScreen } from '../screen/grab-screen.js';
 import { toScreen, type ScreenshotMapping } from '../screen/screenshot-registry.js';
 import { findWindow } from '../windows/list-windows.js';

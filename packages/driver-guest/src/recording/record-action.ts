@@ -1,5 +1,5 @@
 import type { ActionResult, RecordedAction, WindowId } from '@cubicle/contract/guest';
-import type { DesktopIo } from '../screen/desktop-io.js';
+import type { DesktopIo } from '../server/desktop-io.js';
 import { encodePng } from '../screen/encode-png.js';
 import { clipToScreen, grabScreen } from '../screen/grab-screen.js';
 import { downscale, fitScale } from '../screen/scale-image.js';

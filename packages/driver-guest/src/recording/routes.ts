@@ -1,6 +1,6 @@
 import { GuestRoutes } from '@cubicle/contract/guest';
 import type { FastifyInstance } from 'fastify';
-import { closeDesktopIo, desktopIo } from '../screen/desktop-io.js';
+import { closeDesktopIo, desktopIo } from '../server/desktop-io.js';
 import type { GuestDeps } from '../server/deps.js';
 import { guestRoute } from '../server/guest-route.js';
 

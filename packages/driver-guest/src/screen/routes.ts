@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { GuestDeps } from '../server/deps.js';
 import { guestRoute } from '../server/guest-route.js';
 import { captureScreenshot } from './capture-screenshot.js';
-import { closeDesktopIo, desktopIo } from './desktop-io.js';
+import { closeDesktopIo, desktopIo } from '../server/desktop-io.js';
 
 /** registerScreenRoutes mounts screenshot. */
 export function registerScreenRoutes(app: FastifyInstance, deps: GuestDeps) {

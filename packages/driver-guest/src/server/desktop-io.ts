@@ -1,13 +1,15 @@
-import type { GuestDeps } from '../server/deps.js';
+import type { GuestDeps } from './deps.js';
 import { Recorder } from '../recording/recorder.js';
 import { secretFilesOf } from '../secrets/routes.js';
 import { X11Display } from '../windows/x11/x11-display.js';
-import { ScreenshotRegistry } from './screenshot-registry.js';
+import { ScreenshotRegistry } from '../screen/screenshot-registry.js';
 
 /**
  * DesktopIo is the state the screen, windows, input and recording routes share for one app:
  * the X connection, the latest screenshot of each window (pixel input and observe screenshots
- * must agree on it) and the trajectory recorder (element actions record into it too).
+ * must agree on it) and the trajectory recorder (element actions record into it too). It sits
+ * here beside GuestDeps, above the capability folders: it holds a screen registry and a recorder,
+ * so neither screen/ nor recording/ could own it without the other importing back.
  */
 export interface DesktopIo {
   x11: X11Display;

@@ -1,7 +1,7 @@
 import { GuestRoutes } from '@cubicle/contract/guest';
 import type { FastifyInstance } from 'fastify';
 import { recordAction } from '../recording/record-action.js';
-import { closeDesktopIo, desktopIo } from '../screen/desktop-io.js';
+import { closeDesktopIo, desktopIo } from '../server/desktop-io.js';
 import type { GuestDeps } from '../server/deps.js';
 import { guestRoute } from '../server/guest-route.js';
 import { closeWindow } from './close-window.js';

@@ -1,0 +1,61 @@
+import type { ElementState } from '@cubicle/contract/guest';
+import type { X11Display } from '../windows/x11/x11-display.js';
+import type { A11yDesktop } from './a11y-desktop.js';
+import { documentOf, type EvidenceScope, relatedPaths } from './action-evidence.js';
+import type { AppMirror } from './app-mirror.js';
+import { IFACE, statesFromBits } from './atspi-constants.js';
+import type { NodeData } from './read-node.js';
+
+/** Target is a resolved element: everything an action implementation needs. */
+export interface Target {
+  /** Path of the window's frame accessible: events elsewhere are not evidence. */
+  framePath: string;
+  /** X11 window of the snapshot: foreground input activates it first so XTest lands there. */
+  windowId: number;
+  desktop: A11yDesktop;
+  /** The desktop's X connection: the one input path for foreground (XTest) delivery. */
+  x11: X11Display;
+  mirror: AppMirror;
+  node: NodeData;
+  token: string;
+  states: ElementState[];
+  /** Token of another element of the same snapshot, to name it in evidence. */
+  tokenOf(path: string): string | undefined;
+}
+
+const DEFAULT_ACTION_NAMES = ['click', 'press', 'activate', 'toggle', 'jump', 'open'];
+
+/** call invokes an AT-SPI method on the target's own object, on its app's bus. */
+export async function call(
+  t: Target,
+  iface: string,
+  member: string,
+  signature?: string,
+  body?: unknown[],
+): Promise<unknown[]> {
+  return t.desktop.bus.call(t.mirror.appBus, t.node.path, iface, member, signature, body);
+}
+
+export async function liveStates(t: Target): Promise<ElementState[]> {
+  const [bits] = await call(t, IFACE.accessible, 'GetState');
+  return statesFromBits(bits as number[]);
+}
+
+/** defaultActionIndex picks the toolkit's press/click action; GTK names it "click". */
+export async function defaultActionIndex(t: Target): Promise<number> {
+  const [actions] = await call(t, IFACE.action, 'GetActions');
+  const names = (actions as [string, string, string][]).map(([n]) => n.toLowerCase());
+  const i = names.findIndex((n) => DEFAULT_ACTION_NAMES.includes(n));
+  return i >= 0 ? i : 0;
+}
+
+/** evidenceScope is what the target's effect may show up on: itself, its relations, its document. */
+export async function evidenceScope(t: Target): Promise<EvidenceScope> {
+  return {
+    framePath: t.framePath,
+    target: t.node.path,
+    related: await relatedPaths(t.desktop.bus, t.mirror, t.node.path),
+    document: documentOf(t.mirror, t.node.path),
+    tokenOf: (p) => (p === t.node.path ? t.token : t.tokenOf(p)),
+  };
+}
