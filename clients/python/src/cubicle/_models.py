@@ -156,6 +156,7 @@ __all__ = [
     "RunStdinRequest",
     "Sandbox",
     "SandboxFailedData",
+    "SandboxOomKilledData",
     "SandboxState",
     "SecretRef",
     "StoredSecret",
@@ -1597,6 +1598,7 @@ class Sandbox(TypedDict):
     image: str
     generation: int
     failure_reason: Optional[str]
+    oom_kills: int
     created_at: str
     ready_at: Optional[str]
     claimed_at: Optional[str]
@@ -1608,6 +1610,16 @@ class SandboxFailedData(TypedDict):
     pool: str
     pool_id: str
     reason: str
+
+
+class SandboxOomKilledData(TypedDict):
+    sandbox_id: str
+    pool: str
+    pool_id: str
+    claim_id: Optional[str]
+    oom_kills: int
+    memory_limit_mb: Optional[int]
+    sandbox_failed: bool
 
 
 SandboxState: TypeAlias = Literal["provisioning", "warm", "claimed", "releasing", "deleted", "failed"]
@@ -1782,7 +1794,7 @@ class WebhookDelivery(TypedDict):
 WebhookDeliveryStatus: TypeAlias = Literal["pending", "delivered", "failed"]
 
 
-WebhookEventType: TypeAlias = Literal["claim.activated", "claim.ended", "run.finished", "sandbox.failed"]
+WebhookEventType: TypeAlias = Literal["claim.activated", "claim.ended", "run.finished", "sandbox.failed", "sandbox.oom_killed"]
 
 
 class WebhookPayloadVariant1(TypedDict):
@@ -1809,7 +1821,13 @@ class WebhookPayloadVariant4(TypedDict):
     data: "SandboxFailedData"
 
 
-WebhookPayload: TypeAlias = Union[WebhookPayloadVariant1, WebhookPayloadVariant2, WebhookPayloadVariant3, WebhookPayloadVariant4]
+class WebhookPayloadVariant5(TypedDict):
+    type: Literal["sandbox.oom_killed"]
+    timestamp: str
+    data: "SandboxOomKilledData"
+
+
+WebhookPayload: TypeAlias = Union[WebhookPayloadVariant1, WebhookPayloadVariant2, WebhookPayloadVariant3, WebhookPayloadVariant4, WebhookPayloadVariant5]
 
 
 WebhookUrl: TypeAlias = str

@@ -37,7 +37,14 @@ export const Sandbox = named(
     backend: Backend,
     image: z.string(),
     generation: z.number().int().min(1),
+    /** Why it failed (`oom_killed`: it died after its memory limit killed processes in it). */
     failure_reason: z.string().nullable(),
+    /**
+     * Processes its memory limit (the pool's `memory_mb`) has killed inside it so far, as the
+     * worker last read them (each rise is also a `sandbox.oom_killed` event); 0 where the backend
+     * does not count them (local sandboxes do).
+     */
+    oom_kills: z.number().int().min(0),
     created_at: Timestamp,
     ready_at: Timestamp.nullable(),
     claimed_at: Timestamp.nullable(),

@@ -19,7 +19,13 @@ import { RunStatus } from './run.js';
 /** WebhookEventType is what an endpoint subscribes to. */
 export const WebhookEventType = named(
   'WebhookEventType',
-  z.enum(['claim.activated', 'claim.ended', 'run.finished', 'sandbox.failed']),
+  z.enum([
+    'claim.activated',
+    'claim.ended',
+    'run.finished',
+    'sandbox.failed',
+    'sandbox.oom_killed',
+  ]),
 );
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
@@ -50,7 +56,7 @@ export const WebhookUrl = named(
 const EventList = z
   .array(WebhookEventType)
   .min(1)
-  .max(4)
+  .max(WebhookEventType.options.length)
   .refine((list) => new Set(list).size === list.length, 'events must be unique');
 
 export const CreateWebhookRequest = named(
@@ -204,12 +210,33 @@ export const SandboxFailedData = named(
   }),
 );
 
+/**
+ * SandboxOomKilledData: the sandbox's memory limit killed processes inside it (never the host's).
+ * `oom_kills` counts them since the sandbox started; `sandbox_failed` says the sandbox died with
+ * it (its failure reason is then `oom_killed`), otherwise it keeps running.
+ */
+export const SandboxOomKilledData = named(
+  'SandboxOomKilledData',
+  z.strictObject({
+    sandbox_id: SandboxId,
+    pool: z.string(),
+    pool_id: PoolId,
+    /** The claim holding the sandbox (its last one, once ended); null for an unclaimed sandbox. */
+    claim_id: ClaimId.nullable(),
+    oom_kills: z.number().int().min(1),
+    /** The limit that was reached, as the kernel applied it; null when none was read. */
+    memory_limit_mb: z.number().int().nullable(),
+    sandbox_failed: z.boolean(),
+  }),
+);
+
 /** WebhookEventData maps each event type to the `data` of its payload. */
 export const WebhookEventData = {
   'claim.activated': ClaimActivatedData,
   'claim.ended': ClaimEndedData,
   'run.finished': RunFinishedData,
   'sandbox.failed': SandboxFailedData,
+  'sandbox.oom_killed': SandboxOomKilledData,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 export type WebhookEventDataOf<T extends WebhookEventType> = z.infer<(typeof WebhookEventData)[T]>;
 
@@ -236,6 +263,11 @@ export const WebhookPayload = named(
       type: z.literal('sandbox.failed'),
       timestamp: Timestamp,
       data: SandboxFailedData,
+    }),
+    z.strictObject({
+      type: z.literal('sandbox.oom_killed'),
+      timestamp: Timestamp,
+      data: SandboxOomKilledData,
     }),
   ]),
 );

@@ -25,6 +25,14 @@ export interface ProvisionedSandbox {
   vncEndpoint: string | null;
 }
 
+/** What the kernel counted of a sandbox's resources since it started (its cgroup). */
+export interface SandboxResources {
+  /** Processes the sandbox's memory limit killed inside it. */
+  oomKills: number;
+  /** The memory limit applied, in bytes; null when none was read. */
+  memoryLimitBytes: number | null;
+}
+
 /**
  * SandboxBackend is what local desktops, Kubernetes Pods and KubeVirt VMs have in common. The
  * database stays the source of truth; `list` exists so reconcile can find what the database
@@ -46,6 +54,12 @@ export interface SandboxBackend {
    * `cubicle.dev/state` label). Advisory only — the database decides who holds a sandbox.
    */
   markClaimed?(sandboxId: string): Promise<void>;
+  /**
+   * Optional: what the kernel counted of a sandbox (local: its cgroup, cheap to read). Answers
+   * while it runs and, in the process that destroyed it, for a while after; null when unknown.
+   * The worker reads it in the sweep and before destroy, and reports a rise of `oomKills`.
+   */
+  resourceEvents?(sandboxId: string): Promise<SandboxResources | null>;
   /** Optional: stop background work (watches) at shutdown. */
   close?(): Promise<void>;
 }

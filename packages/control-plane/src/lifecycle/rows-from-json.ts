@@ -53,5 +53,6 @@ export function sandboxFromJson(j: Json): Sandbox {
     endedAt: date(j.ended_at),
     cpuMillis: (j.cpu_millis as number | null) ?? null,
     memoryMb: (j.memory_mb as number | null) ?? null,
+    oomKills: (j.oom_kills as number | undefined) ?? 0,
   };
 }

@@ -7,6 +7,11 @@
 export const ControlPlaneFailure = {
   provisionTimedOut: 'provisioning timed out',
   lostByBackend: 'lost by the backend',
+  /**
+   * Lost after its memory limit killed processes inside it: the tenant's workload outgrew the
+   * pool's `memory_mb` (see reportOomKills), which says nothing about the image either.
+   */
+  oomKilled: 'oom_killed',
 } as const;
 
 export const CONTROL_PLANE_FAILURES: string[] = Object.values(ControlPlaneFailure);

@@ -5,6 +5,11 @@ import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { releaseClaim } from '../claims/manage-claims.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 import { sandboxFailedData } from '../webhooks/event-data.js';
+import {
+  readResources,
+  reportClaimedOomKills,
+  reportOomKills,
+} from '../sandboxes/report-oom-kills.js';
 import { ControlPlaneFailure } from './failure-reasons.js';
 import { moveSandboxes } from '../lifecycle/sandbox-transitions.js';
 
@@ -14,18 +19,23 @@ interface KnownRow {
   tenant_id: string;
   pool_id: string;
   ready_at: Date | null;
+  oom_kills: number;
 }
 
 export interface SweepResult {
   orphansDestroyed: number;
   lostMarkedFailed: number;
+  /** Sandboxes whose memory limit killed processes since the last look (sandbox.oom_killed). */
+  oomKillsReported: number;
 }
 
 /**
  * sweepBackend compares what a backend runs with the database. Sandboxes the database does not
  * know, or knows as ended, are orphans and are destroyed. Warm or claimed sandboxes the backend
  * no longer runs are lost: marked failed (their claims released with `sandbox_failed`) so
- * reconcile replaces them. Provisioning ones are left to the provisioning timeout.
+ * reconcile replaces them (failure reason `oom_killed` when their memory limit had killed
+ * processes in them). Provisioning ones are left to the provisioning timeout. Running claimed
+ * sandboxes are looked at for new OOM kills (reportClaimedOomKills).
  */
 export async function sweepBackend(
   deps: WorkerDeps,
@@ -38,7 +48,7 @@ export async function sweepBackend(
   // Raw SQL: the listing can hold every sandbox of the installation (10,000 and more), one array
   // parameter here rather than one bind parameter per id.
   const rows = await deps.db.$queryRaw<KnownRow[]>`
-    SELECT id, state::text AS state, tenant_id, pool_id, ready_at FROM sandboxes
+    SELECT id, state::text AS state, tenant_id, pool_id, ready_at, oom_kills FROM sandboxes
     WHERE id = ANY(${[...running]}::text[])
        OR (backend::text = ${backend.kind} AND state IN ('warm', 'claimed') AND ready_at < ${listedAt})`;
   const known = rows.map((r) => ({
@@ -47,6 +57,7 @@ export async function sweepBackend(
     tenantId: r.tenant_id,
     poolId: r.pool_id,
     readyAt: r.ready_at,
+    oomKills: r.oom_kills,
   }));
   const byId = new Map(known.map((s) => [s.id, s]));
   let orphansDestroyed = 0;
@@ -61,16 +72,26 @@ export async function sweepBackend(
   for (const row of known) {
     if ((row.state !== 'warm' && row.state !== 'claimed') || running.has(row.id)) continue;
     if (!row.readyAt || row.readyAt >= listedAt) continue;
+    // Read before anything destroys it (destroy removes a local sandbox's cgroup): a sandbox
+    // that dies after its memory limit killed processes in it most likely died of that.
+    const resources = await readResources(backend, row.id);
+    const isOomKilled = (resources?.oomKills ?? 0) > 0;
     const count = await moveSandboxes(deps.db, {
       ids: row.id,
       from: [row.state],
       to: 'failed',
       reason: 'lost_by_backend',
-      set: { failureReason: ControlPlaneFailure.lostByBackend, endedAt: nowOf(deps) },
+      set: {
+        failureReason: isOomKilled
+          ? ControlPlaneFailure.oomKilled
+          : ControlPlaneFailure.lostByBackend,
+        endedAt: nowOf(deps),
+      },
       guard: { readyAt: { lt: listedAt } },
     });
     if (count === 0) continue;
     lostMarkedFailed++;
+    if (isOomKilled) await reportOomKills(deps, row.id, resources, true);
     await emitWebhookEvent(
       deps,
       row.tenantId,
@@ -85,5 +106,10 @@ export async function sweepBackend(
     for (const c of claims) await releaseClaim(deps, row.tenantId, c.id, 'sandbox_failed');
     void nudgeReconcile(deps, row.tenantId, row.poolId);
   }
-  return { orphansDestroyed, lostMarkedFailed };
+  const oomKillsReported = await reportClaimedOomKills(
+    deps,
+    backend,
+    known.filter((s) => s.state === 'claimed' && running.has(s.id)),
+  );
+  return { orphansDestroyed, lostMarkedFailed, oomKillsReported };
 }

@@ -7,6 +7,7 @@ import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
 import { sandboxFailedData } from '../webhooks/event-data.js';
 import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 import { moveSandboxes } from '../lifecycle/sandbox-transitions.js';
+import { readResources, reportOomKills } from './report-oom-kills.js';
 
 export interface WorkerDeps extends Deps {
   backends: Backends;
@@ -107,6 +108,7 @@ export async function provisionSandbox(
  * backend treats "already gone" as success, and a deleted sandbox is left alone. Its pool is
  * nudged once it is gone: a releasing sandbox still counts against the tenant's max_sandboxes,
  * so a tenant at that quota gets its replacement only now, not at the next periodic sweep.
+ * OOM kills since the last sweep are reported first: destroy takes the counters with it.
  */
 export async function destroySandbox(
   deps: WorkerDeps,
@@ -117,6 +119,7 @@ export async function destroySandbox(
   if (sandbox.state !== 'releasing' && sandbox.state !== 'failed') return 'skipped';
   const backend = deps.backends[sandbox.backend];
   if (!backend) throw new Error(`backend ${sandbox.backend} is not configured in this worker`);
+  await reportOomKills(deps, sandboxId, await readResources(backend, sandboxId));
   await backend.destroy(sandboxId);
   await moveSandboxes(deps.db, {
     ids: sandboxId,

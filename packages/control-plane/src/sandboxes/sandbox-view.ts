@@ -14,6 +14,7 @@ export function toSandboxView(row: Sandbox, poolName: string): SandboxView {
     image: row.image,
     generation: row.generation,
     failure_reason: row.failureReason,
+    oom_kills: row.oomKills,
     created_at: row.createdAt.toISOString(),
     ready_at: iso(row.readyAt),
     claimed_at: iso(row.claimedAt),
