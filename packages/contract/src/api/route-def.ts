@@ -31,6 +31,35 @@ export interface RouteDef {
 }
 
 /**
+ * SocketRouteDef describes one WebSocket endpoint as data. OpenAPI has no WebSocket operation, so
+ * the document lists these apart from its paths, under `x-cubicle-websockets` (clients generated
+ * from the paths never meet them); the API mounts each from its definition, and a test holds the
+ * document and the server together as it does for REST routes.
+ */
+export interface SocketRouteDef {
+  operationId: string;
+  /** OpenAPI-style path (`/v1/runs/{run_id}/events/ws`); opened with `GET` + `Upgrade: websocket`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: RouteDef['auth'];
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  /** Every text frame the server sends is one of these, as JSON. */
+  serverMessage: z.ZodType;
+  /** Close codes the server ends the socket with, and what each tells the client. */
+  closeCodes: Record<number, string>;
+  /** Refusals answered before the upgrade, as the error envelope. */
+  errors: ErrorCodeName[];
+}
+
+/** defineSocketRoute keeps literal types while checking the shape. */
+export function defineSocketRoute<const R extends SocketRouteDef>(route: R): R {
+  return route;
+}
+
+/**
  * DEFAULT_BODY_LIMIT_BYTES bounds every request body but those of routes that carry file
  * contents or shell input; the document publishes each operation's limit and the server applies
  * exactly that (a test holds them together).

@@ -1,11 +1,11 @@
-import type { RouteDef } from './route-def.js';
+import type { RouteDef, SocketRouteDef } from './route-def.js';
 import { apiKeyRoutes } from './routes/api-key-routes.js';
 import { auditRoutes } from './routes/audit-routes.js';
 import { claimRoutes } from './routes/claim-routes.js';
 import { driveRoutes } from './routes/drive-routes.js';
 import { poolRoutes } from './routes/pool-routes.js';
 import { secretRoutes } from './routes/secret-routes.js';
-import { runRoutes } from './routes/run-routes.js';
+import { runRoutes, runSocketRoutes } from './routes/run-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
 import { tenantRoutes } from './routes/tenant-routes.js';
 import { viewerRoutes } from './routes/viewer-routes.js';
@@ -31,3 +31,10 @@ export const Routes = {
 } satisfies Record<string, RouteDef>;
 
 export type RouteName = keyof typeof Routes;
+
+/** SocketRoutes is every v1 WebSocket endpoint (the document's `x-cubicle-websockets`). */
+export const SocketRoutes = {
+  ...runSocketRoutes,
+} satisfies Record<string, SocketRouteDef>;
+
+export type SocketRouteName = keyof typeof SocketRoutes;

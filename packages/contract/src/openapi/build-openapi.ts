@@ -8,8 +8,9 @@ import {
   DEFAULT_BODY_LIMIT_BYTES,
   isBinaryBody,
   type RouteDef,
+  type SocketRouteDef,
 } from '../api/route-def.js';
-import { Routes } from '../api/routes.js';
+import { Routes, SocketRoutes } from '../api/routes.js';
 import { addExamples } from './examples.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -61,9 +62,15 @@ function stripSchemaKeys(s: JsonSchema): JsonSchema {
 }
 
 /** routeLocalSchemas gives every inline request/response schema of every route a stable id. */
-function routeLocalSchemas(routes: RouteDef[]) {
+function routeLocalSchemas(routes: RouteDef[], sockets: SocketRouteDef[]) {
   const inputs: [string, z.ZodType][] = [];
   const outputs: [string, z.ZodType][] = [];
+  for (const r of sockets) {
+    const base = r.operationId[0]!.toUpperCase() + r.operationId.slice(1);
+    if (r.params) inputs.push([`${base}Params`, r.params]);
+    if (r.query) inputs.push([`${base}Query`, r.query]);
+    outputs.push([`${base}Message`, r.serverMessage]);
+  }
   for (const r of routes) {
     const base = r.operationId[0]!.toUpperCase() + r.operationId.slice(1);
     if (r.params) inputs.push([`${base}Params`, r.params]);
@@ -129,8 +136,9 @@ function errorCodeTable(): string {
  */
 export function buildOpenApi(version: string): Record<string, unknown> {
   const routes = Object.values(Routes) as RouteDef[];
+  const sockets = Object.values(SocketRoutes) as SocketRouteDef[];
   void ErrorEnvelope; // registered on import; referenced by every error response
-  const local = routeLocalSchemas(routes);
+  const local = routeLocalSchemas(routes, sockets);
   const outputConv = convert(local.outputs, 'output', '');
   const inputConv = convert(local.inputs, 'input', INPUT_MARK);
 
@@ -245,8 +253,37 @@ export function buildOpenApi(version: string): Record<string, unknown> {
     paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: op };
   }
 
+  // OpenAPI has no WebSocket operation: each is published as a GET that upgrades (101), apart
+  // from `paths`, with the schema of its server's frames and its close codes.
+  const websockets: Record<string, Record<string, unknown>> = {};
+  for (const r of sockets) {
+    const base = r.operationId[0]!.toUpperCase() + r.operationId.slice(1);
+    const inline = (schema: z.ZodType | undefined) =>
+      schema ? inputSchemas[inputConv.idOf(schema)!] : undefined;
+    const messageId = outputConv.idOf(r.serverMessage) ?? `${base}Message`;
+    websockets[r.path] = {
+      get: {
+        operationId: r.operationId,
+        summary: r.summary,
+        ...(r.description ? { description: r.description } : {}),
+        tags: [r.tag],
+        security: r.auth === 'none' ? [] : [{ bearerAuth: [] }],
+        parameters: [
+          ...parametersOf(inline(r.params), 'path'),
+          ...parametersOf(inline(r.query), 'query'),
+        ],
+        responses: {
+          '101': { description: 'Switching Protocols: the WebSocket is open' },
+          ...errorResponses(r.errors),
+        },
+        'x-cubicle-message': { $ref: `${REF}${messageId}` },
+        'x-cubicle-close-codes': r.closeCodes,
+      },
+    };
+  }
+
   // Params, query and header holders were only a means to convert; they are inlined above.
-  for (const r of routes) {
+  for (const r of [...routes, ...sockets] as Pick<RouteDef, 'params' | 'query' | 'headers'>[]) {
     for (const holder of [r.params, r.query, r.headers]) {
       const id = holder ? inputConv.idOf(holder) : undefined;
       if (id) {
@@ -274,6 +311,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
     paths,
+    'x-cubicle-websockets': websockets,
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: `API key (${API_VERSION})` },

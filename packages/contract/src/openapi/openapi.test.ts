@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument, serializeOpenApi } from './index.js';
-import { Routes } from '../api/routes.js';
+import { Routes, SocketRoutes } from '../api/routes.js';
 
 const committedPath = fileURLToPath(new URL('../../openapi.json', import.meta.url));
 
@@ -40,6 +40,28 @@ describe('OpenAPI document', () => {
     const spec = schemas.schemas['PoolSpec'];
     expect(spec?.required).toEqual(['image']);
     expect(schemas.schemas['Pool']?.required).toContain('claim_ttl_seconds');
+  });
+});
+
+describe('WebSocket endpoints', () => {
+  it('are published under x-cubicle-websockets, apart from the paths REST clients generate from', () => {
+    const doc = openApiDocument() as {
+      paths: Record<string, unknown>;
+      'x-cubicle-websockets': Record<
+        string,
+        { get: { operationId: string; 'x-cubicle-message': { $ref: string } } }
+      >;
+    };
+    const published = Object.entries(doc['x-cubicle-websockets']);
+    expect(published.map(([path, ops]) => [path, ops.get.operationId]).sort()).toEqual(
+      Object.values(SocketRoutes)
+        .map((r) => [r.path, r.operationId])
+        .sort(),
+    );
+    for (const [path, ops] of published) {
+      expect(doc.paths).not.toHaveProperty(path);
+      expect(ops.get['x-cubicle-message'].$ref).toMatch(/^#\/components\/schemas\//);
+    }
   });
 });
 

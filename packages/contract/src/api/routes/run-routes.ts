@@ -1,11 +1,17 @@
 import { z } from 'zod';
 import { ClaimPathParams } from '../claim.js';
 import { listOf, listQueryOf, RunId } from '../common.js';
-import { defineRoute, type RouteDef } from '../route-def.js';
+import {
+  defineRoute,
+  defineSocketRoute,
+  type RouteDef,
+  type SocketRouteDef,
+} from '../route-def.js';
 import {
   CreateRunRequest,
   Run,
   RunCancelRequest,
+  RunEvent,
   RunEventPage,
   RunStdinRequest,
   RunStreamQuery,
@@ -87,7 +93,7 @@ export const runRoutes = {
     summary:
       "A run's events live as Server-Sent Events (`id:` is the seq; resume with `Last-Event-ID`)",
     description:
-      'Each event is `id: <seq>`, `event: <type>`, `data: <RunEvent JSON>`. The stream first replays the events after `Last-Event-ID` (or `?after_seq=`), then follows the run live, and ends with `event: end` after the final status. The same stream is served as a WebSocket at `/v1/runs/{run_id}/events/ws` (one RunEvent JSON per text frame).',
+      'Each event is `id: <seq>`, `event: <type>`, `data: <RunEvent JSON>`. The stream first replays the events after `Last-Event-ID` (or `?after_seq=`), then follows the run live, and ends with `event: end` after the final status. The same stream is served as a WebSocket at `/v1/runs/{run_id}/events/ws` (`streamRunEventsSocket` under `x-cubicle-websockets`).',
     params: RunPathParams,
     query: RunStreamQuery,
     responses: { 200: null },
@@ -119,3 +125,25 @@ export const runRoutes = {
     errors: [...writeErrors],
   }),
 } satisfies Record<string, RouteDef>;
+
+/** The run's event log live over a WebSocket: the SSE stream's twin, for clients that prefer one. */
+export const runSocketRoutes = {
+  streamRunEventsSocket: defineSocketRoute({
+    operationId: 'streamRunEventsSocket',
+    path: '/v1/runs/{run_id}/events/ws',
+    tag: 'runs',
+    auth: 'api_key',
+    summary: "A run's events live over a WebSocket (one RunEvent JSON per text frame)",
+    description:
+      'The socket first replays the events after `after_seq`, then follows the run live, and closes with 1000 after the final status. Frames the client sends are ignored. A bad key, id or query, or an unknown run, is answered before the upgrade with the error envelope.',
+    params: RunPathParams,
+    query: RunStreamQuery,
+    serverMessage: RunEvent,
+    closeCodes: {
+      1000: 'the run ended and its final status was sent (reason `run ended`)',
+      1001: 'the server is shutting down: reconnect with `after_seq` set to the last seq received',
+      1011: 'the server failed: reconnect with `after_seq` set to the last seq received',
+    },
+    errors: [...readErrors],
+  }),
+} satisfies Record<string, SocketRouteDef>;
