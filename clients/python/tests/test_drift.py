@@ -42,6 +42,32 @@ def test_every_operation_is_in_the_sdk_or_named_as_left_out():
     assert NOT_IN_SDK <= set(OPERATIONS), sorted(NOT_IN_SDK - set(OPERATIONS))
 
 
+def test_each_call_has_the_typescript_sdks_name():
+    """The two SDKs name a call alike (the TypeScript name in snake_case), so it does the same in
+    both: `claim.screenshot()` is the PNG in each, `screenshot_image` the JSON form."""
+    sdk = ROOT.parents[1] / "packages" / "sdk" / "src"
+    routes = (sdk / "generated" / "routes.ts").read_text()
+    operation_id = dict(re.findall(r"(\w+): \{\s*operationId: '(\w+)'", routes))
+    typescript = {
+        operation_id[name]: method.rsplit(".", 1)[-1]
+        for name, method in re.findall(r"^  (\w+): '([\w.]+)',$", (sdk / "method-map.ts").read_text(), re.M)
+    }
+    assert len(typescript) == len(operation_id), "packages/sdk/src/method-map.ts: not every operation read"
+    python: dict = {}
+    for module in (ROOT / "src" / "cubicle").glob("*_async.py"):
+        method = r"^ +(?:async )?def (\w+)\((.*?)(?=^ +(?:async )?def |^class |\Z)"
+        for name, body in re.findall(method, module.read_text(), re.M | re.S):
+            for operation in set(re.findall(r'"([a-z][A-Za-z]+)"', body)) & set(typescript):
+                python.setdefault(operation, set()).add(name.lstrip("_"))  # claims._create serves create
+    snake = lambda name: re.sub(r"[A-Z]", lambda m: "_" + m.group(0).lower(), name)  # noqa: E731
+    differ = {
+        operation: (typescript[operation], sorted(python.get(operation, ())))
+        for operation in typescript
+        if snake(typescript[operation]) not in python.get(operation, set())
+    }
+    assert differ == {}, "operation: (TypeScript name, Python methods calling it)"
+
+
 def test_every_generated_annotation_resolves():
     """Each TypedDict's fields and each alias name real types (no dangling forward reference)."""
     import typing

@@ -36,8 +36,9 @@ def test_calculator_by_element_tokens(pool, cubicle):
         )
         assert verdict["status"] == "satisfied", verdict
         assert window_id in [w["window_id"] for w in claim.windows.list()["windows"]]
-        image = claim.screenshot(window_id=window_id)
+        image = claim.screenshot_image(window_id=window_id)
         assert image["format"] in ("png", "jpeg") and image["width"] > 0
+        assert claim.screenshot(window_id=window_id).startswith(b"\x89PNG\r\n\x1a\n")
         recorded = [a["operation"] for a in claim.actions()]
         assert len(recorded) >= 4
         claim.windows.close(window_id)

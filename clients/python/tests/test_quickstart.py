@@ -45,7 +45,7 @@ async def test_async_client_same_flow(pool, endpoint, admin_key):
             assert claim.data["status"] == "active"
             result = await claim.shell(argv=["sh", "-c", "echo async-$((6*7))"])
             assert result["exit_code"] == 0 and result["stdout"].strip() == "async-42"
-            png = await claim.screenshot_png()
+            png = await claim.screenshot()
             assert png.startswith(b"\x89PNG\r\n\x1a\n")
             written = await claim.files.write("/tmp/cubicle-sdk.txt", "from python")
             assert written is not None

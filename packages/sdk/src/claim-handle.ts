@@ -1,5 +1,5 @@
 import type { Transport, CallOptions } from './transport.js';
-import type { BodyOf, ResponseOf } from './operations.js';
+import type { BodyOf, QueryOf, ResponseOf } from './operations.js';
 
 export type Claim = ResponseOf<'getClaim'>;
 
@@ -77,9 +77,12 @@ export class ClaimHandle {
     return this.#t.call('verifyClaim', { params: this.#p(), body }, options);
   }
 
-  /** screenshot returns the screen as PNG bytes (GET …/screenshot). */
+  /**
+   * screenshot returns the screen, or one window (`window_id`), as PNG bytes (GET …/screenshot),
+   * as Python's `claim.screenshot()` does: the file a person or a vision model looks at.
+   */
   async screenshot(
-    query: { max_dimension?: number } = {},
+    query: QueryOf<'getClaimScreenshot'> = {},
     options: CallOptions = {},
   ): Promise<Uint8Array> {
     const response = await this.#t.send(
@@ -91,7 +94,10 @@ export class ClaimHandle {
     return new Uint8Array(await response.arrayBuffer());
   }
 
-  /** screenshotImage is the JSON form (base64 image plus window facts) of POST …/screenshot. */
+  /**
+   * screenshotImage is the JSON form of POST …/screenshot (Python: `screenshot_image`): the image
+   * as base64 with its `screenshot_id` and pixel mapping, which pixel `input` refers to.
+   */
   screenshotImage(
     body: BodyOf<'screenshotClaim'> = {} as BodyOf<'screenshotClaim'>,
     options?: CallOptions,

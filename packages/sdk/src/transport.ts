@@ -14,7 +14,7 @@ import {
 export interface ClientOptions {
   /** The API's base URL, e.g. `http://127.0.0.1:8080` (no `/v1`). */
   baseUrl: string;
-  /** An API key (`cub_…`); calls without credentials (viewer ticket introspection) may omit it. */
+  /** An API key (`cbk_…`); calls without credentials (viewer ticket introspection) may omit it. */
   apiKey?: string | null;
   /** Bound of one attempt in ms (default 130 s: a claim may wait up to 120 s for a desktop). */
   timeoutMs?: number;

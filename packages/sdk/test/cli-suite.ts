@@ -39,7 +39,7 @@ export function cliSuite(live: () => LiveStack, env: Record<string, string>) {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('login checks the key and stores url and key in a 0600 file; a bad key is exit 3', async () => {
-    const bad = await cli(['login', '--url', live().url, '--api-key', 'cub_wrong']);
+    const bad = await cli(['login', '--url', live().url, '--api-key', 'cbk_wrong']);
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain('unauthenticated');
     const ok = await cli(['login', '--url', live().url, '--api-key', live().apiKey]);

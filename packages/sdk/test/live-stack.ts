@@ -9,7 +9,7 @@ import { once } from 'node:events';
 
 export interface LiveStack {
   url: string;
-  /** The tenant's admin key (`cub_…`). */
+  /** The tenant's admin key (`cbk_…`). */
   apiKey: string;
   /**
    * startApi starts one more API process of this stack (same database, Redis and keyring) on

@@ -113,13 +113,10 @@ class AsyncClaim:
     async def verify(self, **request: Unpack[GuestVerifyStateRequest]) -> GuestVerifyStateResponse:
         return cast(GuestVerifyStateResponse, await self._call("verifyClaim", request))
 
-    async def screenshot(self, **request: Unpack[GuestScreenshotRequest]) -> GuestScreenshotImage:
-        """screenshot: JSON with base64 data and the pixel mapping (`screenshot_png` for the file)."""
-        return cast(GuestScreenshotImage, await self._call("screenshotClaim", request))
-
-    async def screenshot_png(
+    async def screenshot(
         self, *, window_id: Optional[int] = None, max_dimension: Optional[int] = None
     ) -> bytes:
+        """screenshot: the screen, or one window, as PNG bytes (TypeScript: `claim.screenshot()`)."""
         return cast(
             bytes,
             await self._t.request(
@@ -129,6 +126,11 @@ class AsyncClaim:
                 is_raw=True,
             ),
         )
+
+    async def screenshot_image(self, **request: Unpack[GuestScreenshotRequest]) -> GuestScreenshotImage:
+        """screenshot_image: base64 data with its `screenshot_id` and pixel mapping, which `input`
+        refers to (TypeScript: `claim.screenshotImage()`)."""
+        return cast(GuestScreenshotImage, await self._call("screenshotClaim", request))
 
     async def shell(
         self, command: Optional[str] = None, *, argv: Optional[Sequence[str]] = None, **options: Any

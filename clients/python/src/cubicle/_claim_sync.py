@@ -95,13 +95,10 @@ class Claim:
     def verify(self, **request: Unpack[GuestVerifyStateRequest]) -> GuestVerifyStateResponse:
         return cast(GuestVerifyStateResponse, self._call("verifyClaim", request))
 
-    def screenshot(self, **request: Unpack[GuestScreenshotRequest]) -> GuestScreenshotImage:
-        """screenshot: JSON with base64 data and the pixel mapping (`screenshot_png` for the file)."""
-        return cast(GuestScreenshotImage, self._call("screenshotClaim", request))
-
-    def screenshot_png(
+    def screenshot(
         self, *, window_id: Optional[int] = None, max_dimension: Optional[int] = None
     ) -> bytes:
+        """screenshot: the screen, or one window, as PNG bytes (TypeScript: `claim.screenshot()`)."""
         return cast(
             bytes,
             self._t.request(
@@ -111,6 +108,11 @@ class Claim:
                 is_raw=True,
             ),
         )
+
+    def screenshot_image(self, **request: Unpack[GuestScreenshotRequest]) -> GuestScreenshotImage:
+        """screenshot_image: base64 data with its `screenshot_id` and pixel mapping, which `input`
+        refers to (TypeScript: `claim.screenshotImage()`)."""
+        return cast(GuestScreenshotImage, self._call("screenshotClaim", request))
 
     def shell(
         self, command: Optional[str] = None, *, argv: Optional[Sequence[str]] = None, **options: Any
