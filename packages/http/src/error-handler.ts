@@ -1,6 +1,5 @@
 import { AppError, type ErrorBody, type ErrorCodeName } from '@cubicle/contract/errors';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodError } from 'zod';
 import { drainRequestBody } from './drain-request.js';
 
 /** Fastify's own client errors, by code, mapped to ours so the envelope is the same everywhere. */
@@ -36,23 +35,16 @@ export function sendError(
   return reply.status(error.status).type('application/json').send(error.toEnvelope(request.id));
 }
 
-/** zodIssues turns a ZodError into the `details.issues` list: which field, what was wrong. */
-export function zodIssues(err: ZodError, where: string) {
-  return err.issues.map((i) => ({
-    location: where,
-    path: i.path.map(String).join('.'),
-    code: i.code,
-    message: i.message,
-  }));
-}
+// zodIssues lives in the contract (the worker describes a refused guest-call body with it too).
+export { zodIssues } from '@cubicle/contract/errors';
 
 /**
  * closesWithBodyUnread: this answer ends the connection (the body parser gave up and asked for
  * `Connection: close`, or the client asked for it) while the request body is still arriving.
  */
 function closesWithBodyUnread(request: FastifyRequest, reply: FastifyReply): boolean {
-  if (request.raw.complete) return false;
-  return reply.getHeader('connection') === 'close' || !reply.raw.shouldKeepAlive;
+  if (request.raw.complete || request.raw.readableEnded) return false;
+  return reply.getHeader('connection') === 'close' || reply.raw.shouldKeepAlive === false;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AppError, type ErrorCodeName } from '@cubicle/contract/errors';
 import {
   GUEST_PROTOCOL_VERSION,
   GuestRoutes,
@@ -90,22 +91,25 @@ export async function startHollowGuests(options: HollowGuestsOptions = {}): Prom
     });
     res.end(text);
   };
-  const refuse = (res: ServerResponse, status: number, code: string, message: string) =>
-    send(res, status, { error: { code, message, request_id: 'hollow' } });
+  // Refusals are the contract's envelope, built by AppError like every other guest answer.
+  const refuse = (res: ServerResponse, code: ErrorCodeName, message: string) => {
+    const error = new AppError(code, message);
+    send(res, error.status, error.toEnvelope('hollow'));
+  };
   const bearer = (req: IncomingMessage) =>
     /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
 
   async function admin(req: IncomingMessage, res: ServerResponse, body: string) {
     const token = bearer(req);
     if (!token || !sameToken(token, adminToken))
-      return refuse(res, 401, 'unauthorized', 'admin token');
+      return refuse(res, 'unauthenticated', 'admin token');
     const url = new URL(req.url ?? '/', 'http://hollow');
     if (req.method === 'GET' && url.pathname === '/hollow/sandboxes')
       return send(res, 200, { ids: [...tokenOf.keys()] });
     if (req.method === 'POST' && url.pathname === '/hollow/sandboxes') {
       const { id } = JSON.parse(body || '{}') as { id?: unknown };
       if (typeof id !== 'string' || !/^sbx_[0-9a-z]{26}$/.test(id))
-        return refuse(res, 400, 'validation_failed', 'id must be a sandbox id');
+        return refuse(res, 'validation_failed', 'id must be a sandbox id');
       let guestToken = tokenOf.get(id);
       if (!guestToken) {
         guestToken = randomBytes(24).toString('hex');
@@ -121,7 +125,7 @@ export async function startHollowGuests(options: HollowGuestsOptions = {}): Prom
       tokenOf.delete(match[1]!);
       return send(res, 200, { deleted: Boolean(guestToken) });
     }
-    return refuse(res, 404, 'not_found', 'no such admin route');
+    return refuse(res, 'not_found', 'no such admin route');
   }
 
   async function guest(req: IncomingMessage, res: ServerResponse, body: string) {
@@ -129,8 +133,8 @@ export async function startHollowGuests(options: HollowGuestsOptions = {}): Prom
     const operation = routeByKey.get(`${req.method} ${path}`);
     if (operation === 'healthz') return send(res, 200, hollowAnswers.healthz(Date.now() - started));
     const token = bearer(req);
-    if (!token || !byToken.has(token)) return refuse(res, 401, 'unauthorized', 'unknown token');
-    if (!operation) return refuse(res, 404, 'not_found', 'no such guest route');
+    if (!token || !byToken.has(token)) return refuse(res, 'unauthenticated', 'unknown token');
+    if (!operation) return refuse(res, 'not_found', 'no such guest route');
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     if (operation === 'windows.list') return send(res, 200, hollowAnswers['windows.list']());
     if (operation === 'shell.run') {
@@ -141,7 +145,7 @@ export async function startHollowGuests(options: HollowGuestsOptions = {}): Prom
         hollowAnswers['shell.run'](request.run_id ?? `hollow-${++runs}`, delayMs),
       );
     }
-    return refuse(res, 400, 'validation_failed', `a hollow sandbox does not serve ${operation}`);
+    return refuse(res, 'validation_failed', `a hollow sandbox does not serve ${operation}`);
   }
 
   const server = createServer((req, res) => {
@@ -150,7 +154,7 @@ export async function startHollowGuests(options: HollowGuestsOptions = {}): Prom
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const handle = req.url?.startsWith('/hollow/') ? admin : guest;
-      handle(req, res, body).catch(() => refuse(res, 500, 'internal_error', 'hollow guest failed'));
+      handle(req, res, body).catch(() => refuse(res, 'internal_error', 'hollow guest failed'));
     });
   });
   server.keepAliveTimeout = 60_000;

@@ -1,3 +1,4 @@
+import { AppError } from '@cubicle/contract/errors';
 import { dispatchJob, type DispatchableJob } from '@cubicle/queue';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import {
@@ -6,15 +7,10 @@ import {
   type GuestCallOutcome,
   type Publisher,
 } from './guest-call-messages.js';
-import { runGuestCall, type GuestCallAnswer } from './run-guest-call.js';
+import { answerOf, runGuestCall, type GuestCallAnswer } from './run-guest-call.js';
 
 /** A BullMQ job or a sandbox lane's job: both carry their enqueue time. */
 type Job = DispatchableJob & { timestamp: number };
-
-const internalError: GuestCallAnswer = {
-  status: 500,
-  body: { error: { code: 'internal_error', message: 'internal error', request_id: 'worker' } },
-};
 
 /**
  * answerLostGuestCall tells the caller of a call whose worker died mid-call (its lane's lease
@@ -30,15 +26,12 @@ export async function answerLostGuestCall(
   if (!replyTo) return;
   const outcome: GuestCallOutcome = {
     job_id: jobId,
-    status: 504,
-    body: {
-      error: {
-        code: 'timeout',
-        message:
-          'the worker running the call stopped; it may have been delivered: observe before retrying',
-        request_id: 'worker',
-      },
-    },
+    ...answerOf(
+      new AppError(
+        'timeout',
+        'the worker running the call stopped; it may have been delivered: observe before retrying',
+      ),
+    ),
   };
   await options.publisher.publish(
     guestResultChannel(options.prefix, replyTo),
@@ -68,7 +61,8 @@ export async function answerGuestCallJob(
     )) as GuestCallAnswer;
   } catch (err) {
     options.onError?.(err);
-    answer = internalError;
+    // The message stays in the worker's log; the caller learns only that it failed.
+    answer = answerOf(new AppError('internal_error', 'internal error'));
   }
   const replyTo = job.id ? replyToOf(job.id) : undefined;
   if (replyTo) {

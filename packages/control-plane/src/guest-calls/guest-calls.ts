@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
+import { AppError } from '@cubicle/contract/errors';
 import type { GuestOperation } from '@cubicle/contract/guest';
 import { sqlPoolOf } from '@cubicle/db';
 import { LiveClaimMemory } from '../claims/live-claim-memory.js';
 import { nowOf, type Deps } from '../context.js';
-import { isClaimLive, whyClaimIsNotLive } from '../lifecycle/claim-liveness.js';
+import { findLiveGuest, liveGuestOrThrow } from '../guest/find-live-guest.js';
+import { bodyOrThrow } from '../guest/guest-client.js';
 import { guestCallWaitMs } from './guest-call-bounds.js';
 import {
   GuestCallOutcome,
@@ -105,26 +106,14 @@ export class GuestCalls {
   }
 
   /**
-   * activeSandboxOf answers the sandbox of the tenant's claim, or not_found / claim_not_active.
-   * Plain node-postgres (named statement): it runs before every guest call. The worker checks
-   * the claim again when it runs the call, so a claim ending in between is still refused.
+   * activeSandboxOf answers the sandbox of the tenant's live claim, or not_found /
+   * claim_not_active (findLiveGuest, without the token: the API only routes the call). The worker
+   * looks the claim up again when it runs the call, so a claim ending in between is still refused.
    */
   async activeSandboxOf(tenantId: string, claimId: string): Promise<string> {
-    const { rows } = await sqlPoolOf(this.deps.db).query<{
-      status: string;
-      sandbox_id: string | null;
-      expires_at: Date;
-    }>({
-      name: 'cubicle_claim_sandbox_v1',
-      text: 'SELECT status, sandbox_id, expires_at FROM claims WHERE id = $1 AND tenant_id = $2',
-      values: [claimId, tenantId],
-    });
-    const found = rows[0];
-    if (!found) throw new AppError('not_found', 'no such claim');
-    const claim = { status: found.status, expiresAt: found.expires_at };
-    if (!isClaimLive(claim, nowOf(this.deps)) || !found.sandbox_id)
-      throw new AppError('claim_not_active', `the claim is ${whyClaimIsNotLive(claim)}`);
-    return found.sandbox_id;
+    const target = { tenantId, claimId, now: nowOf(this.deps) };
+    const lookup = await findLiveGuest(sqlPoolOf(this.deps.db), target, false);
+    return liveGuestOrThrow(lookup, target).sandboxId;
   }
 
   /**
@@ -164,7 +153,7 @@ export class GuestCalls {
           'timeout',
           `the call did not finish within ${boundMs} ms; it may have been delivered: observe before retrying`,
         );
-      return unwrap(outcome);
+      return bodyOrThrow(outcome, 'the worker');
     } finally {
       clearTimeout(timer);
       if (jobId) this.waiters.delete(jobId);
@@ -213,13 +202,4 @@ export class GuestCalls {
   close(): Promise<void> {
     return this.routes.close();
   }
-}
-
-function unwrap(outcome: GuestCallOutcome): unknown {
-  if (outcome.status === 200) return outcome.body;
-  const envelope = ErrorEnvelope.safeParse(outcome.body);
-  if (!envelope.success)
-    throw new AppError('backend_unavailable', 'the worker answered without an error envelope');
-  const { code, message, details } = envelope.data.error;
-  throw new AppError(code, message, details);
 }

@@ -1,6 +1,5 @@
 export * from './guest-call-bounds.js';
 export * from './guest-call-messages.js';
-export * from './call-guest.js';
 export * from './redact-request.js';
 export * from './run-guest-call.js';
 export * from './guest-calls.js';

@@ -1,15 +1,10 @@
-import { ErrorCodes, type ErrorCodeName } from '@cubicle/contract/errors';
-import {
-  ActionResult,
-  GuestErrorResponse,
-  GuestRoutes,
-  type GuestOperation,
-} from '@cubicle/contract/guest';
+import { AppError, zodIssues } from '@cubicle/contract/errors';
+import { ActionResult, GuestRoutes, type GuestOperation } from '@cubicle/contract/guest';
 import type { JobPayload } from '@cubicle/contract/jobs';
 import { newId, sqlPoolOf } from '@cubicle/db';
-import { open } from '../crypto/keyring.js';
+import { nowOf } from '../context.js';
+import { guestClientFor, type GuestCallOperation } from '../guest/guest-client.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
-import { callGuest, GuestTimeoutError } from './call-guest.js';
 import { GUEST_CALL_MIN_START_MS, guestCallBoundMs } from './guest-call-bounds.js';
 import { redactRequest } from './redact-request.js';
 import { claimRedactor } from '../secrets/claim-redactor.js';
@@ -23,24 +18,20 @@ export interface GuestCallAnswer {
   body: unknown;
 }
 
-/** An error envelope made on the way (the API replaces request_id with its own). */
-function failure(
-  code: ErrorCodeName,
-  message: string,
-  details?: Record<string, unknown>,
-): GuestCallAnswer {
-  return {
-    status: ErrorCodes[code].status,
-    body: { error: { code, message, request_id: 'worker', ...(details ? { details } : {}) } },
-  };
+/**
+ * answerOf is the answer a failure becomes: an AppError's own status and envelope (the API
+ * replaces the request id with its own when it rebuilds the error).
+ */
+export function answerOf(error: AppError): GuestCallAnswer {
+  return { status: error.status, body: error.toEnvelope('worker') };
 }
 
 /**
- * runGuestCall performs one `guest.call` job: it checks that the sandbox is still claimed by the
- * caller's active claim, opens the guest token, forwards the request to the guest driver, checks
- * the answer against the same contract schema the driver used, and stores every ActionResult
- * with the claim. It never throws for expected failures: every outcome is an answer the caller
- * gets. A job whose caller has already given up (its bound passed) is answered `timeout` without
+ * runGuestCall performs one `guest.call` job: it checks the request against the contract, has
+ * the guest client (guestClientFor: the sandbox still held by the caller's live claim, its token,
+ * the peer-checked connection) forward it and check the answer against the same schema the
+ * driver used, and stores every ActionResult with the claim. It never throws for expected
+ * failures: every outcome is an answer the caller gets, an AppError's envelope for a failure. A job whose caller has already given up (its bound passed) is answered `timeout` without
  * being delivered — a late action is worse than none.
  */
 export async function runGuestCall(
@@ -48,10 +39,23 @@ export async function runGuestCall(
   p: GuestCallPayload,
   opts: { enqueuedAt: number; signal?: AbortSignal; now?: () => number },
 ): Promise<GuestCallAnswer> {
-  const now = opts.now ?? Date.now;
+  try {
+    return await deliverGuestCall(deps, p, opts);
+  } catch (err) {
+    if (err instanceof AppError) return answerOf(err);
+    throw err;
+  }
+}
+
+async function deliverGuestCall(
+  deps: WorkerDeps,
+  p: GuestCallPayload,
+  opts: { enqueuedAt: number; signal?: AbortSignal; now?: () => number },
+): Promise<GuestCallAnswer> {
+  const now = opts.now ?? (() => nowOf(deps).getTime());
   const deadline = opts.enqueuedAt + guestCallBoundMs(p.operation, p.request);
   if (deadline - now() < GUEST_CALL_MIN_START_MS)
-    return failure(
+    throw new AppError(
       'timeout',
       'the call waited too long in the sandbox queue and was not delivered',
     );
@@ -64,94 +68,43 @@ export async function runGuestCall(
     !route.auth ||
     p.operation.startsWith('secrets.')
   )
-    return failure(
+    throw new AppError(
       'validation_failed',
       `operation ${p.operation} cannot be called through the API`,
     );
+  const operation = p.operation as GuestCallOperation;
   const parsed = route.request
     ? route.request.safeParse(p.request)
     : { success: true as const, data: undefined };
   if (!parsed.success)
-    return failure('validation_failed', 'invalid body', {
-      issues: parsed.error.issues.map((i) => ({
-        location: 'body',
-        path: i.path.map(String).join('.'),
-        code: i.code,
-        message: i.message,
-      })),
+    throw new AppError('validation_failed', 'invalid body', {
+      issues: zodIssues(parsed.error, 'body'),
     });
 
-  // One query: the sandbox, only while the caller's claim on it is active and unexpired. Plain
-  // node-postgres with a named statement: this runs before every guest call, and the ORM's
-  // query planning would cost more than the round trip.
-  const { rows } = await sqlPoolOf(deps.db).query<{
-    guest_endpoint: string | null;
-    guest_token_ciphertext: Buffer | null;
-    has_secrets: boolean;
-  }>({
-    name: 'cubicle_guest_call_sandbox_v3',
-    text: `SELECT s.guest_endpoint, s.guest_token_ciphertext,
-                  EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets
-           FROM sandboxes s JOIN claims c ON c.sandbox_id = s.id
-           WHERE s.id = $1 AND s.tenant_id = $2 AND s.state = 'claimed'
-             AND c.id = $3 AND cubicle_claim_is_live(c.status, c.expires_at, $4)`,
-    values: [p.sandbox_id, p.tenant_id, p.claim_id, new Date(now())],
+  // The sandbox, only while the caller's claim on it is live (findLiveGuest, one named
+  // statement: this runs before every guest call).
+  const guest = await guestClientFor(deps, {
+    tenantId: p.tenant_id,
+    claimId: p.claim_id,
+    sandboxId: p.sandbox_id,
+    now: new Date(now()),
   });
-  const found = rows[0];
-  const sandbox = found && {
-    guestEndpoint: found.guest_endpoint,
-    guestTokenCiphertext: found.guest_token_ciphertext,
-  };
-  if (!sandbox) return failure('claim_not_active', 'the claim is no longer active');
-  if (!sandbox.guestEndpoint || !sandbox.guestTokenCiphertext)
-    return failure('backend_unavailable', 'the sandbox has no guest driver endpoint');
-  const token = open(deps.keyring, sandbox.guestTokenCiphertext, p.sandbox_id);
 
   const started = now();
-  let answer;
-  try {
-    answer = await callGuest({
-      endpoint: sandbox.guestEndpoint,
-      token,
-      method: route.method,
-      path: route.path,
-      body: parsed.data,
-      timeoutMs: Math.max(1, deadline - started),
-      ...(opts.signal ? { signal: opts.signal } : {}),
-    });
-  } catch (err) {
-    if (err instanceof GuestTimeoutError)
-      return failure(
-        'timeout',
-        'the guest did not answer in time; the call may have been delivered: observe before retrying',
-      );
-    return failure('backend_unavailable', 'the guest driver could not be reached');
-  }
+  const answer = await guest.call(operation, parsed.data as never, {
+    timeoutMs: Math.max(1, deadline - started),
+    signal: opts.signal,
+  });
   const durationMs = now() - started;
-
-  if (answer.status !== 200) {
-    const envelope = GuestErrorResponse.safeParse(answer.body);
-    if (!envelope.success)
-      return failure(
-        'backend_unavailable',
-        `the guest driver answered ${answer.status} without an error envelope`,
-      );
-    return { status: ErrorCodes[envelope.data.error.code].status, body: envelope.data };
-  }
-  const checked = route.response.safeParse(answer.body);
-  // A guest answer outside the contract is never passed on: the caller could act on a lie.
-  if (!checked.success)
-    return failure('backend_unavailable', 'the guest driver answered outside the contract');
+  const hasSecrets = guest.guest.hasSecrets;
   // Claims holding secrets keep no screenshots: pixels cannot be redacted by value.
-  if (!found.has_secrets)
-    await keepActionScreenshots(deps.db, p.tenant_id, p.claim_id, p.operation, checked.data);
+  if (!hasSecrets)
+    await keepActionScreenshots(deps.db, p.tenant_id, p.claim_id, p.operation, answer);
 
   if (route.response === ActionResult) {
-    const result = checked.data as ActionResult;
+    const result = answer as ActionResult;
     // The claim's secret values never rest in an ActionRecord, typed or echoed: `[secret:NAME]`.
-    const redactor = found.has_secrets
-      ? await claimRedactor(deps, p.tenant_id, p.claim_id)
-      : undefined;
+    const redactor = hasSecrets ? await claimRedactor(deps, p.tenant_id, p.claim_id) : undefined;
     const stored = <T>(value: T): T => (redactor ? redactor.redactDeep(value) : value);
     await sqlPoolOf(deps.db).query({
       name: 'cubicle_insert_action_record_v1',
@@ -171,5 +124,5 @@ export async function runGuestCall(
       ],
     });
   }
-  return { status: 200, body: checked.data };
+  return { status: 200, body: answer };
 }

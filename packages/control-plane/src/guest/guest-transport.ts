@@ -1,6 +1,11 @@
 import http from 'node:http';
 import https from 'node:https';
-import { guestSocketPath, SandboxSocketAgent } from '../backend/endpoints.js';
+import WebSocket from 'ws';
+import {
+  guestSocketPath,
+  openSandboxConnection,
+  SandboxSocketAgent,
+} from '../backend/endpoints.js';
 
 // Keep-alive: a call reuses the connection to its guest instead of a TCP handshake each time.
 const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, keepAliveMsecs: 10_000 });
@@ -18,6 +23,7 @@ export interface GuestHttpAnswer {
   body: unknown;
 }
 
+/** The guest could not be reached: no connection, a refused peer, a broken answer. */
 export class GuestUnreachableError extends Error {
   constructor(message: string) {
     super(message);
@@ -25,6 +31,7 @@ export class GuestUnreachableError extends Error {
   }
 }
 
+/** The guest did not answer within the call's bound (it may have acted). */
 export class GuestTimeoutError extends Error {
   constructor(ms: number) {
     super(`the guest did not answer within ${ms} ms`);
@@ -33,18 +40,19 @@ export class GuestTimeoutError extends Error {
 }
 
 /**
- * callGuest sends one JSON request to a guest driver with its bearer token and reads the JSON
+ * requestGuest sends one JSON request to a guest driver with its bearer token and reads the JSON
  * answer. It uses node:http with a keep-alive agent (not fetch) because the per-call cost is
- * part of the control plane's latency budget. The timeout covers the whole exchange.
+ * part of the control plane's latency budget. The timeout covers the whole exchange. Only the
+ * guest client (guest-client.ts) calls it: it alone holds opened tokens.
  */
-export function callGuest(input: {
+export function requestGuest(input: {
   endpoint: string;
   token: string;
   method: 'GET' | 'POST';
   path: string;
   body: unknown;
   timeoutMs: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }): Promise<GuestHttpAnswer> {
   const url = new URL(input.path, input.endpoint);
   const isHttps = url.protocol === 'https:';
@@ -110,5 +118,29 @@ export function callGuest(input: {
     }
     req.on('error', (err) => finish(new GuestUnreachableError(err.message)));
     req.end(payload);
+  });
+}
+
+/**
+ * openGuestSocket opens a guest WebSocket route with the bearer token. A local sandbox's guest
+ * listens on a unix socket (http+unix://): ws speaks `ws+unix:`, and the connection is opened by
+ * the peer-checking door (openSandboxConnection), never by ws itself.
+ */
+export function openGuestSocket(input: {
+  endpoint: string;
+  token: string;
+  path: string;
+  maxPayload: number;
+}): WebSocket {
+  const target = new URL(input.path, input.endpoint);
+  const socketPath = guestSocketPath(target);
+  const url = socketPath
+    ? `ws+unix://${socketPath}:${target.pathname}`
+    : `${target.protocol === 'https:' ? 'wss:' : 'ws:'}//${target.host}${target.pathname}`;
+  return new WebSocket(url, {
+    headers: { authorization: `Bearer ${input.token}` },
+    perMessageDeflate: false,
+    maxPayload: input.maxPayload,
+    ...(socketPath ? { createConnection: openSandboxConnection as never } : {}),
   });
 }

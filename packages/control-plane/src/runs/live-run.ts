@@ -1,13 +1,12 @@
 import {
-  GuestRoutes,
   SHELL_MAX_TIMEOUT_MS,
   ShellStreamServerMessage,
   type ShellExit,
   type ShellStreamClientMessage,
 } from '@cubicle/contract/guest';
 import { sqlPoolOf } from '@cubicle/db';
-import { guestSocketPath, openSandboxConnection } from '../backend/endpoints.js';
 import WebSocket from 'ws';
+import type { GuestClient } from '../guest/guest-client.js';
 import { cleanText } from './append-run-events.js';
 import { finishRun, type RunOutcome } from './finish-run.js';
 import { RunEventLog } from './run-event-log.js';
@@ -26,8 +25,8 @@ export interface LiveRunOptions {
   deps: RunDeps;
   row: RunRow;
   workerId: string;
-  endpoint: string;
-  token: string;
+  /** The claim's guest: the shell stream is opened through it (token, peer-checked socket). */
+  guest: GuestClient;
   env: Record<string, string>;
   /** A fresh redactor per output stream (a value split across chunks stays in one stream). */
   redactor: () => StreamRedactor;
@@ -70,22 +69,13 @@ export class LiveRun {
     this.redactors.stderr = options.redactor();
   }
 
-  /** open connects to the guest and sends `start`; messages are handled before any await. */
+  /**
+   * open connects to the guest (the guest client's shell stream) and sends `start`; messages are
+   * handled before any await.
+   */
   open() {
     const { row } = this.options;
-    const http = new URL(GuestRoutes['shell.stream'].path, this.options.endpoint);
-    // A local sandbox's guest listens on a unix socket (http+unix://): ws speaks `ws+unix:`,
-    // and the connection is opened by the peer-checking door, never by ws itself.
-    const socketPath = guestSocketPath(http);
-    const url = socketPath
-      ? `ws+unix://${socketPath}:${http.pathname}`
-      : `${http.protocol === 'https:' ? 'wss:' : 'ws:'}//${http.host}${http.pathname}`;
-    const socket = new WebSocket(url, {
-      headers: { authorization: `Bearer ${this.options.token}` },
-      perMessageDeflate: false,
-      maxPayload: 16 * 1024 * 1024,
-      ...(socketPath ? { createConnection: openSandboxConnection as never } : {}),
-    });
+    const socket = this.options.guest.stream('shell.stream', { maxPayload: 16 * 1024 * 1024 });
     this.socket = socket;
     socket.on('message', (raw) => this.onMessage(raw.toString()));
     // Never an unhandled rejection (it would stop the worker): a failed end is left to the

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { AppError } from '@cubicle/contract/errors';
 import { sqlPoolOf } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import { isClaimLive } from '../lifecycle/claim-liveness.js';
-import { open as openSealed } from '../crypto/keyring.js';
+import { findLiveGuest } from '../guest/find-live-guest.js';
+import { guestClientOf, type GuestClient } from '../guest/guest-client.js';
 import type { Subscriber } from '../guest-calls/guest-call-messages.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { viewerChannel } from '../viewer/viewer-events.js';
@@ -159,39 +161,29 @@ export class RunSupervisor {
     };
     if (row.cancel_requested_at) return fail({ status: 'cancelled', reason: 'cancelled' });
 
-    const { rows: found } = await sqlPoolOf(this.runDeps.db).query<{
-      status: string;
-      expires_at: Date;
-      release_reason: string | null;
-      sandbox_id: string | null;
-      guest_endpoint: string | null;
-      guest_token_ciphertext: Buffer | null;
-      has_secrets: boolean;
-    }>({
-      name: 'cubicle_run_sandbox_v2',
-      text: `SELECT c.status, c.expires_at, c.release_reason, s.id AS sandbox_id,
-               s.guest_endpoint, s.guest_token_ciphertext,
-               EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets
-             FROM claims c LEFT JOIN sandboxes s ON s.id = c.sandbox_id
-             WHERE c.id = $1 AND c.tenant_id = $2`,
-      values: [row.claim_id, tenantId],
-    });
-    const claim = found[0];
-    if (
-      !claim ||
-      !isClaimLive({ status: claim.status, expiresAt: claim.expires_at }, nowOf(this.runDeps))
-    )
+    // The claim's guest, only while the claim is live (findLiveGuest); the client opens its
+    // token and, later, the peer-checked shell stream.
+    const lookup = await findLiveGuest(
+      sqlPoolOf(this.runDeps.db),
+      { tenantId, claimId: row.claim_id, now: nowOf(this.runDeps) },
+      true,
+    );
+    if (lookup.kind === 'not_found' || lookup.kind === 'not_live')
       return fail({
         status: 'cancelled',
         reason: 'claim_ended',
-        detail: claim?.release_reason ?? 'expired',
+        detail: (lookup.kind === 'not_live' ? lookup.releaseReason : null) ?? 'expired',
       });
-    if (!claim.sandbox_id || !claim.guest_endpoint || !claim.guest_token_ciphertext)
-      return fail({
-        status: 'failed',
-        reason: 'start_failed',
-        detail: 'the sandbox has no guest driver endpoint',
-      });
+    let guest: GuestClient;
+    try {
+      if (lookup.kind === 'sandbox_gone')
+        throw new AppError('backend_unavailable', 'the sandbox has no guest driver endpoint');
+      guest = guestClientOf(this.options.deps.keyring, lookup.guest);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return fail({ status: 'failed', reason: 'start_failed', detail: err.message });
+    }
+    const { sandboxId, hasSecrets } = guest.guest;
 
     // Values are read here, at start, and live only in this process's memory: the guest gets
     // the named ones as this run's environment. The redaction covers every secret of the claim,
@@ -205,12 +197,12 @@ export class RunSupervisor {
     byClaim.set(runId, redaction);
     let secrets: { name: string; value: string }[] = [];
     try {
-      if (claim.has_secrets) {
+      if (hasSecrets) {
         redaction.add(await openClaimSecrets(ctx, tenantId, row.claim_id));
         await deliverClaimSecrets(this.options.deps, {
           tenantId,
           claimId: row.claim_id,
-          sandboxId: claim.sandbox_id,
+          sandboxId,
         });
       }
       secrets = await secretsForRun(ctx, tenantId, row.claim_id, row.secret_names);
@@ -223,8 +215,7 @@ export class RunSupervisor {
       deps: this.runDeps,
       row,
       workerId: this.workerId,
-      endpoint: claim.guest_endpoint,
-      token: openSealed(this.options.deps.keyring, claim.guest_token_ciphertext, claim.sandbox_id),
+      guest,
       // Secrets last: a run's own env cannot shadow a secret it asked for.
       env: { ...row.env, ...Object.fromEntries(secrets.map((s) => [s.name, s.value])) },
       redactor: () => redaction.stream(),

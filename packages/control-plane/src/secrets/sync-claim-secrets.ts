@@ -1,10 +1,10 @@
-import { GuestErrorResponse, GuestRoutes, SecretsResponse } from '@cubicle/contract/guest';
+import { AppError } from '@cubicle/contract/errors';
 import type { JobPayload } from '@cubicle/contract/jobs';
 import { sqlPoolOf } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import { openEnvelope, secretAad } from '../crypto/envelope.js';
-import { open } from '../crypto/keyring.js';
-import { callGuest } from '../guest-calls/call-guest.js';
+import { findLiveGuest } from '../guest/find-live-guest.js';
+import { guestClientOf } from '../guest/guest-client.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { announceClaimSecrets } from './claim-secrets-opened.js';
 import { recentSecrets } from './log-redaction.js';
@@ -29,7 +29,9 @@ export interface SecretsTarget {
  * queue's `secrets.sync`, a queue's first call, a run's start): the last to write read the
  * newest rows, so a secret deleted meanwhile is never written back. `whenEmpty: 'skip'` leaves
  * the desktop alone when the claim has no secrets (nothing to write, nothing ever written). A
- * claim that ended is skipped (its desktop is destroyed anyway). Errors name the sandbox and the
+ * claim that is no longer live, or no longer holds the sandbox, is skipped (its desktop is
+ * destroyed anyway). The guest is reached through the guest client (findLiveGuest on the locked
+ * connection, guestClientOf). Errors name the sandbox and the
  * guest's code, never a value: BullMQ keeps a failed job's message in Redis.
  */
 export async function deliverClaimSecrets(
@@ -45,21 +47,11 @@ export async function deliverClaimSecrets(
       text: "SELECT pg_advisory_xact_lock(hashtextextended('claim_secrets:' || $1, 0))",
       values: [target.claimId],
     });
-    const { rows: sandboxes } = await client.query<{
-      guest_endpoint: string | null;
-      guest_token_ciphertext: Buffer | null;
-    }>({
-      name: 'cubicle_secrets_sync_sandbox_v2',
-      text: `SELECT s.guest_endpoint, s.guest_token_ciphertext
-             FROM sandboxes s JOIN claims c ON c.sandbox_id = s.id
-             WHERE s.id = $1 AND s.tenant_id = $2 AND s.state = 'claimed'
-               AND c.id = $3 AND cubicle_claim_is_live(c.status, c.expires_at, $4)`,
-      values: [target.sandboxId, target.tenantId, target.claimId, nowOf(deps)],
-    });
-    const sandbox = sandboxes[0];
-    if (!sandbox) return { skipped: 'claim_not_active' };
-    if (!sandbox.guest_endpoint || !sandbox.guest_token_ciphertext)
-      throw new Error(`sandbox ${target.sandboxId} has no guest driver endpoint`);
+    // Looked up on the locked connection: the claim's guest, only while the claim is live and
+    // still holds this sandbox.
+    const lookup = await findLiveGuest(client, { ...target, now: nowOf(deps) }, true);
+    if (lookup.kind !== 'live') return { skipped: 'claim_not_active' };
+    const guest = guestClientOf(deps.keyring, lookup.guest);
     const { rows } = await client.query<{
       name: string;
       ciphertext: Buffer;
@@ -83,22 +75,22 @@ export async function deliverClaimSecrets(
     recentSecrets.remember(target.tenantId, values);
     // Runs of the claim redact the values before the desktop has their files.
     await announceClaimSecrets(deps.events, target.tenantId, target.claimId, values);
-    const route = GuestRoutes['secrets.write'];
-    const answer = await callGuest({
-      endpoint: sandbox.guest_endpoint,
-      token: open(deps.keyring, sandbox.guest_token_ciphertext, target.sandboxId),
-      method: route.method,
-      path: route.path,
-      body: { exclusive: true, secrets: values },
-      timeoutMs: SYNC_TIMEOUT_MS,
-    });
-    if (answer.status !== 200) {
-      const envelope = GuestErrorResponse.safeParse(answer.body);
-      throw new Error(
-        `the guest of ${target.sandboxId} refused the secrets (${answer.status} ${envelope.success ? envelope.data.error.code : 'no envelope'})`,
+    try {
+      const answer = await guest.call(
+        'secrets.write',
+        { exclusive: true, secrets: values },
+        { timeoutMs: SYNC_TIMEOUT_MS },
       );
+      return { names: answer.names };
+    } catch (err) {
+      // Never the guest's own message: it could echo what it was sent.
+      if (err instanceof AppError)
+        throw new AppError(
+          err.code,
+          `the secrets were not written by the guest of ${target.sandboxId} (${err.status} ${err.code})`,
+        );
+      throw err;
     }
-    return { names: SecretsResponse.parse(answer.body).names };
   } finally {
     // Only a lock was taken: ending the transaction releases it, whatever happened.
     await client.query('ROLLBACK').catch(() => undefined);

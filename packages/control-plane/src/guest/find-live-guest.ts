@@ -1,0 +1,121 @@
+import { AppError } from '@cubicle/contract/errors';
+import type { sqlPoolOf } from '@cubicle/db';
+import { isClaimLive, whyClaimIsNotLive } from '../lifecycle/claim-liveness.js';
+
+/** A node-postgres pool or a checked-out client (a caller holding a lock looks up on it). */
+export type GuestSql = Pick<ReturnType<typeof sqlPoolOf>, 'query'>;
+
+/** The guest of a live claim: where its driver listens and the sealed token it takes. */
+export interface LiveGuest {
+  tenantId: string;
+  claimId: string;
+  sandboxId: string;
+  /** `http://host:port` or `http+unix://…`; null while the backend has not reported one. */
+  endpoint: string | null;
+  /** Sealed with the sandbox id; null when the lookup did not ask for it (or none is stored). */
+  tokenCiphertext: Buffer | null;
+  /** The claim holds secrets: its screenshots are not kept, its records are redacted. */
+  hasSecrets: boolean;
+}
+
+/**
+ * What a lookup found, as a value: the caller decides what each means for it (a guest call
+ * answers an error, a run ends `claim_ended`, a secrets delivery is skipped).
+ */
+export type GuestLookup =
+  | { kind: 'live'; guest: LiveGuest }
+  /** The tenant has no such claim. */
+  | { kind: 'not_found' }
+  /** The claim is not live (isClaimLive); `why` is expired, pending or released. */
+  | { kind: 'not_live'; why: string; releaseReason: string | null }
+  /** The claim is live but no longer holds the sandbox expected (or it is no longer claimed). */
+  | { kind: 'sandbox_gone' };
+
+export interface GuestTarget {
+  tenantId: string;
+  claimId: string;
+  /** The sandbox the caller was sent to (a lane's job); the claim must still hold it. */
+  sandboxId?: string | undefined;
+  /** The caller's clock (nowOf): liveness is judged at this instant. */
+  now: Date;
+}
+
+interface Row {
+  status: string;
+  expires_at: Date;
+  release_reason: string | null;
+  sandbox_id: string | null;
+  sandbox_state: string | null;
+  guest_endpoint: string | null;
+  guest_token_ciphertext: Buffer | null;
+  has_secrets: boolean;
+}
+
+/**
+ * findLiveGuest is the one lookup of a claim, its sandbox and the sandbox's guest: one indexed
+ * statement (named, planned once per connection; it runs before every guest call the worker
+ * makes), its liveness decided by isClaimLive on the caller's clock. The token's ciphertext is
+ * read only when asked for (`withToken`): the API routes a call by the sandbox id alone and
+ * never holds a guest token it does not use.
+ */
+export async function findLiveGuest(
+  sql: GuestSql,
+  target: GuestTarget,
+  withToken: boolean,
+): Promise<GuestLookup> {
+  const { rows } = await sql.query<Row>({
+    name: 'cubicle_live_guest_v1',
+    text: `SELECT c.status, c.expires_at, c.release_reason, c.sandbox_id, s.state AS sandbox_state,
+                  s.guest_endpoint,
+                  CASE WHEN $3::boolean THEN s.guest_token_ciphertext END AS guest_token_ciphertext,
+                  EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets
+           FROM claims c LEFT JOIN sandboxes s ON s.id = c.sandbox_id AND s.tenant_id = c.tenant_id
+           WHERE c.id = $1 AND c.tenant_id = $2`,
+    values: [target.claimId, target.tenantId, withToken],
+  });
+  const row = rows[0];
+  if (!row) return { kind: 'not_found' };
+  const claim = { status: row.status, expiresAt: row.expires_at };
+  if (!isClaimLive(claim, target.now))
+    return { kind: 'not_live', why: whyClaimIsNotLive(claim), releaseReason: row.release_reason };
+  if (
+    !row.sandbox_id ||
+    row.sandbox_state !== 'claimed' ||
+    (target.sandboxId !== undefined && row.sandbox_id !== target.sandboxId)
+  )
+    return { kind: 'sandbox_gone' };
+  return {
+    kind: 'live',
+    guest: {
+      tenantId: target.tenantId,
+      claimId: target.claimId,
+      sandboxId: row.sandbox_id,
+      endpoint: row.guest_endpoint,
+      tokenCiphertext: row.guest_token_ciphertext,
+      hasSecrets: row.has_secrets,
+    },
+  };
+}
+
+/**
+ * liveGuestOrThrow answers the live guest or the AppError a caller of a guest operation gets:
+ * 404 for a claim the tenant does not have, 409 `claim_not_active` for one that is not live. A
+ * caller sent to a sandbox (a lane's job, enqueued after the API found the claim live) is told
+ * `claim_not_active` for a claim that vanished or moved, as the claim ended under it.
+ */
+export function liveGuestOrThrow(lookup: GuestLookup, target: GuestTarget): LiveGuest {
+  switch (lookup.kind) {
+    case 'live':
+      return lookup.guest;
+    case 'not_found':
+      if (target.sandboxId !== undefined)
+        throw new AppError('claim_not_active', 'the claim is no longer active');
+      throw new AppError('not_found', 'no such claim');
+    case 'not_live':
+      throw new AppError('claim_not_active', `the claim is ${lookup.why}`);
+    case 'sandbox_gone':
+      throw new AppError('claim_not_active', 'the claim is no longer active');
+    default:
+      return lookup satisfies never;
+  }
+}

@@ -1,0 +1,146 @@
+import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
+import { GuestRoutes, type GuestOperation } from '@cubicle/contract/guest';
+import { sqlPoolOf, type Db } from '@cubicle/db';
+import type WebSocket from 'ws';
+import type { z } from 'zod';
+import { open, type Keyring } from '../crypto/keyring.js';
+import {
+  findLiveGuest,
+  liveGuestOrThrow,
+  type GuestSql,
+  type LiveGuest,
+} from './find-live-guest.js';
+import {
+  GuestTimeoutError,
+  openGuestSocket,
+  requestGuest,
+  type GuestHttpAnswer,
+} from './guest-transport.js';
+
+type Routes = typeof GuestRoutes;
+
+/** Operations answered with a JSON body the contract describes (binary answers excluded). */
+export type GuestCallOperation = {
+  [K in GuestOperation]: Routes[K] extends { transport: 'http'; response: z.ZodType } ? K : never;
+}[GuestOperation];
+/** Operations that are a stream of JSON frames. */
+export type GuestStreamOperation = {
+  [K in GuestOperation]: Routes[K] extends { transport: 'websocket' } ? K : never;
+}[GuestOperation];
+
+/** The body an operation takes (undefined for a GET). */
+export type GuestRequestOf<Op extends GuestCallOperation> = Routes[Op]['request'] extends z.ZodType
+  ? z.input<Routes[Op]['request']>
+  : undefined;
+/** What an operation answers, as its contract schema parsed it. */
+export type GuestResponseOf<Op extends GuestCallOperation> = z.infer<Routes[Op]['response']>;
+
+export interface GuestCallOptions {
+  /** The whole exchange; past it the call fails `timeout` (it may have been delivered). */
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * GuestClient talks to one live claim's guest driver. Every failure is an AppError: the guest's
+ * own error envelope rebuilt (fromEnvelope), or `timeout` / `backend_unavailable` for the way
+ * there and back, so callers answer with `toEnvelope` and never write an envelope by hand.
+ */
+export interface GuestClient {
+  readonly guest: LiveGuest;
+  /** call runs one JSON operation and answers its 200 body, checked against the contract. */
+  call<Op extends GuestCallOperation>(
+    op: Op,
+    body: GuestRequestOf<Op>,
+    options: GuestCallOptions,
+  ): Promise<GuestResponseOf<Op>>;
+  /** stream opens one stream operation (a run's shell); its frames are the route's schemas. */
+  stream(op: GuestStreamOperation, options: { maxPayload: number }): WebSocket;
+}
+
+export interface GuestClientDeps {
+  db: Db;
+  keyring: Keyring;
+}
+
+/**
+ * guestClientFor looks up the tenant's live claim and its guest (findLiveGuest) and answers a
+ * client for it, or throws the AppError a caller gets (liveGuestOrThrow). `sql` lets a caller
+ * holding a transaction (a secrets delivery under its advisory lock) look up on its connection.
+ */
+export async function guestClientFor(
+  deps: GuestClientDeps,
+  target: { tenantId: string; claimId: string; sandboxId?: string | undefined; now: Date },
+  sql: GuestSql = sqlPoolOf(deps.db),
+): Promise<GuestClient> {
+  const lookup = await findLiveGuest(sql, target, true);
+  return guestClientOf(deps.keyring, liveGuestOrThrow(lookup, target));
+}
+
+/**
+ * guestClientOf makes the client of a guest a lookup found live. It is the one place a guest
+ * token is opened, and its transport the one way a connection to a guest is made (a local
+ * sandbox's socket only through the peer-checked door, connectSandboxSocket).
+ */
+export function guestClientOf(keyring: Keyring, guest: LiveGuest): GuestClient {
+  const { endpoint, tokenCiphertext } = guest;
+  if (!endpoint || !tokenCiphertext)
+    throw new AppError('backend_unavailable', 'the sandbox has no guest driver endpoint');
+  const token = open(keyring, tokenCiphertext, guest.sandboxId);
+  return {
+    guest,
+    async call(op, body, options) {
+      const route = GuestRoutes[op] as Extract<Routes[GuestCallOperation], { transport: 'http' }>;
+      let answer: GuestHttpAnswer;
+      try {
+        answer = await requestGuest({
+          endpoint,
+          token,
+          method: route.method,
+          path: route.path,
+          body,
+          timeoutMs: options.timeoutMs,
+          signal: options.signal,
+        });
+      } catch (err) {
+        if (err instanceof GuestTimeoutError)
+          throw new AppError(
+            'timeout',
+            'the guest did not answer in time; the call may have been delivered: observe before retrying',
+          );
+        throw new AppError('backend_unavailable', 'the guest driver could not be reached');
+      }
+      const checked = (route.response as z.ZodType).safeParse(
+        bodyOrThrow(answer, 'the guest driver'),
+      );
+      // A guest answer outside the contract is never passed on: the caller could act on a lie.
+      if (!checked.success)
+        throw new AppError('backend_unavailable', 'the guest driver answered outside the contract');
+      return checked.data as never;
+    },
+    stream(op, options) {
+      return openGuestSocket({
+        endpoint,
+        token,
+        path: GuestRoutes[op].path,
+        maxPayload: options.maxPayload,
+      });
+    },
+  };
+}
+
+/**
+ * bodyOrThrow answers a 200 answer's body and throws any other as the AppError its envelope
+ * carries (fromEnvelope), or `backend_unavailable` when `from` answered without one. Guest
+ * answers and the worker's outcomes of guest calls cross back into errors here alone.
+ */
+export function bodyOrThrow(answer: { status: number; body: unknown }, from: string): unknown {
+  if (answer.status === 200) return answer.body;
+  const envelope = ErrorEnvelope.safeParse(answer.body);
+  if (!envelope.success)
+    throw new AppError(
+      'backend_unavailable',
+      `${from} answered ${answer.status} without an error envelope`,
+    );
+  throw AppError.fromEnvelope(envelope.data);
+}
