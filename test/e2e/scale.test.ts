@@ -167,7 +167,7 @@ describe('scale: two APIs and two workers on hollow sandboxes', () => {
     await Promise.all(Array.from({ length: PARALLEL }, (_, i) => loop(i)));
     expect(sandboxes.size).toBe(CYCLES); // every cycle had a sandbox of its own
 
-    // registerDriveRoutes decorates each API with its guest-call client. Its claim routes are
+    // The drive routes plugin decorates each API with its guest-call client. Its claim routes are
     // forgotten by the claim-end broadcast (a message in flight may still be arriving).
     const guestStats = () =>
       apis.map((api) => (api as unknown as { guestCalls: GuestCalls }).guestCalls.stats());

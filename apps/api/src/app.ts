@@ -1,37 +1,31 @@
-import { randomUUID } from 'node:crypto';
-import { DEFAULT_BODY_LIMIT_BYTES } from '@cubicle/contract/api';
-import { openApiDocument } from '@cubicle/contract/openapi';
-import {
-  announceRunsFinished,
-  GUEST_CALL_MAX_WAIT_MS,
-  GuestCalls,
-  type Keyring,
-} from '@cubicle/control-plane';
-import { CreateClaimRequest } from '@cubicle/contract/api';
+import { DEFAULT_BODY_LIMIT_BYTES, CreateClaimRequest } from '@cubicle/contract/api';
+import { GUEST_CALL_MAX_WAIT_MS, type Keyring } from '@cubicle/control-plane';
+import { createServer, registerJsonBody, sendError } from '@cubicle/http';
 import type { KeyVerifierOptions } from '@cubicle/tenancy';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { registerIdentity } from './auth/register-identity.js';
-import { registerErrorHandler, registerJsonBody, sendError } from '@cubicle/http';
-import { ApiMetrics, registerMetrics } from './metrics/api-metrics.js';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { identityPlugin } from './auth/identity-plugin.js';
+import type { ApiMetrics } from './metrics/api-metrics.js';
 import type { MetricsServerOptions } from './metrics/metrics-server.js';
 import {
+  connectionsPlugin,
   MissingDependencyError,
-  registerConnections,
   type ApiConnections,
 } from './plugins/connections.js';
-import { registerMetricsListener } from './plugins/metrics-listener.js';
-import { closeRemainingWebSockets, registerWebSockets } from './plugins/websockets.js';
-import { registerClaimRoutes } from './routes/claims.js';
-import { registerDriveRoutes } from './routes/drive.js';
-import { registerPoolRoutes } from './routes/pools.js';
-import { registerSecretRoutes } from './routes/secrets.js';
-import { registerRunRoutes } from './routes/runs.js';
-import { registerSystemRoutes } from './routes/system.js';
-import { registerTenantRoutes } from './routes/tenant.js';
-import { registerWebhookRoutes } from './routes/webhooks.js';
-import { registerUsageRoutes } from './routes/usage.js';
+import { metricsPlugin } from './plugins/metrics.js';
+import { runFinishedWebhooksPlugin } from './plugins/run-finished-webhooks.js';
+import { closeRemainingWebSocketsPlugin, websocketsPlugin } from './plugins/websockets.js';
+import { claimRoutes } from './routes/claims.js';
+import { driveRoutes } from './routes/drive.js';
+import { poolRoutes } from './routes/pools.js';
+import { runEventStreams } from './routes/run-event-streams.js';
+import { runRoutes } from './routes/runs.js';
+import { secretRoutes } from './routes/secrets.js';
+import { systemRoutes, type HealthCheck } from './routes/system.js';
+import { tenantRoutes } from './routes/tenant.js';
+import { usageRoutes } from './routes/usage.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { redactUrl } from './viewer/redact-url.js';
-import { registerViewer } from './viewer/register-viewer.js';
+import { viewerPlugin } from './viewer/viewer-plugin.js';
 import type { ViewerOptions } from './viewer/viewer-options.js';
 
 export type { ViewerOptions };
@@ -41,8 +35,7 @@ export {
   type Connections,
 } from './plugins/connections.js';
 
-/** A dependency probe for /healthz; it throws when the dependency is unusable. */
-export type HealthCheck = () => Promise<unknown>;
+export type { HealthCheck };
 
 /**
  * BuildOptions are everything the API needs; none of its dependencies is optional, so a process
@@ -71,9 +64,6 @@ export type BuildOptions = ApiConnections & {
    */
   webhooks?: { allowPrivate?: boolean };
 };
-
-/** Request ids from callers are kept when they look like ids, so logs join across services. */
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Paths in logs that may carry secrets; pino replaces their values. */
 export const redactPaths = [
@@ -129,10 +119,17 @@ const SERVER_TIMEOUT_SLACK_MS = 10_000;
 
 /**
  * buildApp assembles the API without listening, so tests drive it with `inject` and the
- * process entry point adds only the listener and signal handling.
+ * process entry point adds only the listener and signal handling. The app is the list of plugins
+ * below, in start-up order (closing runs it backwards: Postgres, opened first, closes last). Each
+ * plugin names the plugins it needs, and Fastify refuses to start when one is missing or comes
+ * later in the list.
  */
 export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
-  const app = Fastify({
+  if (!options.viewer) throw new MissingDependencyError('viewer options');
+  if (!options.keyring) throw new MissingDependencyError('a keyring (CUBICLE_KEYRING)');
+  if (!options.queuePrefix) throw new MissingDependencyError('a queue prefix (QUEUE_PREFIX)');
+  const { keyring } = options;
+  const app = createServer({
     logger: withRequestSerializer(options.logger),
     // Routes apply their own published limits (bodyLimitOf); this covers the rest (/docs, /metrics).
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
@@ -142,11 +139,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     requestTimeout: LONGEST_ANSWER_MS + SERVER_TIMEOUT_SLACK_MS,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
-    requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
-    },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // The router rejects some URLs before any hook or error handler runs; keep them in the envelope.
     frameworkErrors: (error, request, reply) =>
@@ -154,70 +146,26 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
         ? sendError(request, reply, 'invalid_id', 'a path parameter is too long')
         : sendError(request, reply, 'validation_failed', 'the request URL is malformed'),
   });
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  registerErrorHandler(app);
   registerJsonBody(app);
-  if (!options.viewer) throw new MissingDependencyError('viewer options');
-  if (!options.keyring) throw new MissingDependencyError('a keyring (CUBICLE_KEYRING)');
-  if (!options.queuePrefix) throw new MissingDependencyError('a queue prefix (QUEUE_PREFIX)');
-  // Opened first, closed last (onClose runs in reverse): queues, Redis, then Postgres.
-  const { db, redis, queues } = await registerConnections(app, options, options.queuePrefix);
-  const metrics = options.metrics ?? new ApiMetrics(db);
-  if (options.metricsListener) {
-    const url = await registerMetricsListener(app, metrics, options.metricsListener);
-    app.log.info({ url: `${url}/metrics` }, 'metrics listener');
-  }
-  const prefix = options.queuePrefix;
-  const keyring = options.keyring;
-  registerIdentity(app, {
-    db,
-    redis,
-    ...(options.keyVerifier ? { keyVerifier: options.keyVerifier } : {}),
-  });
-  registerTenantRoutes(app, db);
-  registerWebhookRoutes(app, {
-    db,
-    keyring,
-    allowPrivate: options.webhooks?.allowPrivate ?? false,
-  });
-  // Ends of claims and revoked tickets are announced here so every replica closes its streams.
-  const events = { publisher: redis, prefix };
-  await registerWebSockets(app);
-  await registerViewer(app, { db, options: options.viewer, redis, events, keyring });
-  const deps = { db, queues, events };
-  // A queued run cancelled here ends here: its `run.finished` webhook is sent from here.
-  const stopRunWebhooks = announceRunsFinished(deps);
-  app.addHook('onClose', async () => stopRunWebhooks());
-  registerPoolRoutes(app, deps);
-  registerUsageRoutes(app, deps);
-  registerClaimRoutes(app, { ...deps, keyring });
-  registerSecretRoutes(app, { ...deps, keyring });
-  // Driving a sandbox needs Redis pub/sub for answers: one subscriber connection per process.
-  const subscriber = redis.duplicate();
-  const guestCallOptions = { publisher: redis, subscriber, prefix };
-  const guest = new GuestCalls(deps, guestCallOptions);
-  registerDriveRoutes(app, deps, guest);
-  app.addHook('onClose', async () => {
-    await guest.close();
-    subscriber.disconnect();
-  });
-  // Runs: events published on Redis, input queued there for the worker holding the run.
-  await registerRunRoutes(app, { ...deps, redis, prefix, keyring }, redis);
-  // After every route group's own preClose (their close frames): what is left gets 1001.
-  closeRemainingWebSockets(app);
-  registerMetrics(app, metrics);
-  const doc = openApiDocument();
-  registerSystemRoutes(
-    app,
-    {
-      database: () => db.$queryRaw`SELECT 1`,
-      redis: () => redis.ping(),
-      ...options.checks,
-    },
-    () => doc,
-  );
+
+  await app
+    .register(connectionsPlugin, { given: options, queuePrefix: options.queuePrefix })
+    .register(metricsPlugin, { metrics: options.metrics, listener: options.metricsListener })
+    .register(identityPlugin, { keyVerifier: options.keyVerifier })
+    .register(tenantRoutes)
+    .register(webhookRoutes, { keyring, allowPrivate: options.webhooks?.allowPrivate ?? false })
+    .register(websocketsPlugin)
+    .register(viewerPlugin, { options: options.viewer, keyring })
+    .register(runFinishedWebhooksPlugin)
+    .register(poolRoutes)
+    .register(usageRoutes)
+    .register(claimRoutes, { keyring })
+    .register(secretRoutes, { keyring })
+    .register(driveRoutes)
+    .register(runRoutes, { keyring })
+    .register(runEventStreams)
+    .register(closeRemainingWebSocketsPlugin)
+    .register(systemRoutes, { checks: options.checks });
   await app.ready();
   return app;
 }

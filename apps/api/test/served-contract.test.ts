@@ -19,10 +19,16 @@ const documentPath = fileURLToPath(
 );
 const doc = JSON.parse(readFileSync(documentPath, 'utf8')) as {
   paths: Record<string, Record<string, Operation>>;
+  'x-cubicle-websockets': Record<string, { get: Operation }>;
 };
 const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
   Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
 );
+// WebSocket endpoints: published apart from the paths, served all the same.
+const sockets = Object.entries(doc['x-cubicle-websockets']).map(([path, ops]) => ({
+  path,
+  op: ops.get,
+}));
 
 /** urlOf fills each path placeholder with a well-formed value (an id of the right kind) that names nothing. */
 function urlOf(path: string, op: Operation): string {
@@ -63,6 +69,28 @@ describe('the published document is what the server serves', () => {
       expect(res.json<{ error?: { code: string } }>().error?.code ?? 'ok').not.toBe(
         'route_not_found',
       );
+    },
+  );
+
+  it('documents WebSocket endpoints (the run event stream at least)', () => {
+    expect(sockets.map((s) => s.op.operationId)).toContain('streamRunEventsSocket');
+  });
+
+  it.each(sockets.map((s) => [`GET ${s.path} (WebSocket)`, s] as const))(
+    '%s is mounted and refuses a plain GET with the envelope',
+    async (_name, { path, op }) => {
+      expect(
+        fx.app.hasRoute({ method: 'GET', url: toFastifyPath(path) }),
+        `${op.operationId} is not mounted`,
+      ).toBe(true);
+      const res = await fx.app.inject({
+        method: 'GET',
+        url: urlOf(path, op),
+        headers: { authorization: fx.a.admin },
+      });
+      expect(res.statusCode).toBeGreaterThanOrEqual(400);
+      expect(res.statusCode).toBeLessThan(500);
+      expect(res.json<{ error: { code: string } }>().error.code).not.toBe('route_not_found');
     },
   );
 

@@ -24,7 +24,8 @@ export function drainRequestBody(
   raw: IncomingMessage,
   bounds: DrainBounds = DEFAULT_DRAIN_BOUNDS,
 ): Promise<boolean> {
-  if (raw.complete || raw.destroyed) return Promise.resolve(raw.complete);
+  const isWhole = () => raw.complete || raw.readableEnded;
+  if (isWhole() || raw.destroyed) return Promise.resolve(isWhole());
   return new Promise((resolve) => {
     let bytes = 0;
     const finish = (isWhole: boolean) => {
@@ -39,7 +40,7 @@ export function drainRequestBody(
       bytes += chunk.length;
       if (bytes > bounds.maxBytes) finish(false);
     };
-    const onEnd = () => finish(raw.complete);
+    const onEnd = () => finish(isWhole());
     const timer = setTimeout(() => finish(false), bounds.maxMs);
     raw.on('data', onData);
     raw.on('end', onEnd);

@@ -37,7 +37,8 @@ export type HandlerResult<R extends RouteDef> = {
   };
 }[keyof R['responses'] & number];
 
-function parsePart<T extends z.ZodType>(
+/** parsePart validates one part of a request with its contract schema (400 naming the fields). */
+export function parsePart<T extends z.ZodType>(
   schema: T | undefined,
   value: unknown,
   where: string,

@@ -1,10 +1,12 @@
 import { createDb, type Db } from '@cubicle/db';
-import type { Enqueue } from '@cubicle/control-plane';
+import type { Deps, Enqueue, ViewerEvents } from '@cubicle/control-plane';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { createRedis } from '../lib/redis.js';
 import { own } from './own.js';
+import { Plugin } from './plugin-names.js';
 
 /** The clients every API route group needs. */
 export interface Connections {
@@ -31,12 +33,24 @@ export class MissingDependencyError extends Error {
   }
 }
 
+/** AppConnections are the connections plus the BullMQ prefix that scopes queues and channels. */
+export interface AppConnections extends Connections {
+  prefix: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set by the connections plugin: every other plugin reads its clients from here. */
+    connections: AppConnections;
+  }
+}
+
 /**
- * registerConnections opens Postgres, Redis and the job queues (in that order, so they close in
+ * openConnections opens Postgres, Redis and the job queues (in that order, so they close in
  * the reverse one: queues, Redis, Postgres) when given URLs; given clients are passed through and
  * left open for their owner.
  */
-export async function registerConnections(
+async function openConnections(
   app: FastifyInstance,
   given: ApiConnections,
   queuePrefix: string,
@@ -64,4 +78,25 @@ export async function registerConnections(
     queueConnection.disconnect();
   });
   return { db, redis, queues };
+}
+
+/**
+ * connectionsPlugin opens (or takes) Postgres, Redis and the job queues and decorates the app with
+ * them as `app.connections`. It is registered first: what it opened closes last.
+ */
+export const connectionsPlugin = fp<{ given: ApiConnections; queuePrefix: string }>(
+  async (app, { given, queuePrefix }) => {
+    const connections = await openConnections(app, given, queuePrefix);
+    app.decorate('connections', { ...connections, prefix: queuePrefix });
+  },
+  { name: Plugin.connections },
+);
+
+/**
+ * controlPlaneDeps are what the control plane's services take: the database, the queues, and
+ * where claim ends and revoked tickets are announced (so every replica closes its streams).
+ */
+export function controlPlaneDeps(app: FastifyInstance): Deps & { events: ViewerEvents } {
+  const { db, redis, queues, prefix } = app.connections;
+  return { db, queues, events: { publisher: redis, prefix } };
 }

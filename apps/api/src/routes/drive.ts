@@ -1,9 +1,11 @@
 import { Routes } from '@cubicle/contract/api';
 import { ScreenshotImage, type GuestOperation } from '@cubicle/contract/guest';
-import { listActions, type Deps, type GuestCalls } from '@cubicle/control-plane';
-import type { FastifyInstance } from 'fastify';
+import { GuestCalls, listActions } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
+import { controlPlaneDeps } from '../plugins/connections.js';
+import { Plugin } from '../plugins/plugin-names.js';
+import { routeGroup } from '../plugins/route-group.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,8 +18,17 @@ declare module 'fastify' {
  * Drive routes: the claim holder's observe / act / input / verify / screenshot / shell / files /
  * windows calls, each forwarded as one guest operation through the sandbox's lane (GuestCalls),
  * and the claim's stored ActionResults. Bodies and answers are the guest protocol's own schemas.
+ * Answers come back over Redis pub/sub: one subscriber connection per process, closed with the app.
  */
-export function registerDriveRoutes(app: FastifyInstance, deps: Deps, guest: GuestCalls) {
+export const driveRoutes = routeGroup(Plugin.driveRoutes, (app) => {
+  const deps = controlPlaneDeps(app);
+  const { redis, prefix } = app.connections;
+  const subscriber = redis.duplicate();
+  const guest = new GuestCalls(deps, { subscriber, prefix });
+  app.addHook('onClose', async () => {
+    await guest.close();
+    subscriber.disconnect();
+  });
   app.decorate('guestCalls', guest);
   // `as never`: the answer's type is the guest route's response, which the worker has checked
   // against that schema and route() checks again against the REST route's (the same schema).
@@ -68,4 +79,4 @@ export function registerDriveRoutes(app: FastifyInstance, deps: Deps, guest: Gue
     status: 200,
     body: await listActions(deps, tenantOf(request), params.id, query),
   }));
-}
+});

@@ -1,11 +1,12 @@
 import { Routes } from '@cubicle/contract/api';
-import type { Db } from '@cubicle/db';
 import { getTenant, setEmbedOrigins } from '@cubicle/tenancy';
-import type { FastifyInstance } from 'fastify';
 import { route } from '../lib/define-handler.js';
+import { Plugin } from '../plugins/plugin-names.js';
+import { routeGroup } from '../plugins/route-group.js';
 
 /** The caller's tenant: any key reads it; admin keys set the viewer's embedding origins. */
-export function registerTenantRoutes(app: FastifyInstance, db: Db) {
+export const tenantRoutes = routeGroup(Plugin.tenantRoutes, (app) => {
+  const { db } = app.connections;
   route(app, Routes.getTenant, async ({ auth }) => ({
     status: 200,
     body: await getTenant(db, auth.tenantId),
@@ -15,4 +16,4 @@ export function registerTenantRoutes(app: FastifyInstance, db: Db) {
     status: 200,
     body: await setEmbedOrigins(db, auth.tenantId, body.embed_origins),
   }));
-}
+});

@@ -4,17 +4,19 @@ import {
   getUsage,
   listViewerConnections,
   poolInsights,
-  type Deps,
 } from '@cubicle/control-plane';
-import type { FastifyInstance } from 'fastify';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
+import { controlPlaneDeps } from '../plugins/connections.js';
+import { Plugin } from '../plugins/plugin-names.js';
+import { routeGroup } from '../plugins/route-group.js';
 
 /**
  * Usage metering (admin keys), a pool's insights, and a claim's history beyond its actions
  * (viewer connections, kept screenshots) for the dashboard's timeline.
  */
-export function registerUsageRoutes(app: FastifyInstance, deps: Deps) {
+export const usageRoutes = routeGroup(Plugin.usageRoutes, (app) => {
+  const deps = controlPlaneDeps(app);
   route(app, Routes.getUsage, async ({ request, query }) => ({
     status: 200,
     body: await getUsage(deps, tenantOf(request), query),
@@ -38,4 +40,4 @@ export function registerUsageRoutes(app: FastifyInstance, deps: Deps) {
       body: await getClaimScreenshot(deps.db, tenantOf(request), params.id, params.screenshot_id),
     };
   });
-}
+});

@@ -57,10 +57,12 @@ export async function readRunEvents(
   afterSeq: number,
   limit: number,
 ) {
+  // `$2::bigint`: the cursor may be any safe integer (after_seq up to 2^53−1), past the integer
+  // column; as an int4 parameter 2^31 failed the statement.
   const { rows } = await sqlPoolOf(deps.db).query<RunEventRow>({
-    name: 'cubicle_read_run_events_v1',
+    name: 'cubicle_read_run_events_v2',
     text: `SELECT run_id, seq, type, data, created_at FROM run_events
-           WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+           WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
     values: [runId, afterSeq, limit],
   });
   return rows.map(runEventView);
