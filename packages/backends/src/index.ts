@@ -5,7 +5,13 @@ export {
   type LocalBackend,
   type LocalBackendOptions,
 } from './local/local-backend.js';
-export { createKubeClient, KubeApiError, type KubeClient } from './kube/client.js';
+export {
+  createKubeClient,
+  KubeApiError,
+  type ApiOptions,
+  type CallOptions,
+  type KubeClient,
+} from './kube/client.js';
 export { loadKubeConfig, type KubeConfigSource } from './kube/kube-config.js';
 export {
   guestSecretName,

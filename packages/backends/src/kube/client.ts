@@ -1,6 +1,17 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CoreV1Api,
+  Observable,
+  CustomObjectsApi,
+  NetworkingV1Api,
+  setHeaderOptions,
+  type ConfigurationOptions,
+  type KubeConfig,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
 import {
   abortReason,
   backoffDelay,
@@ -21,19 +32,21 @@ export class KubeApiError extends Error {
     super(message);
     this.name = 'KubeApiError';
   }
+
+  /** The status under the name the library uses (ApiException, and ListWatch's 410 check). */
+  get code(): number {
+    return this.status;
+  }
 }
 
 export const isNotFound = (err: unknown) => err instanceof KubeApiError && err.status === 404;
 export const isConflict = (err: unknown) => err instanceof KubeApiError && err.status === 409;
 export const isGone = (err: unknown) => err instanceof KubeApiError && err.status === 410;
 
-export interface KubeRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  path: string;
-  query?: Record<string, string | number | boolean | undefined>;
-  body?: unknown;
-  /** For PATCH: merge (default) or JSON patch. */
-  contentType?: string;
+/** Per-attempt options a call hands to a generated API method (signal, shared agent). */
+export type ApiOptions = ConfigurationOptions;
+
+export interface CallOptions {
   /** Per attempt; DEFAULT_TIMEOUT_MS by default. */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -41,227 +54,150 @@ export interface KubeRequest {
   attempts?: number;
 }
 
-export interface WatchRequest {
-  path: string;
-  query: Record<string, string | number | boolean | undefined>;
-  /** Called per event line (parsed JSON). */
-  onEvent(event: unknown): void;
-  /** Abort the stream when no byte arrived for this long (the server-side timeout plus slack). */
-  idleTimeoutMs: number;
-  signal: AbortSignal;
-}
-
 export interface KubeClient {
-  request<T>(req: KubeRequest): Promise<T>;
-  /** Streams a watch until the server ends it (resolves) or it fails (rejects). */
-  watch(req: WatchRequest): Promise<void>;
+  readonly kubeconfig: KubeConfig;
+  /** Generated clients (`kubeconfig.makeApiClient`); call them through `call`. */
+  readonly core: CoreV1Api;
+  readonly custom: CustomObjectsApi;
+  readonly networking: NetworkingV1Api;
+  /**
+   * call runs one API call: `fn` gets the options to pass as the method's last argument. `what`
+   * names the call in errors ("create Pod x").
+   */
+  call<T>(what: string, fn: (options: ApiOptions) => Promise<T>, options?: CallOptions): Promise<T>;
   close(): void;
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_ATTEMPTS = 4;
 
+/** withContentType: the options of a PATCH with this patch strategy (the library's default is JSON patch). */
+export const withContentType = (contentType: string, options: ApiOptions): ApiOptions =>
+  setHeaderOptions('Content-Type', contentType, options) as ApiOptions;
+
 /**
- * createKubeClient is a small REST client over the credentials @kubernetes/client-node resolves
- * (kubeconfig, in-cluster token, exec plugins). It exists so that every call has a timeout,
- * honours an AbortSignal, and retries overload (429 with Retry-After) and server errors with
- * backoff — which the generated clients leave to the caller. One keep-alive agent is shared.
+ * createKubeClient wraps the generated clients of @kubernetes/client-node (credentials from the
+ * KubeConfig: kubeconfig, in-cluster token, exec plugins, applied per request so rotating tokens
+ * work). What the generated clients leave to the caller is added here: every call has a
+ * timeout, honours an AbortSignal, and retries overload (429 with Retry-After) and server or
+ * network errors with capped, jittered backoff. The library makes a new http(s).Agent for every
+ * request (a TCP and TLS handshake each time); calls share one keep-alive agent instead.
  */
 export function createKubeClient(kc: KubeConfig): KubeClient {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('no current Kubernetes cluster');
-  const server = new URL(cluster.server);
-  const isHttps = server.protocol === 'https:';
-  const basePath = server.pathname.replace(/\/$/, '');
-  let agent: http.Agent | null = null;
+  let agent: Promise<http.Agent | undefined> | null = null;
 
-  // Headers are resolved per call: tokens (service account files, exec plugins) rotate.
-  async function baseOptions(): Promise<https.RequestOptions> {
-    const opts: https.RequestOptions = {};
-    await kc.applyToHTTPSOptions(opts);
-    agent ??= isHttps
-      ? new https.Agent({
-          keepAlive: true,
-          ca: opts.ca,
-          cert: opts.cert,
-          key: opts.key,
-          rejectUnauthorized: opts.rejectUnauthorized ?? true,
-        })
-      : new http.Agent({ keepAlive: true });
-    return {
-      protocol: server.protocol,
-      hostname: server.hostname.replace(/^\[|\]$/g, ''),
-      port: server.port || (isHttps ? 443 : 80),
-      headers: { ...(opts.headers as Record<string, string>) },
-      auth: opts.auth,
-      agent,
-    };
-  }
+  const sharedAgent = () =>
+    (agent ??= (async () => {
+      // Behind a proxy the library's own (proxy) agent is kept.
+      if (cluster.proxyUrl) return undefined;
+      const opts: https.RequestOptions = {};
+      await kc.applyToHTTPSOptions(opts);
+      return cluster.server.startsWith('https:')
+        ? new https.Agent({
+            keepAlive: true,
+            ca: opts.ca,
+            cert: opts.cert,
+            key: opts.key,
+            pfx: opts.pfx,
+            passphrase: opts.passphrase,
+            servername: cluster.tlsServerName ?? opts.servername,
+            rejectUnauthorized: opts.rejectUnauthorized ?? true,
+          })
+        : new http.Agent({ keepAlive: true });
+    })());
 
-  const urlPath = (path: string, query: KubeRequest['query'] = {}) => {
-    const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
-    const qs = params.toString();
-    return `${basePath}${path}${qs ? `?${qs}` : ''}`;
-  };
-
-  function once<T>(req: KubeRequest, options: https.RequestOptions): Promise<T> {
-    const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    return new Promise<T>((resolve, reject) => {
-      const signal = req.signal
-        ? AbortSignal.any([req.signal, AbortSignal.timeout(timeoutMs)])
-        : AbortSignal.timeout(timeoutMs);
-      const r = (isHttps ? https : http).request(
-        {
-          ...options,
-          method: req.method,
-          path: urlPath(req.path, req.query),
-          signal,
-          headers: {
-            ...options.headers,
-            accept: 'application/json',
-            ...(body !== undefined && {
-              'content-type':
-                req.contentType ??
-                (req.method === 'PATCH' ? 'application/merge-patch+json' : 'application/json'),
-              'content-length': Buffer.byteLength(body),
+  const attemptOptions = (signal: AbortSignal): ApiOptions => ({
+    middleware: [
+      {
+        pre: (ctx: RequestContext) =>
+          new Observable(
+            sharedAgent().then((shared) => {
+              if (shared) ctx.setAgent(shared);
+              ctx.setSignal(signal);
+              return ctx;
             }),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            const status = res.statusCode ?? 0;
-            if (status >= 200 && status < 300) {
-              try {
-                resolve((text ? JSON.parse(text) : {}) as T);
-              } catch {
-                reject(new Error(`${req.method} ${req.path}: unreadable JSON answer`));
-              }
-              return;
-            }
-            reject(statusError(req, status, text, retryAfterMs(res.headers['retry-after'])));
-          });
-        },
-      );
-      r.on('error', (err) => {
-        if (signal.aborted && !req.signal?.aborted)
-          reject(new Error(`${req.method} ${req.path}: no answer within ${timeoutMs} ms`));
-        else reject(err);
-      });
-      r.end(body);
-    });
+          ),
+        post: (rsp: ResponseContext) => new Observable(Promise.resolve(rsp)),
+      },
+    ],
+    middlewareMergeStrategy: 'append',
+  });
+
+  async function once<T>(
+    what: string,
+    fn: (options: ApiOptions) => Promise<T>,
+    timeoutMs: number,
+    outer: AbortSignal | undefined,
+  ): Promise<T> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
+    try {
+      return await fn(attemptOptions(signal));
+    } catch (err) {
+      if (err instanceof ApiException) throw toKubeApiError(what, err);
+      if (outer?.aborted) throw abortReason(outer);
+      if (timeout.aborted) throw new Error(`${what}: no answer within ${timeoutMs} ms`);
+      throw err;
+    }
   }
 
   return {
-    async request<T>(req: KubeRequest): Promise<T> {
-      const attempts = req.attempts ?? DEFAULT_ATTEMPTS;
+    kubeconfig: kc,
+    core: kc.makeApiClient(CoreV1Api),
+    custom: kc.makeApiClient(CustomObjectsApi),
+    networking: kc.makeApiClient(NetworkingV1Api),
+
+    async call<T>(
+      what: string,
+      fn: (options: ApiOptions) => Promise<T>,
+      options: CallOptions = {},
+    ) {
+      const attempts = options.attempts ?? DEFAULT_ATTEMPTS;
+      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       for (let attempt = 0; ; attempt++) {
         try {
-          return await once<T>(req, await baseOptions());
+          return await once(what, fn, timeoutMs, options.signal);
         } catch (err) {
-          if (req.signal?.aborted) throw abortReason(req.signal);
+          if (options.signal?.aborted) throw abortReason(options.signal);
           const retryable = err instanceof KubeApiError ? isRetryableStatus(err.status) : true;
           if (!retryable || attempt + 1 >= attempts) throw err;
           const wait =
             (err instanceof KubeApiError ? err.retryAfterMs : null) ?? backoffDelay(attempt);
-          await sleep(Math.max(wait, DEFAULT_BACKOFF.baseMs / 2), req.signal);
+          await sleep(Math.max(wait, DEFAULT_BACKOFF.baseMs / 2), options.signal);
         }
       }
     },
 
-    async watch(req: WatchRequest): Promise<void> {
-      const options = await baseOptions();
-      await new Promise<void>((resolve, reject) => {
-        const r = (isHttps ? https : http).request(
-          {
-            ...options,
-            method: 'GET',
-            path: urlPath(req.path, { ...req.query, watch: true }),
-            signal: req.signal,
-            headers: { ...options.headers, accept: 'application/json' },
-          },
-          (res) => {
-            const status = res.statusCode ?? 0;
-            if (status !== 200) {
-              const chunks: Buffer[] = [];
-              res.on('data', (c: Buffer) => chunks.push(c));
-              res.on('end', () =>
-                reject(
-                  statusError(
-                    { method: 'GET', path: req.path },
-                    status,
-                    Buffer.concat(chunks).toString('utf8'),
-                    retryAfterMs(res.headers['retry-after']),
-                  ),
-                ),
-              );
-              res.on('error', reject);
-              return;
-            }
-            let pending = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => {
-              pending += chunk;
-              let nl: number;
-              while ((nl = pending.indexOf('\n')) >= 0) {
-                const line = pending.slice(0, nl).trim();
-                pending = pending.slice(nl + 1);
-                if (!line) continue;
-                let event: unknown;
-                try {
-                  event = JSON.parse(line);
-                } catch {
-                  r.destroy(new Error('unreadable watch event'));
-                  return;
-                }
-                req.onEvent(event);
-              }
-            });
-            res.on('end', () => resolve());
-            res.on('error', reject);
-            res.on('aborted', () => reject(new Error('watch aborted by the server')));
-          },
-        );
-        // A watch that goes silent (half-open connection, a restarted server that never sent
-        // FIN) is abandoned; the informer then resumes from its resourceVersion.
-        r.setTimeout(req.idleTimeoutMs, () =>
-          r.destroy(new Error(`watch idle for ${req.idleTimeoutMs} ms`)),
-        );
-        r.on('error', (err) => reject(req.signal.aborted ? abortReason(req.signal) : err));
-        r.end();
-      });
-    },
-
     close() {
-      agent?.destroy();
+      void agent?.then((a) => a?.destroy());
     },
   };
 }
 
-function statusError(
-  req: Pick<KubeRequest, 'method' | 'path'>,
-  status: number,
-  text: string,
-  retryAfter: number | null,
-): KubeApiError {
+/**
+ * toKubeApiError keeps what an ApiException's Status says (code, reason, message, Retry-After)
+ * and drops the rest: its message embeds the whole body and the response headers.
+ */
+export function toKubeApiError(what: string, err: ApiException<unknown>): KubeApiError {
   let reason = '';
-  let message = text.slice(0, 300);
-  try {
-    const parsed = JSON.parse(text) as { reason?: string; message?: string };
-    reason = parsed.reason ?? '';
-    message = parsed.message ?? message;
-  } catch {
-    /* not a Status object */
+  let message = typeof err.body === 'string' ? err.body.slice(0, 300) : '';
+  if (typeof err.body === 'string') {
+    try {
+      const parsed = JSON.parse(err.body) as { reason?: string; message?: string };
+      reason = parsed.reason ?? '';
+      message = parsed.message ?? message;
+    } catch {
+      /* not a Status object */
+    }
   }
+  const headers = err.headers ?? {};
+  const retryAfter = headers['retry-after'] ?? headers['Retry-After'];
   return new KubeApiError(
-    status,
+    err.code,
     reason,
-    `${req.method} ${req.path}: ${status} ${reason} ${message}`.trim(),
-    retryAfter,
+    `${what}: ${err.code} ${reason} ${message}`.trim(),
+    retryAfterMs(retryAfter),
   );
 }

@@ -1,5 +1,4 @@
-import type { V1Secret } from '@kubernetes/client-node';
-import { isConflict, isNotFound, type KubeClient } from './client.js';
+import { isConflict, isNotFound, type ApiOptions, type KubeClient } from './client.js';
 import {
   buildGuestSecret,
   newGuestToken,
@@ -8,22 +7,18 @@ import {
 } from './guest-secret.js';
 import { guestSecretName } from './names.js';
 
-export const secretsPath = (namespace: string) =>
-  `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
+/** Deletions let the garbage collector remove dependents in the background. */
+export const BACKGROUND = 'Background';
 
 /** deleteIfPresent deletes one object; "already gone" (404) is success. */
 export async function deleteIfPresent(
   client: KubeClient,
-  path: string,
+  what: string,
+  del: (options: ApiOptions) => Promise<unknown>,
   signal?: AbortSignal,
 ): Promise<void> {
   try {
-    await client.request({
-      method: 'DELETE',
-      path,
-      body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' },
-      signal,
-    });
+    await client.call(`delete ${what}`, del, { signal });
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }
@@ -32,16 +27,34 @@ export async function deleteIfPresent(
 /** getIfPresent reads one object; undefined when it does not exist. */
 export async function getIfPresent<T>(
   client: KubeClient,
-  path: string,
+  what: string,
+  read: (options: ApiOptions) => Promise<T>,
   signal?: AbortSignal,
 ): Promise<T | undefined> {
   try {
-    return await client.request<T>({ method: 'GET', path, signal });
+    return await client.call(`read ${what}`, read, { signal });
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
   }
 }
+
+/** deleteGuestSecret deletes a sandbox's Secret; absent is fine. */
+export const deleteGuestSecret = (
+  client: KubeClient,
+  namespace: string,
+  sandboxId: string,
+  signal?: AbortSignal,
+) => {
+  const name = guestSecretName(sandboxId);
+  return deleteIfPresent(
+    client,
+    `Secret ${name}`,
+    (o) =>
+      client.core.deleteNamespacedSecret({ name, namespace, propagationPolicy: BACKGROUND }, o),
+    signal,
+  );
+};
 
 /**
  * ensureGuestSecret returns the sandbox's guest token, creating its Secret when there is none.
@@ -56,23 +69,31 @@ export async function ensureGuestSecret(
   extra: (token: string) => Record<string, string>,
   signal: AbortSignal,
 ): Promise<{ token: string; created: boolean }> {
-  const path = `${secretsPath(namespace)}/${guestSecretName(identity.sandboxId)}`;
+  const name = guestSecretName(identity.sandboxId);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const existing = await getIfPresent<V1Secret>(client, path, signal);
+    const existing = await getIfPresent(
+      client,
+      `Secret ${name}`,
+      (o) => client.core.readNamespacedSecret({ name, namespace }, o),
+      signal,
+    );
     if (existing) {
       const token = tokenOfSecret(existing);
       if (token && !existing.metadata?.deletionTimestamp) return { token, created: false };
       // Unusable (no token, or on its way out): replace it.
-      await deleteIfPresent(client, path, signal);
+      await deleteGuestSecret(client, namespace, identity.sandboxId, signal);
     }
     const token = newGuestToken();
     try {
-      await client.request({
-        method: 'POST',
-        path: secretsPath(namespace),
-        body: buildGuestSecret(identity, namespace, token, extra(token)),
-        signal,
-      });
+      await client.call(
+        `create Secret ${name}`,
+        (o) =>
+          client.core.createNamespacedSecret(
+            { namespace, body: buildGuestSecret(identity, namespace, token, extra(token)) },
+            o,
+          ),
+        { signal },
+      );
       return { token, created: true };
     } catch (err) {
       // Someone (a concurrent run of the same job) created it first: read theirs.
@@ -82,5 +103,5 @@ export async function ensureGuestSecret(
       throw err;
     }
   }
-  throw new Error(`could not create or adopt Secret ${path}`);
+  throw new Error(`could not create or adopt Secret ${namespace}/${name}`);
 }

@@ -1,22 +1,30 @@
 import type { ProvisionInput, ProvisionedSandbox, SandboxBackend } from '@cubicle/control-plane';
-import type { V1Secret } from '@kubernetes/client-node';
-import { isConflict, isNotFound, type KubeClient } from './client.js';
-import { deleteIfPresent, ensureGuestSecret, getIfPresent, secretsPath } from './kube-objects.js';
+import {
+  PatchStrategy,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import {
+  isConflict,
+  isNotFound,
+  withContentType,
+  type ApiOptions,
+  type KubeClient,
+} from './client.js';
+import {
+  deleteGuestSecret,
+  deleteIfPresent,
+  ensureGuestSecret,
+  getIfPresent,
+} from './kube-objects.js';
 import { guestUrlOf, vncEndpointOf, waitForGuestHealthy } from './guest-health.js';
 import { startInformer, type Informer } from './informer.js';
-import type { KubeObject } from './informer-state.js';
 import {
   buildSandboxNetworkPolicy,
   NETWORK_POLICY_NAME,
   type NetworkPolicyOptions,
 } from './network-policy.js';
-import {
-  guestSecretName,
-  LABELS,
-  MANAGED_SELECTOR,
-  sandboxIdOfObjectName,
-  sandboxObjectName,
-} from './names.js';
+import { LABELS, MANAGED_SELECTOR, sandboxIdOfObjectName, sandboxObjectName } from './names.js';
 import { mergePlacement, placementFromPool, type Placement } from './placement.js';
 import type { SandboxTemplate } from './template.js';
 
@@ -25,12 +33,29 @@ export type Readiness =
   | { kind: 'waiting'; why: string }
   | { kind: 'failed'; why: string };
 
+/** The calls on one namespace's collection of sandbox objects (a generated client's methods). */
+export interface SandboxObjectApi<T extends KubernetesObject> {
+  /** The collection's URL path (the informer's watch follows it). */
+  path: string;
+  list(labelSelector: string | undefined, options: ApiOptions): Promise<KubernetesListObject<T>>;
+  create(obj: T, options: ApiOptions): Promise<unknown>;
+  read(name: string, options: ApiOptions): Promise<T>;
+  /** Deletes with background propagation. */
+  delete(name: string, options: ApiOptions): Promise<unknown>;
+  /** JSON merge patch (set the content type with `mergePatch`). */
+  patch(name: string, body: object, options: ApiOptions): Promise<unknown>;
+}
+
+/** mergePatch: the options of a JSON merge patch (RFC 7386). */
+export const mergePatch = (options: ApiOptions) =>
+  withContentType(PatchStrategy.MergePatch, options);
+
 /** What differs between a Pod and a VMI; the lifecycle around them is shared. */
-export interface SandboxObjectKind<T extends KubeObject> {
+export interface SandboxObjectKind<T extends KubernetesObject> {
   backend: 'kubernetes' | 'kubevirt';
   /** Human name for errors ("Pod", "VMI"). */
   noun: string;
-  collectionPath(namespace: string): string;
+  api(client: KubeClient, namespace: string): SandboxObjectApi<T>;
   build(template: SandboxTemplate, namespace: string): T;
   /** Secret keys besides `token` (a VM's cloud-init user data). */
   secretExtras(template: SandboxTemplate, token: string): Record<string, string>;
@@ -55,7 +80,7 @@ export interface KubeBackendOptions {
 export interface KubeSandboxBackend extends SandboxBackend {
   markClaimed(sandboxId: string): Promise<void>;
   /** The informer behind list() (tests and metrics read its stats). */
-  informer(): Promise<Informer<KubeObject>>;
+  informer(): Promise<Informer<KubernetesObject>>;
   close(): Promise<void>;
 }
 
@@ -69,13 +94,17 @@ const ORPHAN_SWEEP_INTERVAL_MS = 60_000;
  * worker re-running a provisioning job adopts what the crashed one created, and list() reads an
  * informer cache (list + watch) instead of asking the API server on every reconcile.
  */
-export function createKubeSandboxBackend<T extends KubeObject>(
+export function createKubeSandboxBackend<T extends KubernetesObject>(
   kind: SandboxObjectKind<T>,
   options: KubeBackendOptions,
 ): KubeSandboxBackend {
   const { client, namespace } = options;
-  const collection = kind.collectionPath(namespace);
-  const objectPath = (sandboxId: string) => `${collection}/${sandboxObjectName(sandboxId)}`;
+  const api = kind.api(client, namespace);
+  const what = (name: string) => `${kind.noun} ${namespace}/${name}`;
+  const readObject = (name: string, signal?: AbortSignal) =>
+    getIfPresent(client, what(name), (o) => api.read(name, o), signal);
+  const deleteObject = (name: string, signal?: AbortSignal) =>
+    deleteIfPresent(client, what(name), (o) => api.delete(name, o), signal);
   const warn = options.onWarning ?? (() => undefined);
   let setup: Promise<Informer<T>> | null = null;
   let lastOrphanSweep = 0;
@@ -85,17 +114,24 @@ export function createKubeSandboxBackend<T extends KubeObject>(
       if (options.networkPolicy) {
         const policy = buildSandboxNetworkPolicy({ ...options.networkPolicy, namespace });
         // Server-side apply: creates or updates in one idempotent call.
-        await client.request({
-          method: 'PATCH',
-          path: `/apis/networking.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/networkpolicies/${NETWORK_POLICY_NAME}`,
-          query: { fieldManager: 'cubicle', force: true },
-          contentType: 'application/apply-patch+yaml',
-          body: policy,
-        });
+        await client.call(`apply NetworkPolicy ${namespace}/${NETWORK_POLICY_NAME}`, (o) =>
+          client.networking.patchNamespacedNetworkPolicy(
+            {
+              name: NETWORK_POLICY_NAME,
+              namespace,
+              body: policy,
+              fieldManager: 'cubicle',
+              force: true,
+            },
+            withContentType(PatchStrategy.ServerSideApply, o),
+          ),
+        );
       }
       return startInformer<T>({
         client,
-        path: collection,
+        path: api.path,
+        namespace,
+        list: (labelSelector, o) => api.list(labelSelector, o),
         labelSelector: MANAGED_SELECTOR,
         onError: (err) => warn(`${kind.noun} watch restarted`, err),
       });
@@ -111,18 +147,17 @@ export function createKubeSandboxBackend<T extends KubeObject>(
     const informer = await ensureSetup();
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        await client.request({ method: 'POST', path: collection, body: obj, signal });
+        await client.call(`create ${what(name)}`, (o) => api.create(obj, o), { signal });
         return;
       } catch (err) {
         if (!isConflict(err)) throw err;
       }
-      const existing = await getIfPresent<T>(client, `${collection}/${name}`, signal);
+      const existing = await readObject(name, signal);
       if (!existing) continue;
       // Adopt a live object of a crashed run, unless its Secret was just made anew (the object
       // would carry a token nobody knows) or it is already on its way out.
       if (!secretIsNew && kind.isLive(existing)) return;
-      if (!existing.metadata?.deletionTimestamp)
-        await deleteIfPresent(client, `${collection}/${name}`, signal);
+      if (!existing.metadata?.deletionTimestamp) await deleteObject(name, signal);
       await informer.waitFor(name, (o) => (o === undefined ? true : undefined), signal);
     }
     throw new Error(`could not create or adopt ${kind.noun} ${name}`);
@@ -132,11 +167,9 @@ export function createKubeSandboxBackend<T extends KubeObject>(
     const now = Date.now();
     if (now - lastOrphanSweep < ORPHAN_SWEEP_INTERVAL_MS) return;
     lastOrphanSweep = now;
-    const secrets = await client.request<{ items: V1Secret[] }>({
-      method: 'GET',
-      path: secretsPath(namespace),
-      query: { labelSelector: MANAGED_SELECTOR },
-    });
+    const secrets = await client.call(`list Secrets in ${namespace}`, (o) =>
+      client.core.listNamespacedSecret({ namespace, labelSelector: MANAGED_SELECTOR }, o),
+    );
     for (const secret of secrets.items) {
       const sandboxId = secret.metadata?.labels?.[LABELS.sandbox];
       const created = new Date(secret.metadata?.creationTimestamp ?? now).getTime();
@@ -148,7 +181,7 @@ export function createKubeSandboxBackend<T extends KubeObject>(
         continue;
       }
       if (informer.get(objectName)) continue;
-      await deleteIfPresent(client, `${secretsPath(namespace)}/${guestSecretName(sandboxId)}`);
+      await deleteGuestSecret(client, namespace, sandboxId);
     }
   }
 
@@ -196,8 +229,8 @@ export function createKubeSandboxBackend<T extends KubeObject>(
     },
 
     async destroy(sandboxId: string): Promise<void> {
-      await deleteIfPresent(client, objectPath(sandboxId));
-      await deleteIfPresent(client, `${secretsPath(namespace)}/${guestSecretName(sandboxId)}`);
+      await deleteObject(sandboxObjectName(sandboxId));
+      await deleteGuestSecret(client, namespace, sandboxId);
     },
 
     async list(): Promise<string[]> {
@@ -220,21 +253,18 @@ export function createKubeSandboxBackend<T extends KubeObject>(
      * not see; a conflict rereads and retries. A gone object is left to reconcile.
      */
     async markClaimed(sandboxId: string): Promise<void> {
-      const path = objectPath(sandboxId);
+      const name = sandboxObjectName(sandboxId);
       for (let attempt = 0; attempt < 5; attempt++) {
-        const obj = await getIfPresent<T>(client, path);
+        const obj = await readObject(name);
         if (!obj || obj.metadata?.labels?.[LABELS.state] === 'claimed') return;
+        const body = {
+          metadata: {
+            resourceVersion: obj.metadata?.resourceVersion,
+            labels: { [LABELS.state]: 'claimed' },
+          },
+        };
         try {
-          await client.request({
-            method: 'PATCH',
-            path,
-            body: {
-              metadata: {
-                resourceVersion: obj.metadata?.resourceVersion,
-                labels: { [LABELS.state]: 'claimed' },
-              },
-            },
-          });
+          await client.call(`label ${what(name)}`, (o) => api.patch(name, body, mergePatch(o)));
           return;
         } catch (err) {
           if (isNotFound(err)) return;
@@ -244,7 +274,7 @@ export function createKubeSandboxBackend<T extends KubeObject>(
       throw new Error(`${kind.noun} ${sandboxObjectName(sandboxId)}: label kept changing`);
     },
 
-    informer: async () => (await ensureSetup()) as unknown as Informer<KubeObject>,
+    informer: async () => (await ensureSetup()) as unknown as Informer<KubernetesObject>,
 
     async close() {
       const pending = setup;

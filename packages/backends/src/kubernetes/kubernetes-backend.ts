@@ -1,4 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import { BACKGROUND } from '../kube/kube-objects.js';
 import {
   createKubeSandboxBackend,
   type KubeBackendOptions,
@@ -22,7 +23,15 @@ export function createKubernetesBackend(options: KubernetesBackendOptions): Kube
   const kind: SandboxObjectKind<V1Pod> = {
     backend: 'kubernetes',
     noun: 'Pod',
-    collectionPath: podsPath,
+    api: (client, namespace) => ({
+      path: podsPath(namespace),
+      list: (labelSelector, o) => client.core.listNamespacedPod({ namespace, labelSelector }, o),
+      create: (body, o) => client.core.createNamespacedPod({ namespace, body }, o),
+      read: (name, o) => client.core.readNamespacedPod({ name, namespace }, o),
+      delete: (name, o) =>
+        client.core.deleteNamespacedPod({ name, namespace, propagationPolicy: BACKGROUND }, o),
+      patch: (name, body, o) => client.core.patchNamespacedPod({ name, namespace, body }, o),
+    }),
     build: (template, namespace) =>
       buildSandboxPod(template, {
         namespace,

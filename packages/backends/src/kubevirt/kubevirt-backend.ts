@@ -1,3 +1,5 @@
+import type { KubernetesListObject } from '@kubernetes/client-node';
+import { BACKGROUND } from '../kube/kube-objects.js';
 import {
   createKubeSandboxBackend,
   type KubeBackendOptions,
@@ -7,10 +9,15 @@ import {
 import { buildCloudConfig } from './cloud-init.js';
 import {
   buildSandboxVmi,
+  KUBEVIRT_API_VERSION,
   isVmiLive,
   vmiReadiness,
   type VirtualMachineInstance,
 } from './vmi-spec.js';
+
+// VMIs have no generated client: the custom-objects API reaches them by group/version/plural.
+const [group, version] = KUBEVIRT_API_VERSION.split('/') as [string, string];
+const plural = 'virtualmachineinstances';
 
 /** vmisPath is the VirtualMachineInstance collection of a namespace. */
 export const vmisPath = (namespace: string) =>
@@ -25,7 +32,23 @@ export function createKubevirtBackend(options: KubeBackendOptions): KubeSandboxB
   const kind: SandboxObjectKind<VirtualMachineInstance> = {
     backend: 'kubevirt',
     noun: 'VMI',
-    collectionPath: vmisPath,
+    api: (client, namespace) => {
+      const vmis = { group, version, namespace, plural };
+      const { custom } = client;
+      return {
+        path: vmisPath(namespace),
+        list: (labelSelector, o) =>
+          custom.listNamespacedCustomObject({ ...vmis, labelSelector }, o) as Promise<
+            KubernetesListObject<VirtualMachineInstance>
+          >,
+        create: (body, o) => custom.createNamespacedCustomObject({ ...vmis, body }, o),
+        read: (name, o) =>
+          custom.getNamespacedCustomObject({ ...vmis, name }, o) as Promise<VirtualMachineInstance>,
+        delete: (name, o) =>
+          custom.deleteNamespacedCustomObject({ ...vmis, name, propagationPolicy: BACKGROUND }, o),
+        patch: (name, body, o) => custom.patchNamespacedCustomObject({ ...vmis, name, body }, o),
+      };
+    },
     build: (template, namespace) => buildSandboxVmi(template, { namespace }),
     secretExtras: (template, token) => ({
       userdata: buildCloudConfig({ token, env: template.env }),

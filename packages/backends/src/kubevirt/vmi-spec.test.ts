@@ -76,7 +76,8 @@ describe('vmiReadiness', () => {
     expect(vmiReadiness(undefined).kind).toBe('failed');
     expect(vmiReadiness({ status: { phase: 'Failed' } }).kind).toBe('failed');
     expect(
-      vmiReadiness({ metadata: { deletionTimestamp: 'x' }, status: { phase: 'Running' } }).kind,
+      vmiReadiness({ metadata: { deletionTimestamp: new Date() }, status: { phase: 'Running' } })
+        .kind,
     ).toBe('failed');
     expect(isVmiLive({ status: { phase: 'Succeeded' } })).toBe(false);
     expect(isVmiLive({ status: { phase: 'Running' } })).toBe(true);

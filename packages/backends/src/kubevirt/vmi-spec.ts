@@ -5,13 +5,13 @@ import {
   sandboxObjectName,
   VNC_PORT,
 } from '../kube/names.js';
-import type { KubeObject } from '../kube/informer-state.js';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { resourcesOf, type SandboxTemplate } from '../kube/template.js';
 
 export const KUBEVIRT_API_VERSION = 'kubevirt.io/v1';
 
 /** The parts of a VirtualMachineInstance Cubicle writes and reads (no published TS types). */
-export interface VirtualMachineInstance extends KubeObject {
+export interface VirtualMachineInstance extends KubernetesObject {
   spec?: Record<string, unknown>;
   status?: {
     phase?: string;
