@@ -1,6 +1,6 @@
 import { Routes, SocketRoutes, toFastifyPath, type RunEvent } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { findRun, RunEventFeed } from '@cubicle/control-plane';
+import { findRun, RunEventFeed, type RunDeps } from '@cubicle/control-plane';
 import type { FastifyRequest } from 'fastify';
 import { parsePart } from '../lib/define-handler.js';
 import { socketRoute } from '../lib/define-socket.js';
@@ -23,7 +23,7 @@ export const runEventStreams = routeGroup(
   Plugin.runEventStreams,
   (app) => {
     const { db, redis, prefix } = app.connections;
-    const deps = { ...controlPlaneDeps(app), redis, prefix };
+    const deps: RunDeps = { ...controlPlaneDeps(app), redis, prefix };
     const subscriber = redis.duplicate();
     const feed = new RunEventFeed(db, subscriber, prefix);
     const closing = new AbortController();

@@ -7,6 +7,7 @@ import {
   listRunEvents,
   writeRunStdin,
   type Keyring,
+  type RunDeps,
 } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
@@ -21,7 +22,7 @@ import { routeGroup } from '../plugins/route-group.js';
  */
 export const runRoutes = routeGroup<{ keyring: Keyring }>(Plugin.runRoutes, (app, { keyring }) => {
   const { redis, prefix } = app.connections;
-  const deps = { ...controlPlaneDeps(app), redis, prefix, keyring };
+  const deps: RunDeps = { ...controlPlaneDeps(app), redis, prefix, keyring };
 
   route(app, Routes.createRun, async ({ request, params, body, headers, auth }) => ({
     status: 202,

@@ -7,6 +7,7 @@ import {
   listStoredSecrets,
   putStoredSecret,
   type Keyring,
+  type SecretsDeps,
 } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
@@ -21,7 +22,7 @@ import { routeGroup } from '../plugins/route-group.js';
 export const secretRoutes = routeGroup<{ keyring: Keyring }>(
   Plugin.secretRoutes,
   (app, { keyring }) => {
-    const deps = { ...controlPlaneDeps(app), keyring };
+    const deps: SecretsDeps = { ...controlPlaneDeps(app), keyring };
     route(app, Routes.createSecret, async ({ request, params, body, reply }) => {
       reply.header('cache-control', 'no-store');
       return {

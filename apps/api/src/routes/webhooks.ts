@@ -8,6 +8,7 @@ import {
   rotateWebhookSecret,
   updateWebhook,
   type Keyring,
+  type WebhookApiDeps,
 } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
@@ -25,7 +26,7 @@ export interface WebhookRoutesOptions {
 export const webhookRoutes = routeGroup<WebhookRoutesOptions>(
   Plugin.webhookRoutes,
   (app, { keyring, allowPrivate }) => {
-    const deps = { db: app.connections.db, keyring, allowPrivate };
+    const deps: WebhookApiDeps = { db: app.connections.db, keyring, allowPrivate };
     route(app, Routes.createWebhook, async ({ request, body, reply }) => {
       // The body holds the only copy of the secret: no cache may keep it.
       reply.header('cache-control', 'no-store');
