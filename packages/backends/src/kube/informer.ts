@@ -244,7 +244,6 @@ class PacedWatch extends Watch {
         if (finished) return;
         events++;
         armIdle();
-        this.options.onEvent();
         if (phase === 'ERROR') {
           const status = (obj ?? {}) as V1Status;
           const gone =
@@ -258,6 +257,9 @@ class PacedWatch extends Watch {
           );
           return;
         }
+        // Only a healthy event resets the backoff (a server answering every watch with an
+        // ERROR event must see it grow).
+        this.options.onEvent();
         callback(phase, obj, raw);
       },
       finish,
