@@ -4,12 +4,16 @@
 // lifecycle module, naming the file and the line: such a comparison is a liveness rule of its own,
 // and the ones found before it existed forgot the deadline or read Date.now instead of the clock.
 // The SDKs are not read: they render what the API answered, they decide nothing for the server.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import {
+  appAndPackageSources,
+  lineOf,
+  readSource,
+  repoRoot as repo,
+} from '../../test/support/repo-sources.js';
 
-const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const lifecycleDir = 'packages/control-plane/src/lifecycle/';
 /** Clients of the public API, not deciders: they show a claim's status as the API gave it. */
 const notDeciding = ['packages/sdk/'];
@@ -34,44 +38,19 @@ export function statusComparisons(text: string): string[] {
   const found: string[] = [];
   for (const { what, re } of COMPARISON_PATTERNS)
     for (const m of text.matchAll(re)) {
-      const line = text.slice(0, m.index).split('\n').length;
+      const line = lineOf(text, m.index);
       found.push(`${line}: ${what}`);
     }
   return found;
 }
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(join(repo, dir), { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) {
-      if (['node_modules', 'dist', 'generated', '.next', '.turbo'].includes(entry.name)) continue;
-      out.push(...sources(path));
-    } else if (/\.(?:ts|tsx|mts|mjs)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name))
-      out.push(path);
-  }
-  return out;
-}
-
-const roots = ['apps', 'packages']
-  .flatMap((top) => readdirSync(join(repo, top)).map((name) => `${top}/${name}/src`))
-  .filter((dir) => {
-    try {
-      return readdirSync(join(repo, dir)).length > 0;
-    } catch {
-      return false;
-    }
-  });
-
 describe('claim status comparisons', () => {
   it('are made only by the lifecycle module (isClaimLive, cubicle_claim_is_live)', () => {
-    const files = roots.flatMap(sources);
+    const files = appAndPackageSources();
     expect(files.length).toBeGreaterThan(100);
     const outside = files
       .filter((f) => !f.startsWith(lifecycleDir) && !notDeciding.some((d) => f.startsWith(d)))
-      .flatMap((f) =>
-        statusComparisons(readFileSync(join(repo, f), 'utf8')).map((w) => `${f}:${w}`),
-      );
+      .flatMap((f) => statusComparisons(readSource(f)).map((w) => `${f}:${w}`));
     expect(outside).toEqual([]);
   });
 

@@ -4,11 +4,16 @@
 // anywhere else, naming the file and the line.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import {
+  appAndPackageSources,
+  lineOf,
+  readSource,
+  repoRoot as repo,
+  sourcesUnder as sources,
+} from '../../test/support/repo-sources.js';
 import { CLAIM_TRANSITIONS, SANDBOX_TRANSITIONS } from './states.js';
 
-const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 const lifecycleDir = 'packages/control-plane/src/lifecycle/';
 
 /** The SQL functions that move states; only the lifecycle may call them. */
@@ -45,50 +50,25 @@ export function stateWrites(text: string): string[] {
     for (const m of text.matchAll(re)) {
       // A Prisma update matched lazily up to a `state:` must not run past its own call.
       if (what === 'Prisma state update' && /\)\s*;/.test(m[0])) continue;
-      const line = text.slice(0, m.index).split('\n').length;
+      const line = lineOf(text, m.index);
       found.push(`${line}: ${what}`);
     }
   return found;
 }
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(join(repo, dir), { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) {
-      if (['node_modules', 'dist', 'generated', '.next', '.turbo'].includes(entry.name)) continue;
-      out.push(...sources(path));
-    } else if (/\.(?:ts|tsx|mts|mjs)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name))
-      out.push(path);
-  }
-  return out;
-}
-
-const roots = ['apps', 'packages']
-  .flatMap((top) => readdirSync(join(repo, top)).map((name) => `${top}/${name}/src`))
-  .filter((dir) => {
-    try {
-      return readdirSync(join(repo, dir)).length > 0;
-    } catch {
-      return false;
-    }
-  });
-
 describe('claim and sandbox state writes', () => {
   it('are made only by the lifecycle module', () => {
-    const files = roots.flatMap(sources);
+    const files = appAndPackageSources();
     expect(files.length).toBeGreaterThan(100);
     const outside = files
       .filter((f) => !f.startsWith(lifecycleDir))
-      .flatMap((f) => stateWrites(readFileSync(join(repo, f), 'utf8')).map((w) => `${f}:${w}`));
+      .flatMap((f) => stateWrites(readSource(f)).map((w) => `${f}:${w}`));
     expect(outside).toEqual([]);
   });
 
   it('are made by the lifecycle module (the scan sees them there)', () => {
     const inside = sources(lifecycleDir.slice(0, -1)).flatMap((f) =>
-      stateWrites(readFileSync(join(repo, f), 'utf8')).map(
-        (w) => `${relative(lifecycleDir, f)}:${w}`,
-      ),
+      stateWrites(readSource(f)).map((w) => `${relative(lifecycleDir, f)}:${w}`),
     );
     expect(inside.some((w) => w.includes('Prisma state update'))).toBe(true);
     expect(inside.some((w) => w.includes('Prisma create'))).toBe(true);
