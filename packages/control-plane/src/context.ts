@@ -1,6 +1,5 @@
 import type { Db } from '@cubicle/db';
 import type { JobName, JobPayload } from '@cubicle/contract/jobs';
-import type { ViewerEvents } from './viewer/viewer-events.js';
 
 /** Enqueue is the one side effect services have besides the database (a JobQueues in production). */
 export interface Enqueue {
@@ -14,6 +13,24 @@ export interface Enqueue {
       isRetryOfFinished?: boolean;
     },
   ): Promise<unknown>;
+}
+
+/** The minimum of a Redis connection the API and worker need to publish (ioredis fits). */
+export interface Publisher {
+  publish(channel: string, message: string): Promise<unknown>;
+}
+
+/** The minimum of a subscribed Redis connection (ioredis fits). */
+export interface Subscriber {
+  subscribe(...channels: string[]): Promise<unknown>;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+}
+
+/** ViewerEvents tells every API process's stream proxy to close streams (Redis pub/sub). */
+export interface ViewerEvents {
+  publisher: Publisher;
+  /** The BullMQ prefix; scopes the channel so test namespaces and deployments stay apart. */
+  prefix: string;
 }
 
 /** Deps are what every service function receives; tenant scoping is an explicit argument. */

@@ -4,7 +4,7 @@
 // uses it: public-face.test.ts fails on a name that nothing outside the package mentions.
 
 // Dependencies every service takes, and paging.
-export { type Deps, type Enqueue, nudgeReconcile } from './context.js';
+export { type Deps, type Enqueue, nudgeReconcile, type ViewerEvents } from './context.js';
 export { pageById } from './page-by-id.js';
 
 // What sandbox backends (local, Kubernetes, hollow) implement; endpoints the viewer and tests read.
@@ -50,7 +50,7 @@ export { isClaimLive } from './lifecycle/claim-liveness.js';
 // Calls into a claimed desktop, and what they recorded.
 export { answerGuestCallJob, answerLostGuestCall } from './guest-calls/answer-guest-call.js';
 export { GUEST_CALL_MAX_WAIT_MS } from './guest-calls/guest-call-bounds.js';
-export { guestAttachChannel } from './guest-calls/guest-call-messages.js';
+export { guestAttachChannel } from './guest/guest-attach.js';
 export { GuestCalls } from './guest-calls/guest-calls.js';
 export { listActions } from './guest-calls/list-actions.js';
 
@@ -90,12 +90,11 @@ export { deliverOnAttach, syncClaimSecrets } from './secrets/sync-claim-secrets.
 export {
   publishViewerRevocation,
   viewerChannel,
-  type ViewerEvents,
   type ViewerRevocation,
 } from './viewer/viewer-events.js';
 
 // Webhooks: management, events, delivery.
-export { announceRunsFinished } from './webhooks/announce-runs.js';
+export { announceRunsFinished } from './runs/announce-runs.js';
 export {
   deliverWebhook,
   relayWebhookDeliveries,

@@ -1,22 +1,5 @@
 import { sqlPoolOf, type Db } from '@cubicle/db';
-import { claimFromJson, sandboxFromJson } from '../lifecycle/rows-from-json.js';
-import type { ClaimRow } from './claim-view.js';
-
-/** A claim with what its view shows, as one row of plain SQL gives it (`to_jsonb` of each). */
-export interface ClaimJsonRow {
-  claim: Record<string, unknown>;
-  pool_name: string;
-  sandbox: Record<string, unknown> | null;
-}
-
-/** claimRowOf turns a ClaimJsonRow into the shape toClaimView renders (the ORM's shape). */
-export function claimRowOf(r: ClaimJsonRow): ClaimRow {
-  return {
-    ...claimFromJson(r.claim),
-    pool: { name: r.pool_name },
-    sandbox: r.sandbox ? sandboxFromJson(r.sandbox) : null,
-  };
-}
+import { claimRowOf, type ClaimJsonRow, type ClaimRow } from '../lifecycle/rows-from-json.js';
 
 // The claim rows of `c` with their pool's name and sandbox (without the guest token's
 // ciphertext, which the view never renders). Claims are read, heartbeated and extended far more

@@ -1,8 +1,6 @@
 import type { Claim as ClaimView } from '@cubicle/contract/api';
-import type { Claim, Sandbox } from '@cubicle/db';
-import { toSandboxView } from '../sandboxes/sandbox-view.js';
-
-export type ClaimRow = Claim & { pool: { name: string }; sandbox: Sandbox | null };
+import type { ClaimRow } from '../lifecycle/rows-from-json.js';
+import { toSandboxView } from './sandbox-view.js';
 
 /** The include every claim query uses so toClaimView has what it renders. */
 export const claimInclude = { pool: { select: { name: true } }, sandbox: true } as const;

@@ -14,7 +14,8 @@ import {
 } from '../lifecycle/claim-batch.js';
 import type { ClaimOutcome } from '../lifecycle/claim-outcome.js';
 import { claimAnswerStatus } from '../lifecycle/claim-liveness.js';
-import { toClaimView, type ClaimRow } from './claim-view.js';
+import { toClaimView } from './claim-view.js';
+import type { ClaimRow } from '../lifecycle/rows-from-json.js';
 import { waitForClaim } from './wait-for-claim.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 

@@ -1,6 +1,5 @@
 import { sqlPoolOf, type Db } from '@cubicle/db';
-import { nowOf } from '../context.js';
-import type { Subscriber } from '../guest-calls/guest-call-messages.js';
+import { nowOf, type Subscriber } from '../context.js';
 import { viewerChannel } from '../viewer/viewer-events.js';
 
 export interface LiveClaimMemoryOptions {

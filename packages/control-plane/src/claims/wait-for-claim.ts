@@ -1,5 +1,6 @@
 import type { Deps } from '../context.js';
-import { claimInclude, type ClaimRow } from './claim-view.js';
+import { claimInclude } from './claim-view.js';
+import type { ClaimRow } from '../lifecycle/rows-from-json.js';
 
 /**
  * waitForClaim polls a pending claim until it is no longer pending or the bound passes. Polling

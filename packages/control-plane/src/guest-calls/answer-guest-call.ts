@@ -1,12 +1,8 @@
 import { AppError } from '@cubicle/contract/errors';
 import { dispatchJob, type DispatchableJob } from '@cubicle/queue';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
-import {
-  guestResultChannel,
-  replyToOf,
-  type GuestCallOutcome,
-  type Publisher,
-} from './guest-call-messages.js';
+import { guestResultChannel, replyToOf, type GuestCallOutcome } from './guest-call-messages.js';
+import type { Publisher } from '../context.js';
 import { answerOf, runGuestCall, type GuestCallAnswer } from './run-guest-call.js';
 
 /** A BullMQ job or a sandbox lane's job: both carry their enqueue time. */

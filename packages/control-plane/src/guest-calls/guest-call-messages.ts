@@ -11,17 +11,6 @@ export const GuestCallOutcome = z.object({
 });
 export type GuestCallOutcome = z.infer<typeof GuestCallOutcome>;
 
-/** The minimum of a Redis connection the API and worker need to publish (ioredis fits). */
-export interface Publisher {
-  publish(channel: string, message: string): Promise<unknown>;
-}
-
-/** The minimum of a subscribed Redis connection (ioredis fits). */
-export interface Subscriber {
-  subscribe(...channels: string[]): Promise<unknown>;
-  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
-}
-
 /**
  * Job ids of guest calls are `<reply-to>.<n>`: the worker publishes the outcome on the channel of
  * the API process that waits for it, so replicas never see each other's results.
@@ -36,8 +25,6 @@ export function replyToOf(jobId: string): string | undefined {
 /** Pub/sub channels are scoped by the BullMQ prefix, so installations sharing a Redis stay apart. */
 export const guestResultChannel = (prefix: string, replyTo: string) =>
   `${prefix}:guest-results:${replyTo}`;
-/** The API asks workers to serve a sandbox's queue on this channel (message: the sandbox id). */
-export const guestAttachChannel = (prefix: string) => `${prefix}:guest-attach`;
 
 /** guestQueueName is the sandbox's BullMQ queue (the catalog's `guest-{sandbox_id}`). */
 export const guestQueueName = (sandboxId: string) => `guest-${sandboxId}`;

@@ -3,16 +3,11 @@ import { AppError } from '@cubicle/contract/errors';
 import type { GuestOperation } from '@cubicle/contract/guest';
 import { sqlPoolOf } from '@cubicle/db';
 import { LiveClaimMemory } from '../claims/live-claim-memory.js';
-import { nowOf, type Deps } from '../context.js';
+import { nowOf, type Deps, type Subscriber } from '../context.js';
 import { findLiveGuest, liveGuestOrThrow } from '../guest/find-live-guest.js';
 import { bodyOrThrow } from '../guest/guest-client.js';
 import { guestCallWaitMs } from './guest-call-bounds.js';
-import {
-  GuestCallOutcome,
-  guestCallJobId,
-  guestResultChannel,
-  type Subscriber,
-} from './guest-call-messages.js';
+import { GuestCallOutcome, guestCallJobId, guestResultChannel } from './guest-call-messages.js';
 
 interface Waiter {
   resolve(outcome: GuestCallOutcome): void;

@@ -1,7 +1,6 @@
 import type { ReleaseReason } from '@cubicle/contract/api';
 import { newId, sqlPoolOf, type Db, type Prisma } from '@cubicle/db';
-import { claimRowOf, type ClaimJsonRow } from '../claims/claim-rows.js';
-import type { ClaimRow } from '../claims/claim-view.js';
+import { claimRowOf, type ClaimJsonRow, type ClaimRow } from './rows-from-json.js';
 import { MAX_WEBHOOKS_PER_TENANT } from '../webhooks/emit-webhook-event.js';
 
 export interface EndedClaim {

@@ -1,6 +1,10 @@
 import type { Claim, Sandbox } from '@cubicle/db';
 
 type Json = Record<string, unknown>;
+
+/** ClaimRow is a claim with its pool's name and its sandbox, in the ORM's shape. */
+export type ClaimRow = Claim & { pool: { name: string }; sandbox: Sandbox | null };
+
 const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
 const dateOrThrow = (v: unknown) => new Date(v as string);
 
@@ -54,5 +58,21 @@ export function sandboxFromJson(j: Json): Sandbox {
     cpuMillis: (j.cpu_millis as number | null) ?? null,
     memoryMb: (j.memory_mb as number | null) ?? null,
     oomKills: (j.oom_kills as number | undefined) ?? 0,
+  };
+}
+
+/** A claim with what its view shows, as one row of plain SQL gives it (`to_jsonb` of each). */
+export interface ClaimJsonRow {
+  claim: Record<string, unknown>;
+  pool_name: string;
+  sandbox: Record<string, unknown> | null;
+}
+
+/** claimRowOf turns a ClaimJsonRow into the shape toClaimView renders (the ORM's shape). */
+export function claimRowOf(r: ClaimJsonRow): ClaimRow {
+  return {
+    ...claimFromJson(r.claim),
+    pool: { name: r.pool_name },
+    sandbox: r.sandbox ? sandboxFromJson(r.sandbox) : null,
   };
 }

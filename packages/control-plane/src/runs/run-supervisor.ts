@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@cubicle/contract/errors';
 import { sqlPoolOf } from '@cubicle/db';
-import { nowOf } from '../context.js';
+import { nowOf, type Subscriber } from '../context.js';
 import { isClaimLive } from '../lifecycle/claim-liveness.js';
 import { findLiveGuest } from '../guest/find-live-guest.js';
 import { guestClientOf, type GuestClient } from '../guest/guest-client.js';
-import type { Subscriber } from '../guest-calls/guest-call-messages.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { viewerChannel } from '../viewer/viewer-events.js';
 import { finishRun, type RunOutcome } from './finish-run.js';

@@ -1,4 +1,4 @@
-import type { Publisher } from '../guest-calls/guest-call-messages.js';
+import type { Publisher } from '../context.js';
 import type { NamedSecret } from './redact.js';
 
 /** Workers hear here that a claim's secrets changed (message: JSON `{tenant_id, claim_id}`). */

@@ -1,6 +1,6 @@
 import { nowOf, type Deps } from '../context.js';
 import { isClaimLive } from '../lifecycle/claim-liveness.js';
-import { guestAttachChannel } from '../guest-calls/guest-call-messages.js';
+import { guestAttachChannel } from '../guest/guest-attach.js';
 
 /** The facts of a claim that decide how its secrets reach its desktop. */
 export interface ClaimForDelivery {

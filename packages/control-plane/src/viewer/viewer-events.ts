@@ -1,11 +1,4 @@
-import type { Publisher } from '../guest-calls/guest-call-messages.js';
-
-/** ViewerEvents tells every API process's stream proxy to close streams (Redis pub/sub). */
-export interface ViewerEvents {
-  publisher: Publisher;
-  /** The BullMQ prefix; scopes the channel so test namespaces and deployments stay apart. */
-  prefix: string;
-}
+import type { ViewerEvents } from '../context.js';
 
 /** ViewerRevocation names what ended: one ticket (revoked) or every ticket of a claim (claim ended). */
 export type ViewerRevocation =

@@ -1,6 +1,6 @@
 import type { Deps } from '../context.js';
-import { onRunFinished } from '../runs/run-finished.js';
-import { emitWebhookEvent } from './emit-webhook-event.js';
+import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
+import { onRunFinished } from './run-finished.js';
 
 /**
  * announceRunsFinished sends `run.finished` for every run whose end this process records (the
