@@ -84,6 +84,9 @@ export function limitFiles(
   }
 }
 
+/** The files that hold the CPU quota: written unlimited at creation, the quota once booted. */
+const CPU_QUOTA_FILES: Record<string, string> = { 'cpu.cfs_quota_us': '-1', 'cpu.max': 'max' };
+
 /** parseOomKills reads `oom_kill N` from v1 memory.oom_control or v2 memory.events. */
 export function parseOomKills(text: string): number {
   return Number(/^oom_kill (\d+)$/m.exec(text)?.[1] ?? 0);
@@ -144,7 +147,8 @@ async function writeIfPresent(file: string, value: string): Promise<void> {
 
 /**
  * createSandboxCgroup makes the cgroup of sandbox `id` under this process's own (v1: in each of
- * the cpu, cpuacct, memory and pids hierarchies; v2: one directory) with `limits` written, and
+ * the cpu, cpuacct, memory and pids hierarchies; v2: one directory) with `limits` written (the
+ * CPU quota only later, by applyCpuLimit once the desktop has booted), and
  * returns it; the launcher moves the sandbox's first process in before that process can fork
  * (joinSandboxCgroup). Where cgroups are missing or not ours to write (not root, no delegation)
  * it warns once per process and returns null: the sandbox then runs without limits.
@@ -166,7 +170,7 @@ export async function createSandboxCgroup(
         await mkdir(leaf, { recursive: true });
         paths.push(leaf);
         for (const [file, value] of limitFiles(1, controller, limits))
-          await writeIfPresent(join(leaf, file), value);
+          await writeIfPresent(join(leaf, file), CPU_QUOTA_FILES[file] ?? value);
       }
       return { version: 1, paths };
     }
@@ -180,7 +184,7 @@ export async function createSandboxCgroup(
         const leaf = join(parent, PARENT, id);
         await mkdir(leaf, { recursive: true });
         for (const [file, value] of limitFiles(2, '', limits))
-          await writeIfPresent(join(leaf, file), value);
+          await writeIfPresent(join(leaf, file), CPU_QUOTA_FILES[file] ?? value);
         return { version: 2, paths: [leaf] };
       } catch (err) {
         lastError = err;
@@ -192,6 +196,27 @@ export async function createSandboxCgroup(
     warnOnce(`cannot create a cgroup (${(err as Error).message})`);
     return null;
   }
+}
+
+/**
+ * applyCpuLimit writes the CPU quota a sandbox was created without. The launcher calls it once
+ * the desktop is up, before anyone is handed the sandbox: booting the desktop (X server, buses,
+ * the driver) is Cubicle's own work, and under a 1-core quota it took ~35 % longer on 2 idle
+ * cores (sandbox-start bench: 791 against 643 ms median); memory and task limits hold from the
+ * first process on.
+ */
+export async function applyCpuLimit(cgroup: SandboxCgroup, limits: SandboxLimits): Promise<void> {
+  let dir = cgroup.paths[0];
+  if (cgroup.version === 1) {
+    // Only the cpu hierarchy's leaf has the quota (cpuacct may be mounted apart, read-only files).
+    const found = cgroupLayout();
+    const cpu = found.version === 1 ? found.parents.find((p) => p.controller === 'cpu') : undefined;
+    dir = cpu && cgroup.paths.find((path) => path.startsWith(`${join(cpu.dir, PARENT)}/`));
+  }
+  if (!dir) return;
+  const files = cgroup.version === 1 ? limitFiles(1, 'cpu', limits) : limitFiles(2, '', limits);
+  for (const [file, value] of files)
+    if (file in CPU_QUOTA_FILES) await writeIfPresent(join(dir, file), value);
 }
 
 /** joinSandboxCgroup moves process `pid` (and the children it forks later) into `cgroup`. */

@@ -9,7 +9,12 @@ import { bindUnixSocket } from '@cubicle/unix-peer';
 import { inheritedEnv } from '../env.js';
 import { daemonNodeArgs } from './daemon-node-flags.js';
 import { OutputTail } from './output-tail.js';
-import { createSandboxCgroup, joinSandboxCgroup, type SandboxCgroup } from './sandbox-cgroup.js';
+import {
+  applyCpuLimit,
+  createSandboxCgroup,
+  joinSandboxCgroup,
+  type SandboxCgroup,
+} from './sandbox-cgroup.js';
 import {
   liveCgroups,
   releaseSandboxResources,
@@ -259,6 +264,8 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
       },
     );
     for (const fd of [FD.info, FD.ready]) stdio[fd]!.destroy();
+    // Booted on Cubicle's own code; from here on the pool's CPU share holds.
+    if (cgroup) await applyCpuLimit(cgroup, limits);
     const ready = JSON.parse(line) as {
       display: string;
       dbusAddress: string;
