@@ -42,7 +42,17 @@ const FULL_SCAN_EVERY_MS = 60_000;
 
 /** localBackendScope derives a scope from the database an installation uses (one per database). */
 export function localBackendScope(databaseUrl: string): string {
-  return createHash('sha256').update(databaseUrl).digest('hex').slice(0, 12);
+  // Without the password: rotating it must not orphan the installation's desktops, and a
+  // secret has no business in an identifier every desktop's processes carry.
+  let identity = databaseUrl;
+  try {
+    const url = new URL(databaseUrl);
+    url.password = '';
+    identity = url.toString();
+  } catch {
+    /* not a URL: the text itself names the database */
+  }
+  return createHash('sha256').update(identity).digest('hex').slice(0, 12);
 }
 
 /** desktopIdOf is the desktop session id of a sandbox in a scope (its process marker). */
