@@ -35,6 +35,10 @@ async function pidNamespaceDepth(pid: number | 'self'): Promise<number | null> {
 
 const ownUid = () => process.getuid?.() ?? -1;
 
+/** This process's own depth: it never changes, so it is read once, not on every connect. */
+let ownDepth: Promise<number | null> | undefined;
+const ownPidNamespaceDepth = () => (ownDepth ??= pidNamespaceDepth('self'));
+
 /**
  * A directory on the way to a sandbox socket must be one nobody else can change: owned by
  * root or by this process's user, not writable by group or others, and not a symlink.
@@ -74,7 +78,7 @@ export async function connectSandboxSocket(
   if (stat.nlink !== 1) throw new SandboxSocketRefused('the sandbox socket has other names');
   await checkDirectory(dirname(path));
   await checkDirectory(dirname(dirname(path)));
-  const ownDepth = await pidNamespaceDepth('self');
+  const selfDepth = await ownPidNamespaceDepth();
 
   // No 'data' listener until the caller adds one: what the peer sends meanwhile stays buffered.
   const socket = connect({ path });
@@ -105,7 +109,7 @@ export async function connectSandboxSocket(
     if (peer.uid !== stat.uid)
       throw new SandboxSocketRefused('the socket is served by another user than its sandbox');
     const depth = peer.pid > 0 ? await pidNamespaceDepth(peer.pid) : null;
-    if (depth === null || ownDepth === null || depth <= ownDepth)
+    if (depth === null || selfDepth === null || depth <= selfDepth)
       throw new SandboxSocketRefused('the socket is not served from inside a sandbox');
   } catch (err) {
     socket.destroy();
