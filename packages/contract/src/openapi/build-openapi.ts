@@ -190,24 +190,28 @@ export function buildOpenApi(version: string): Record<string, unknown> {
   const inputSchemas = Object.fromEntries(
     Object.entries(inputConv.schemas).map(([id, schema]) => [id, fixRefs(stripSchemaKeys(schema))]),
   );
+  // A params/query/headers object shared by several routes was registered under the first one's id.
+  const inline = (schema: z.ZodType | undefined) =>
+    schema ? inputSchemas[inputConv.idOf(schema)!] : undefined;
+  /** What every operation says first, REST route or WebSocket: names, auth, parameters. */
+  const operationHead = (r: RouteDef | SocketRouteDef) => ({
+    operationId: r.operationId,
+    summary: r.summary,
+    ...(r.description ? { description: r.description } : {}),
+    tags: [r.tag],
+    security: r.auth === 'none' ? [] : [{ bearerAuth: [] }],
+    parameters: [
+      ...parametersOf(inline(r.params), 'path'),
+      ...parametersOf(inline(r.query), 'query'),
+      ...('headers' in r ? parametersOf(inline(r.headers), 'header') : []),
+    ],
+  });
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const base = r.operationId[0]!.toUpperCase() + r.operationId.slice(1);
-    // A params/query/headers object shared by several routes was registered under the first one's id.
-    const inline = (schema: z.ZodType | undefined) =>
-      schema ? inputSchemas[inputConv.idOf(schema)!] : undefined;
     const bodyId = r.body ? (inputConv.idOf(r.body) ?? `${base}Body`) : undefined;
     const op: Record<string, unknown> = {
-      operationId: r.operationId,
-      summary: r.summary,
-      ...(r.description ? { description: r.description } : {}),
-      tags: [r.tag],
-      security: r.auth === 'none' ? [] : [{ bearerAuth: [] }],
-      parameters: [
-        ...parametersOf(inline(r.params), 'path'),
-        ...parametersOf(inline(r.query), 'query'),
-        ...parametersOf(inline(r.headers), 'header'),
-      ],
+      ...operationHead(r),
       ...(bodyId
         ? {
             requestBody: {
@@ -258,20 +262,10 @@ export function buildOpenApi(version: string): Record<string, unknown> {
   const websockets: Record<string, Record<string, unknown>> = {};
   for (const r of sockets) {
     const base = r.operationId[0]!.toUpperCase() + r.operationId.slice(1);
-    const inline = (schema: z.ZodType | undefined) =>
-      schema ? inputSchemas[inputConv.idOf(schema)!] : undefined;
     const messageId = outputConv.idOf(r.serverMessage) ?? `${base}Message`;
     websockets[r.path] = {
       get: {
-        operationId: r.operationId,
-        summary: r.summary,
-        ...(r.description ? { description: r.description } : {}),
-        tags: [r.tag],
-        security: r.auth === 'none' ? [] : [{ bearerAuth: [] }],
-        parameters: [
-          ...parametersOf(inline(r.params), 'path'),
-          ...parametersOf(inline(r.query), 'query'),
-        ],
+        ...operationHead(r),
         responses: {
           '101': { description: 'Switching Protocols: the WebSocket is open' },
           ...errorResponses(r.errors),
