@@ -10,7 +10,7 @@ export interface DbOptions {
 
 export type Db = PrismaClient;
 
-// The node-postgres pool under each client, for the few hot statements that skip the ORM.
+// The node-postgres pool under each client: raw statements (sql.ts) run on it.
 const pools = new WeakMap<object, pg.Pool>();
 
 /**
@@ -43,9 +43,10 @@ export function createDb(options: DbOptions): Db {
 }
 
 /**
- * sqlPoolOf is the node-postgres pool of a client made by createDb. Use it only on hot paths
- * where the ORM's per-query CPU matters (the claim statement, audit writes): Prisma's raw
- * queries still pass through its query runtime, which costs more than the round trip.
+ * sqlPoolOf is the node-postgres pool of a client made by createDb. Raw SQL is written as
+ * Statements and run through sqlOf (sql.ts), which uses this pool; take the pool itself only to
+ * check out a client for a transaction or a lock (`sqlOf(client)` then runs on it). The ORM
+ * stays for plain reads and writes of rows.
  */
 export function sqlPoolOf(db: Db): pg.Pool {
   const pool = pools.get(db);
