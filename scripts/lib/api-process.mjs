@@ -1,9 +1,11 @@
 // Spawning a Node app of ours (apps/*/dist/main.js) under the supervisor: own process group,
-// output streamed with a name prefix, kept in a log file and a short in-memory tail.
+// output streamed with a name prefix (readable lines, terminal-log.mjs), kept as it came in a log
+// file and a short in-memory tail.
 import { spawn } from 'node:child_process';
 import { chmodSync, createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { portInUseMessage, portOwner } from './port-owner.mjs';
+import { terminalLine } from './terminal-log.mjs';
 import { dim } from './ui.mjs';
 
 /** PortInUseError: another process answers on the port the app was started for. */
@@ -40,7 +42,7 @@ export function spawnApp({ root, name, entry, args = [], env, logDir, embedded, 
     tail.push(line);
     if (tail.length > TAIL_LINES) tail.shift();
     file.write(`${line}\n`);
-    console.log(`${dim(`${name.padEnd(8)}│`)} ${line}`);
+    console.log(`${dim(`${name.padEnd(8)}│`)} ${terminalLine(line)}`);
   };
   for (const stream of [child.stdout, child.stderr]) {
     let partial = '';

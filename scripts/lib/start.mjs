@@ -10,6 +10,7 @@ import { loadEmbedded } from './data.mjs';
 import { acquireLock, currentHolder } from './lock.mjs';
 import { START_PLAN } from './start-plan.mjs';
 import { superviseProcess } from './supervise.mjs';
+import { loadTerminalFormat } from './terminal-log.mjs';
 import { bold, dim, formatMs, red, say, step, UserError } from './ui.mjs';
 
 export { START_PLAN };
@@ -32,6 +33,7 @@ export async function startCubicle(root) {
     releaseLock();
     throw error;
   }
+  await loadTerminalFormat(root);
   const embedded = await loadEmbedded(root);
   const reaper = embedded.startReaper();
   const ctx = {
@@ -150,21 +152,28 @@ function printRunning(ctx, ms) {
   say(`  Pool   default (2 warm desktops; watch them come up: GET /v1/pools/default)`);
   say();
   say(bold('  Claim a desktop, look at it, release it:'));
-  say(`    export CUBICLE_KEY=$(cat ${join(ctx.dataRoot, 'admin-key')})`);
+  // The names the SDKs and the CLI read, so the same two lines serve curl, `npx cubicle` and code.
+  say(`    export CUBICLE_URL=${ctx.apiUrl}`);
+  say(`    export CUBICLE_API_KEY=$(cat ${shellQuote(join(ctx.dataRoot, 'admin-key'))})`);
   say(
-    `    curl -s -X POST -H "Authorization: Bearer $CUBICLE_KEY" -H 'content-type: application/json' \\`,
+    `    curl -s -X POST -H "Authorization: Bearer $CUBICLE_API_KEY" -H 'content-type: application/json' \\`,
   );
-  say(`      -d '{"wait_seconds":60}' ${ctx.apiUrl}/v1/pools/default/claims | tee claim.json`);
+  say(`      -d '{"wait_seconds":60}' $CUBICLE_URL/v1/pools/default/claims | tee claim.json`);
   say(`    CLAIM=$(node -p 'require("./claim.json").id')`);
   say(
-    `    curl -s -H "Authorization: Bearer $CUBICLE_KEY" ${ctx.apiUrl}/v1/claims/$CLAIM/screenshot -o desktop.png`,
+    `    curl -s -H "Authorization: Bearer $CUBICLE_API_KEY" $CUBICLE_URL/v1/claims/$CLAIM/screenshot -o desktop.png`,
   );
   say(
-    `    curl -s -X DELETE -H "Authorization: Bearer $CUBICLE_KEY" ${ctx.apiUrl}/v1/claims/$CLAIM`,
+    `    curl -s -X DELETE -H "Authorization: Bearer $CUBICLE_API_KEY" $CUBICLE_URL/v1/claims/$CLAIM`,
   );
   say();
   say(`  Data   ${ctx.dataRoot}`);
   for (const line of ctx.where) say(`           ${line}`);
   say(`  Stop   Ctrl-C here, or kill -TERM ${process.pid}`);
   say();
+}
+
+/** shellQuote makes a path safe to paste into a shell (a checkout may have spaces in its path). */
+function shellQuote(text) {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
