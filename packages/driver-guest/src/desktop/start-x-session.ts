@@ -1,5 +1,5 @@
 import { execFile, type ChildProcess } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { readFirstLine, spawnDetached, waitFor } from './spawn-detached.js';
@@ -168,6 +168,10 @@ export async function startWindowManager(
   configDir: string,
 ): Promise<ChildProcess> {
   const init = join(configDir, 'fluxbox-init');
+  // A first run (no ~/.fluxbox, as in every fresh sandbox home) copies Debian's default init
+  // over the file given with -rc: its style's wallpaper then runs fbsetbg, whose failure left an
+  // xmessage error box on the first screen. An existing ~/.fluxbox keeps our init.
+  if (env.HOME) await mkdir(join(env.HOME, '.fluxbox'), { recursive: true, mode: 0o700 });
   await Promise.all([
     writeFile(init, `${FLUXBOX_INIT(configDir)}\n`, { mode: 0o600 }),
     writeFile(join(configDir, 'fluxbox-overlay'), `${FLUXBOX_OVERLAY}\n`, { mode: 0o600 }),
