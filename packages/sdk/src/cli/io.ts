@@ -35,3 +35,34 @@ export async function readLine(io: Io): Promise<string> {
   }
   return buffer.trim();
 }
+
+/** StdoutState: whether stdout failed, and whether that was its reader leaving (EPIPE). */
+export interface StdoutState {
+  signal: AbortSignal;
+  /** The reader closed the pipe: the command ends quietly with exit code 0. */
+  isGone(): boolean;
+  /** stdout failed another way (a full disk): the command fails. */
+  failure(): Error | null;
+}
+
+/**
+ * watchStdout aborts the command when stdout fails. `cubicle runs logs -f --json | head` closes
+ * the pipe after ten lines: the EPIPE that follows is the reader's choice, not an error, so the
+ * command stops following and exits 0 instead of dying on an unhandled 'error' event. Errors of
+ * stderr are dropped (there is nowhere left to report them).
+ */
+export function watchStdout(io: Io): StdoutState {
+  const controller = new AbortController();
+  let error: NodeJS.ErrnoException | null = null;
+  io.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    error ??= e;
+    controller.abort(e);
+  });
+  io.stderr.on('error', () => {});
+  const isGone = () => error?.code === 'EPIPE' || error?.code === 'ERR_STREAM_DESTROYED';
+  return {
+    signal: controller.signal,
+    isGone,
+    failure: () => (error && !isGone() ? error : null),
+  };
+}
