@@ -1,4 +1,4 @@
-import type { ErrorCodeName, ErrorEnvelope } from '@cubicle/contract/errors';
+import type { ErrorCode as ErrorCodeName, ErrorEnvelope } from './generated/api-types.js';
 
 /**
  * ClientErrorCode: failures the SDK names itself, when no error envelope came back. Server codes

@@ -17,6 +17,15 @@ describe('the SDK and the contract', () => {
     expect(committed).toBe(await renderRouteTable());
   });
 
+  it('the generated request and answer types are what openapi.json renders now (npm run generate -w @cubicle/sdk)', async () => {
+    // @ts-expect-error: a plain .mjs script without types
+    const { renderApiTypes } = (await import('../../scripts/render-api-types.mjs')) as {
+      renderApiTypes(): Promise<string>;
+    };
+    const committed = readFileSync(new URL('./api-types.ts', import.meta.url), 'utf8');
+    expect(committed).toBe(await renderApiTypes());
+  });
+
   it('every operation of openapi.json has an SDK method, and every method exists', () => {
     const doc = JSON.parse(
       readFileSync(new URL('../../../contract/openapi.json', import.meta.url), 'utf8'),
