@@ -9,9 +9,10 @@ import {
 } from './transport.js';
 
 /**
- * Cubicle is the client: `new Cubicle({ apiKey, baseUrl })`. Every method is one operation of
- * the contract's route table, typed from its schemas; lists are async iterators; mutating calls
- * carry an Idempotency-Key kept across their retries.
+ * Cubicle is the client: `new Cubicle()` reads `CUBICLE_API_KEY` and `CUBICLE_URL`, or
+ * `new Cubicle({ apiKey, baseUrl })` says them. Every method is one operation of the contract's
+ * route table, typed from its schemas; lists are async iterators; mutating calls carry an
+ * Idempotency-Key kept across their retries. `CUBICLE_LOG=debug` (or `logger`) logs each request.
  */
 export class Cubicle {
   readonly transport: Transport;
@@ -26,7 +27,7 @@ export class Cubicle {
   readonly webhooks: Webhooks;
   readonly usage: UsageApi;
 
-  constructor(options: ClientOptions) {
+  constructor(options: ClientOptions = {}) {
     this.transport = new Transport(options);
     this.pools = new Pools(this.transport);
     this.claims = new Claims(this.transport);

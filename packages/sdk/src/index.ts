@@ -21,6 +21,7 @@ export {
 } from './errors.js';
 export {
   Transport,
+  DEFAULT_BASE_URL,
   isRetrySafe,
   type CallOptions,
   type ClientOptions,
@@ -31,3 +32,14 @@ export { routeTable, type RouteInfo } from './generated/routes.js';
 export { methodOf } from './method-map.js';
 export { DEFAULT_RETRY, backoffMs, retryAfterMs, type RetryOptions } from './retry.js';
 export { parseSse, type SseMessage } from './sse.js';
+export { SDK_VERSION, USER_AGENT } from './version.js';
+export type { Logger, RequestLogFields } from './logger.js';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+  type WebhookHeaders,
+} from './verify-webhook.js';
+// Every request and answer schema of the API as a plain type: `import type { schemas } …`,
+// then `schemas.Claim`, `schemas.PoolSpec`, `schemas.WebhookPayload`.
+export type * as schemas from './generated/api-types.js';

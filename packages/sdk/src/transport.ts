@@ -1,3 +1,4 @@
+import { readClientEnv } from './env.js';
 import { CubicleError } from './errors.js';
 import { routeTable, type RouteInfo } from './generated/routes.js';
 import type { BodyOf, ItemOf, OperationName, ParamsOf, QueryOf, ResponseOf } from './operations.js';
@@ -9,12 +10,23 @@ import {
   sleep,
   type RetryOptions,
 } from './retry.js';
+import { consoleLogger, redactUrl, type Logger } from './logger.js';
+import { USER_AGENT } from './version.js';
+
+/** DEFAULT_BASE_URL is a Cubicle on this machine (`npm start`), as in the Python SDK and the CLI. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080';
 
 /** ClientOptions configure one client; every call may override timeout, retries and signal. */
 export interface ClientOptions {
-  /** The API's base URL, e.g. `http://127.0.0.1:8080` (no `/v1`). */
-  baseUrl: string;
-  /** An API key (`cbk_…`); calls without credentials (viewer ticket introspection) may omit it. */
+  /**
+   * The API's base URL, e.g. `https://cubicle.example.com` (no `/v1`). Default: `$CUBICLE_URL`,
+   * else `http://127.0.0.1:8080`.
+   */
+  baseUrl?: string;
+  /**
+   * An API key (`cbk_…`). Default: `$CUBICLE_API_KEY`. `null` sends no credentials (viewer
+   * ticket introspection needs none).
+   */
   apiKey?: string | null;
   /** Bound of one attempt in ms (default 130 s: a claim may wait up to 120 s for a desktop). */
   timeoutMs?: number;
@@ -23,6 +35,11 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Extra `RequestInit` fields for every request, e.g. Next's `{ cache: 'no-store' }`. */
   init?: Omit<RequestInit, 'method' | 'headers' | 'body' | 'signal'>;
+  /**
+   * Receives one debug line per HTTP attempt (method, redacted URL, status, duration, request
+   * id; never keys or bodies). Default: console.debug when `$CUBICLE_LOG` is `debug`, else none.
+   */
+  logger?: Logger | null;
 }
 
 /** CallOptions apply to one call (and to every retry of it). */
@@ -81,14 +98,22 @@ export class Transport {
   readonly #retry: RetryOptions;
   readonly #fetch: typeof fetch;
   readonly #init: ClientOptions['init'];
+  readonly #logger: Logger | null;
 
-  constructor(options: ClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.#apiKey = options.apiKey ?? null;
+  constructor(options: ClientOptions = {}) {
+    const env = readClientEnv();
+    this.baseUrl = (options.baseUrl ?? env.url ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.#apiKey = options.apiKey === undefined ? (env.apiKey ?? null) : options.apiKey;
     this.#timeoutMs = options.timeoutMs ?? 130_000;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.#init = options.init;
+    this.#logger =
+      options.logger === undefined
+        ? env.log?.toLowerCase() === 'debug'
+          ? consoleLogger
+          : null
+        : options.logger;
   }
 
   /** url builds an operation's URL; a missing path parameter is a programming error. */
@@ -151,7 +176,7 @@ export class Transport {
   ): Promise<Response> {
     const route = routeTable[name];
     const url = this.url(name, input);
-    const headers: Record<string, string> = { accept, ...input.headers };
+    const headers: Record<string, string> = { accept, 'user-agent': USER_AGENT, ...input.headers };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
     let body: string | undefined;
     if (input.body !== undefined) {
@@ -173,6 +198,7 @@ export class Transport {
       const timeout = Number.isFinite(timeoutMs) ? AbortSignal.timeout(timeoutMs) : undefined;
       const signal = signalOf(options.signal, timeout);
       let response: Response;
+      const startedAt = performance.now();
       try {
         response = await this.#fetch(url, {
           ...this.#init,
@@ -182,6 +208,7 @@ export class Transport {
           signal,
         });
       } catch (cause) {
+        this.#log(name, route.method, url, attempt, startedAt, { error: String(cause) });
         if (options.signal?.aborted) throw options.signal.reason;
         const error = transportError(name, cause, timeout?.aborted === true, timeoutMs);
         // A refused connection never reached the server: even an unsafe call may go again.
@@ -191,6 +218,10 @@ export class Transport {
         }
         throw error;
       }
+      this.#log(name, route.method, url, attempt, startedAt, {
+        status: response.status,
+        requestId: response.headers.get('x-request-id'),
+      });
       if (response.ok) return response;
       const error = CubicleError.fromEnvelope(
         response.status,
@@ -217,6 +248,28 @@ export class Transport {
       }
       throw error;
     }
+  }
+
+  #log(
+    operation: string,
+    method: string,
+    url: string,
+    attempt: number,
+    startedAt: number,
+    outcome: { status?: number; requestId?: string | null; error?: string },
+  ): void {
+    if (!this.#logger) return;
+    const durationMs = Math.round(performance.now() - startedAt);
+    const shown = redactUrl(url);
+    const what = outcome.status === undefined ? `failed: ${outcome.error}` : String(outcome.status);
+    this.#logger.debug(`${method} ${shown} -> ${what} (${durationMs} ms)`, {
+      operation,
+      method,
+      url: shown,
+      attempt: attempt + 1,
+      durationMs,
+      ...outcome,
+    });
   }
 }
 
