@@ -237,6 +237,42 @@ describe('driving a claimed desktop through the API', () => {
     expect(gone.json().error.code).toBe('window_not_found');
   });
 
+  it('a pixel click without delivery_mode is delivered on the first try (foreground by default)', async () => {
+    const launched = await drive('windows/launch', {
+      argv: GTK_WINDOW,
+      wait_for_window_ms: 20_000,
+    });
+    expect(launched.json()).toMatchObject({ window_wait: 'found' });
+    const windowId = launched.json().window.window_id as number;
+    const shot = (await drive('screenshot', { window_id: windowId })).json();
+    // The button fills the window: its middle is a click on it.
+    const click = await drive('input', {
+      action: 'click',
+      window_id: windowId,
+      screenshot_id: shot.screenshot_id,
+      x: Math.floor(shot.width / 2),
+      y: Math.floor(shot.height / 2),
+    });
+    expect(click.statusCode).toBe(200);
+    expect(click.json().effect, JSON.stringify(click.json())).not.toBe('refused');
+    expect(click.json()).toMatchObject({ route: 'xtest', delivery: { mode: 'foreground' } });
+    // Asking for background explicitly is still refused, nothing delivered, with the way out.
+    const next = (await drive('screenshot', { window_id: windowId })).json();
+    const background = await drive('input', {
+      action: 'click',
+      window_id: windowId,
+      screenshot_id: next.screenshot_id,
+      x: 5,
+      y: 5,
+      delivery_mode: 'background',
+    });
+    expect(background.json()).toMatchObject({
+      effect: 'refused',
+      error: { code: 'foreground_required' },
+    });
+    await drive('windows/close', { window_id: windowId });
+  });
+
   it("runs a sandbox's calls one at a time in the order they were enqueued", async () => {
     // The local backend's desktops share the host's /tmp: a unique name keeps runs apart.
     const file = `/tmp/drive-order-${sandboxId}.txt`;

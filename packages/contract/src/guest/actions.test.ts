@@ -53,6 +53,15 @@ describe('ElementActionRequest', () => {
 });
 
 describe('PixelActionRequest', () => {
+  it('defaults to foreground delivery, the route every backend has for pixel input', () => {
+    const click = PixelActionRequest.parse({ ...pixel, action: 'click', x: 1, y: 2 });
+    expect(click.delivery_mode).toBe('foreground');
+    const typed = PixelActionRequest.parse({ ...pixel, action: 'type', text: 'a' });
+    expect(typed.delivery_mode).toBe('foreground');
+    const asked = { ...pixel, action: 'key', keys: 'Return', delivery_mode: 'background' };
+    expect(PixelActionRequest.parse(asked).delivery_mode).toBe('background');
+  });
+
   it('accepts every action at screenshot pixels', () => {
     const requests = [
       { ...pixel, action: 'click', x: 10, y: 20 },

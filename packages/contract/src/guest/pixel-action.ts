@@ -39,11 +39,15 @@ export type KeyCombo = z.infer<typeof KeyCombo>;
 /**
  * Pixel input is accepted only against the latest screenshot of its window (`screenshot_id`),
  * including keyboard input: it proves the caller looked at the window as it is now.
+ * `delivery_mode` defaults to `foreground`, the one route every backend has for pixels (XTest
+ * moves the real pointer and focus): a default must work on the first try. `background` is for
+ * callers that forbid taking the pointer; a backend that cannot honour it refuses with
+ * `foreground_required`, and element actions (`act`) are the background path.
  */
 const base = {
   window_id: WindowId,
   screenshot_id: ScreenshotId,
-  delivery_mode: DeliveryMode.default('background'),
+  delivery_mode: DeliveryMode.default('foreground'),
 };
 const at = PixelPoint.shape;
 const modifiers = z.array(KeyModifier).max(4).optional();
@@ -53,8 +57,8 @@ const pixel = <A extends string, S extends z.core.$ZodLooseShape>(name: A, shape
 
 /**
  * PixelActionRequest is input at screenshot pixels, for what the accessibility tree does not
- * reach (canvases, custom widgets). In the background the driver resolves the point to an
- * element (AT-SPI hit test) or sends events to the window; the result's `route` says which.
+ * reach (canvases, custom widgets). The driver raises the window and sends the input through
+ * XTest (`route: "xtest"`, `delivery.mode: "foreground"`).
  * - `drag` presses at (x, y) and releases at (to_x, to_y);
  * - `scroll` turns the wheel `dx`/`dy` notches at (x, y) (positive: right, down);
  * - `type` and `key` go to the window's focused element, after clicking `focus_at` if given.
