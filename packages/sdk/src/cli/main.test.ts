@@ -90,3 +90,22 @@ describe('stdout closed by its reader', () => {
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 });
+
+describe("the README's CLI section", () => {
+  it('names every command, and every command it shows exists', () => {
+    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
+    const start = readme.indexOf("The user CLI is the SDK package's bin");
+    const section = readme.slice(start, readme.indexOf('The API reference is served', start));
+    expect(start).toBeGreaterThan(0);
+    for (const spec of COMMANDS)
+      expect(section, spec.path.join(' ')).toContain(spec.path.join(' '));
+    const shown = [...section.matchAll(/(?:^|\$\(|\| )cubicle ([a-z]+)(?: ([a-z]+))?/gm)];
+    expect(shown.length).toBeGreaterThan(10);
+    for (const [line, first, second] of shown) {
+      const exists = COMMANDS.some(
+        (c) => c.path[0] === first && (c.path.length === 1 || c.path[1] === second),
+      );
+      expect(exists, line).toBe(true);
+    }
+  });
+});
