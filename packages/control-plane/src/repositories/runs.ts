@@ -22,6 +22,18 @@ export const selectClaimRuns = statement<
    ORDER BY id DESC LIMIT $4`,
 );
 
+/** One page of the tenant's runs across claims, newest first, optionally of one status. */
+export const selectTenantRuns = statement<
+  RunRow,
+  [tenantId: string, cursor: string | null, status: string | null, limit: number]
+>(
+  'cubicle_tenant_runs_v1',
+  `SELECT ${RUN_COLUMNS} FROM runs
+   WHERE tenant_id = $1 AND ($2::text IS NULL OR id < $2)
+     AND ($3::text IS NULL OR status::text = $3)
+   ORDER BY id DESC LIMIT $4`,
+);
+
 /** Records a cancel request of a run not ended (the first request's time and grace stay). */
 export const requestRunCancel = statement<
   RunRow,
