@@ -6,7 +6,7 @@ import {
   secretLogHooks,
   type WorkerDeps,
 } from '@cubicle/control-plane';
-import { createDb } from '@cubicle/db';
+import { createDb, pingDatabase } from '@cubicle/db';
 import { createQueueConnection, JobQueues, startWorkers } from '@cubicle/queue';
 import { pino } from 'pino';
 import { createBackends } from './backends.js';
@@ -34,7 +34,7 @@ const owned = new OwnedResources(log);
 const db = owned.own('postgres', createDb({ databaseUrl: env.DATABASE_URL }), (d) =>
   d.$disconnect(),
 );
-await db.$queryRaw`SELECT 1`;
+await pingDatabase(db);
 const connection = owned.own('redis', createQueueConnection(env.REDIS_URL), (c) => c.disconnect());
 const queues = owned.own('queues', new JobQueues(connection, env.QUEUE_PREFIX), (q) => q.close());
 // Backends with background work (Kubernetes watches) stop it once no job needs them.
@@ -151,7 +151,7 @@ const health =
     : startHealthServer({
         host: env.WORKER_HEALTH_HOST,
         port: env.WORKER_HEALTH_PORT,
-        checks: { database: () => db.$queryRaw`SELECT 1`, redis: () => connection.ping() },
+        checks: { database: () => pingDatabase(db), redis: () => connection.ping() },
         running: () => workers.every((w) => w.isRunning()),
       });
 await health?.listening;

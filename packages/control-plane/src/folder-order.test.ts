@@ -12,7 +12,8 @@ const SRC = 'packages/control-plane/src';
  * The floors, lowest first. Root files other than index.ts (context.ts: the Deps every service
  * takes; page-by-id.ts) form the floor named '.'. index.ts is the package's face above them all.
  * Why this order: crypto and the backend contract need nothing; the Deps (with the pub/sub
- * connections) name them; viewer revocations, idempotency and the webhook outbox are recorded by
+ * connections) name them; the repositories (one module per table family: its statements and row
+ * mappers) need only the database, so every system may read and write through them; viewer revocations, idempotency and the webhook outbox are recorded by
  * the systems above; the lifecycle owns claim and sandbox states and their rows; the guest door
  * reads the lifecycle's liveness; claims use the lifecycle; sandboxes hand themselves to pending
  * claims and name the WorkerDeps the systems above take; secrets ride on claims and the guest
@@ -23,6 +24,7 @@ const FLOORS = [
   'crypto',
   'backend',
   '.',
+  'repositories',
   'viewer',
   'idempotency',
   'webhooks',

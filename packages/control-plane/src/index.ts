@@ -32,6 +32,7 @@ export {
   listClaims,
   releaseClaim,
 } from './claims/manage-claims.js';
+export { poolSandboxCountRows } from './repositories/sandboxes.js';
 export {
   destroySandbox,
   provisionSandbox,

@@ -1,6 +1,7 @@
 import type { AuditEvent as AuditEventView, ListQuery } from '@cubicle/contract/api';
 import { newId, type AuditEvent, type Db, type Prisma } from '@cubicle/db';
 import { decodeCursor, keysetBefore, page } from './cursor.js';
+import { insertAuditEventRow, type AuditEventValues } from './repositories/audit-events.js';
 
 const AUDIT_EVENT_ID = /^aud_[0-9a-hjkmnp-tv-z]{26}$/;
 const ACTION = /^[a-z_]+\.[a-z_]+$/;
@@ -29,7 +30,7 @@ export interface AuditEventInput {
 }
 
 /** The columns of one audit row, in INSERT order (shared by the single and batched writers). */
-export function auditRow(input: AuditEventInput): { id: string; values: unknown[] } {
+export function auditRow(input: AuditEventInput): { id: string; values: AuditEventValues } {
   if (!ACTION.test(input.action))
     throw new Error(`audit action must be resource.verb: ${input.action}`);
   const { actor } = input;
@@ -62,13 +63,8 @@ export async function writeAuditEvent(
   db: Db | Prisma.TransactionClient,
   input: AuditEventInput,
 ): Promise<string> {
-  const { id, values: v } = auditRow(input);
-  // Raw SQL: a plain INSERT skips the ORM's query planning, which costs more than the write.
-  await db.$executeRaw`
-    INSERT INTO audit_events (id, tenant_id, actor_type, api_key_id, key_prefix, action, target_type,
-                              target_id, result, status_code, request_id, details, created_at)
-    VALUES (${v[0]}, ${v[1]}, ${v[2]}, ${v[3]}, ${v[4]}, ${v[5]}, ${v[6]}, ${v[7]}, ${v[8]},
-            ${v[9]}::int, ${v[10]}, ${v[11]}::jsonb, now())`;
+  const { id, values } = auditRow(input);
+  await insertAuditEventRow(db, values);
   return id;
 }
 

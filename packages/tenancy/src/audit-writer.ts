@@ -1,5 +1,6 @@
-import { sqlPoolOf, type Db } from '@cubicle/db';
+import type { Db } from '@cubicle/db';
 import { auditRow, type AuditEventInput } from './audit-events.js';
+import { insertAuditEventRows, type AuditEventValues } from './repositories/audit-events.js';
 
 export interface AuditWriter {
   /** write queues one event; resolves with its id once it is committed. */
@@ -8,8 +9,7 @@ export interface AuditWriter {
   settle(): Promise<void>;
 }
 
-const COLUMNS = 12;
-// Postgres allows 65,535 bind parameters per statement.
+// Bounds one statement's parameters (twelve arrays) and the work one failure redoes row by row.
 const MAX_BATCH = 1_000;
 
 /**
@@ -20,8 +20,7 @@ const MAX_BATCH = 1_000;
  * a process killed in between loses them, which the request log still shows.
  */
 export function createAuditWriter(db: Db): AuditWriter {
-  const pool = sqlPoolOf(db);
-  let queue: { values: unknown[]; done: (err?: unknown) => void }[] = [];
+  let queue: { values: AuditEventValues; done: (err?: unknown) => void }[] = [];
   let flushing: Promise<void> | null = null;
 
   async function flushAll() {
@@ -44,18 +43,7 @@ export function createAuditWriter(db: Db): AuditWriter {
     }
   }
 
-  function insertRows(rows: unknown[][]) {
-    const tuples = rows.map((_, r) => {
-      const p = Array.from({ length: COLUMNS }, (_, c) => `$${r * COLUMNS + c + 1}`);
-      return `(${p.slice(0, 9).join(', ')}, ${p[9]}::int, ${p[10]}, ${p[11]}::jsonb, now())`;
-    });
-    return pool.query(
-      `INSERT INTO audit_events (id, tenant_id, actor_type, api_key_id, key_prefix, action,
-         target_type, target_id, result, status_code, request_id, details, created_at)
-       VALUES ${tuples.join(', ')}`,
-      rows.flat(),
-    );
-  }
+  const insertRows = (rows: AuditEventValues[]) => insertAuditEventRows(db, rows);
 
   function kick() {
     if (flushing) return;

@@ -1,6 +1,7 @@
 import type { ApiKeyRole } from '@cubicle/contract/api';
-import { sqlPoolOf, type Db } from '@cubicle/db';
+import type { Db } from '@cubicle/db';
 import { hashApiKey, isWellFormedApiKey } from './api-key-secret.js';
+import { apiKeyByHash, touchApiKey } from './repositories/api-keys.js';
 
 /** AuthContext is who is calling: the key, its tenant and role, and the tenant's request rate. */
 export interface AuthContext {
@@ -47,29 +48,6 @@ interface Entry {
   expiresAt: number;
 }
 
-interface KeyRow {
-  id: string;
-  tenant_id: string;
-  role: ApiKeyRole;
-  prefix: string;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-  requests_per_minute: number;
-}
-
-// Named: each connection plans them once. Plain SQL: this runs for every key the cache does not
-// hold, and the ORM's per-query CPU is several times the round trip.
-const LOOKUP = {
-  name: 'cubicle_api_key_lookup_v1',
-  text: `SELECT k.id, k.tenant_id, k.role, k.prefix, k.revoked_at, k.last_used_at, t.requests_per_minute
-         FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.hash = $1`,
-};
-const TOUCH = {
-  name: 'cubicle_api_key_touch_v1',
-  text: `UPDATE api_keys SET last_used_at = $2
-         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`,
-};
-
 /** A cached key used after this share of its TTL is refreshed in the background. */
 const REFRESH_AFTER = 0.5;
 
@@ -86,7 +64,6 @@ export function createKeyVerifier(db: Db, options: KeyVerifierOptions = {}): Key
   const touchEvery = options.touchIntervalMs ?? 60_000;
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
-  const sql = sqlPoolOf(db);
   const byHash = new Map<string, Entry>();
   const inflight = new Map<string, Promise<AuthContext | null>>();
   const lastTouched = new Map<string, number>();
@@ -108,7 +85,7 @@ export function createKeyVerifier(db: Db, options: KeyVerifierOptions = {}): Key
     if (lastTouched.size > maxEntries) lastTouched.delete(lastTouched.keys().next().value!);
     // The WHERE bound also holds across replicas: each writes at most once per interval.
     track(
-      sql.query({ ...TOUCH, values: [apiKeyId, new Date(t), new Date(t - touchEvery)] }).then(
+      touchApiKey(db, apiKeyId, new Date(t), new Date(t - touchEvery)).then(
         () => undefined,
         (err: unknown) => {
           lastTouched.delete(apiKeyId);
@@ -120,8 +97,7 @@ export function createKeyVerifier(db: Db, options: KeyVerifierOptions = {}): Key
 
   async function lookup(hash: string): Promise<AuthContext | null> {
     stats.lookups++;
-    const { rows } = await sql.query<KeyRow>({ ...LOOKUP, values: [hash] });
-    const row = rows[0];
+    const row = await apiKeyByHash(db, hash);
     if (!row || row.revoked_at) return null;
     if (row.last_used_at && !lastTouched.has(row.id))
       lastTouched.set(row.id, new Date(row.last_used_at).getTime());

@@ -1,28 +1,8 @@
 import { AppError } from '@cubicle/contract/errors';
-import { Prisma } from '@cubicle/db';
+import type { Prisma } from '@cubicle/db';
+import { quotaLimit, quotaUsed, type QuotaName } from './repositories/tenant-quotas.js';
 
-/** The tenant quotas counted by checkQuota; `requests_per_minute` is the rate limiter's. */
-export type QuotaName = 'pools' | 'sandboxes' | 'concurrent_claims';
-
-// What counts against each quota: pools not yet deleted (draining ones still hold resources),
-// sandboxes that exist or are being made, claims pending or active.
-const usage: Record<QuotaName, { column: string; count: (tenantId: string) => Prisma.Sql }> = {
-  pools: {
-    column: 'max_pools',
-    count: (t) =>
-      Prisma.sql`SELECT count(*)::int AS used FROM pools WHERE tenant_id = ${t} AND deleted_at IS NULL`,
-  },
-  sandboxes: {
-    column: 'max_sandboxes',
-    count: (t) =>
-      Prisma.sql`SELECT count(*)::int AS used FROM sandboxes WHERE tenant_id = ${t} AND state NOT IN ('deleted', 'failed')`,
-  },
-  concurrent_claims: {
-    column: 'max_concurrent_claims',
-    count: (t) =>
-      Prisma.sql`SELECT count(*)::int AS used FROM claims WHERE tenant_id = ${t} AND status IN ('pending', 'active')`,
-  },
-};
+export type { QuotaName } from './repositories/tenant-quotas.js';
 
 export interface CheckQuotaOptions {
   /** How many the caller is about to add (default 1). */
@@ -54,14 +34,9 @@ export async function checkQuota(
   options: CheckQuotaOptions = {},
 ): Promise<QuotaUsage> {
   const adding = options.adding ?? 1;
-  const { column, count } = usage[quota];
-  const lock = options.lock === false ? Prisma.empty : Prisma.sql`FOR NO KEY UPDATE`;
-  const tenants = await tx.$queryRaw<{ limit: number }[]>`
-    SELECT ${Prisma.raw(`"${column}"`)} AS "limit" FROM tenants WHERE id = ${tenantId} ${lock}`;
-  const limit = tenants[0]?.limit;
+  const limit = await quotaLimit(tx, tenantId, quota, options.lock !== false);
   if (limit === undefined) throw new AppError('not_found', 'tenant not found');
-  const [row] = await tx.$queryRaw<{ used: number }[]>(count(tenantId));
-  const used = row?.used ?? 0;
+  const used = await quotaUsed(tx, tenantId, quota);
   if (used + adding > limit) {
     throw new AppError('quota_exceeded', `the tenant's ${quota} quota (${limit}) is reached`, {
       quota,

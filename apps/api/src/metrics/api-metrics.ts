@@ -1,3 +1,4 @@
+import { poolSandboxCountRows } from '@cubicle/control-plane';
 import type { Db } from '@cubicle/db';
 import type { FastifyInstance } from 'fastify';
 import { Gauge, Histogram, Registry } from 'prom-client';
@@ -31,12 +32,7 @@ export class ApiMetrics {
       labelNames: ['tenant', 'pool', 'state'],
       registers: [this.registry],
       async collect() {
-        const rows = await db.$queryRaw<
-          { tenant_id: string; name: string; state: string; n: number }[]
-        >`
-          SELECT p.tenant_id, p.name, s.state::text AS state, count(*)::int AS n
-          FROM sandboxes s JOIN pools p ON p.id = s.pool_id
-          WHERE s.state <> 'deleted' GROUP BY 1, 2, 3`;
+        const rows = await poolSandboxCountRows(db);
         this.reset();
         for (const r of rows) this.set({ tenant: r.tenant_id, pool: r.name, state: r.state }, r.n);
       },

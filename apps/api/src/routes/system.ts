@@ -2,6 +2,7 @@ import { API_VERSION, CUBICLE_VERSION, Routes } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { GUEST_PROTOCOL_VERSION } from '@cubicle/contract/guest';
 import { openApiDocument } from '@cubicle/contract/openapi';
+import { pingDatabase } from '@cubicle/db';
 import fp from 'fastify-plugin';
 import { route } from '../lib/define-handler.js';
 import { Plugin } from '../plugins/plugin-names.js';
@@ -18,7 +19,7 @@ export const systemRoutes = fp<{ checks?: Record<string, HealthCheck> | undefine
   async (app, options) => {
     const { db, redis } = app.connections;
     const checks: Record<string, HealthCheck> = {
-      database: () => db.$queryRaw`SELECT 1`,
+      database: () => pingDatabase(db),
       redis: () => redis.ping(),
       ...options.checks,
     };

@@ -1,5 +1,5 @@
 import type { Claim as ClaimView } from '@cubicle/contract/api';
-import type { ClaimRow } from '../lifecycle/rows-from-json.js';
+import type { ClaimRow } from '../repositories/claims.js';
 import { toSandboxView } from './sandbox-view.js';
 
 /** The include every claim query uses so toClaimView has what it renders. */

@@ -15,7 +15,7 @@ import {
 import type { ClaimOutcome } from '../lifecycle/claim-outcome.js';
 import { claimAnswerStatus } from '../lifecycle/claim-liveness.js';
 import { toClaimView } from './claim-view.js';
-import type { ClaimRow } from '../lifecycle/rows-from-json.js';
+import type { ClaimRow } from '../repositories/claims.js';
 import { waitForClaim } from './wait-for-claim.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 

@@ -1,4 +1,5 @@
-import { sqlPoolOf, type Db } from '@cubicle/db';
+import type { Db } from '@cubicle/db';
+import { liveClaimIdsAmong } from '../repositories/claims.js';
 import { nowOf, type Subscriber } from '../context.js';
 import { viewerChannel } from '../viewer/viewer-events.js';
 
@@ -90,13 +91,7 @@ export class LiveClaimMemory<V> {
       try {
         if (this.entries.size === 0) return;
         const ids = [...this.entries.keys()];
-        const { rows } = await sqlPoolOf(this.options.db).query<{ id: string }>({
-          name: 'cubicle_live_claims_of_v1',
-          text: `SELECT id FROM claims
-                 WHERE id = ANY($1::text[]) AND cubicle_claim_is_live(status, expires_at, $2)`,
-          values: [ids, nowOf(this.options)],
-        });
-        const active = new Set(rows.map((r) => r.id));
+        const active = await liveClaimIdsAmong(this.options.db, ids, nowOf(this.options));
         for (const id of ids) if (!active.has(id)) this.entries.delete(id);
       } catch (err) {
         this.options.onError?.(err);

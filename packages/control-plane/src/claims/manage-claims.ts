@@ -5,7 +5,7 @@ import { nowOf, nudgeReconcile, type Deps } from '../context.js';
 import { pageById } from '../page-by-id.js';
 import { publishViewerRevocation } from '../viewer/viewer-events.js';
 import { claimInclude, toClaimView } from './claim-view.js';
-import { extendClaimRow, readClaimRow, touchClaimRow } from './claim-rows.js';
+import { extendClaimRow, readClaimRow, touchClaimRow } from '../repositories/claims.js';
 import { endClaim } from '../lifecycle/claim-transitions.js';
 
 /** getClaim renders the tenant's claim; not_found for unknown ids and other tenants' claims. */

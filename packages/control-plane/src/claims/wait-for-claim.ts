@@ -1,6 +1,6 @@
 import type { Deps } from '../context.js';
 import { claimInclude } from './claim-view.js';
-import type { ClaimRow } from '../lifecycle/rows-from-json.js';
+import type { ClaimRow } from '../repositories/claims.js';
 
 /**
  * waitForClaim polls a pending claim until it is no longer pending or the bound passes. Polling

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@cubicle/contract/errors';
 import type { GuestOperation } from '@cubicle/contract/guest';
-import { sqlPoolOf } from '@cubicle/db';
 import { LiveClaimMemory } from '../claims/live-claim-memory.js';
 import { nowOf, type Deps, type Subscriber } from '../context.js';
 import { findLiveGuest, liveGuestOrThrow } from '../guest/find-live-guest.js';
@@ -107,7 +106,7 @@ export class GuestCalls {
    */
   async activeSandboxOf(tenantId: string, claimId: string): Promise<string> {
     const target = { tenantId, claimId, now: nowOf(this.deps) };
-    const lookup = await findLiveGuest(sqlPoolOf(this.deps.db), target, false);
+    const lookup = await findLiveGuest(this.deps.db, target, false);
     return liveGuestOrThrow(lookup, target).sandboxId;
   }
 

@@ -1,13 +1,14 @@
 import { AppError, zodIssues } from '@cubicle/contract/errors';
 import { ActionResult, GuestRoutes, type GuestOperation } from '@cubicle/contract/guest';
 import type { JobPayload } from '@cubicle/contract/jobs';
-import { newId, sqlPoolOf } from '@cubicle/db';
+import { newId } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import { guestClientFor, type GuestCallOperation } from '../guest/guest-client.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { GUEST_CALL_MIN_START_MS, guestCallBoundMs } from './guest-call-bounds.js';
 import { redactRequest } from './redact-request.js';
 import { claimRedactor } from '../secrets/claim-redactor.js';
+import { insertActionRecordRow } from '../repositories/action-records.js';
 import { keepActionScreenshots } from '../usage/keep-action-screenshots.js';
 
 export type GuestCallPayload = JobPayload<'guest.call'>;
@@ -106,22 +107,16 @@ async function deliverGuestCall(
     // The claim's secret values never rest in an ActionRecord, typed or echoed: `[secret:NAME]`.
     const redactor = hasSecrets ? await claimRedactor(deps, p.tenant_id, p.claim_id) : undefined;
     const stored = <T>(value: T): T => (redactor ? redactor.redactDeep(value) : value);
-    await sqlPoolOf(deps.db).query({
-      name: 'cubicle_insert_action_record_v1',
-      text: `INSERT INTO action_records (id, tenant_id, claim_id, sandbox_id, operation, request,
-               result, effect, duration_ms, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9, now())`,
-      values: [
-        newId('action_record'),
-        p.tenant_id,
-        p.claim_id,
-        p.sandbox_id,
-        p.operation,
-        JSON.stringify(stored(redactRequest(parsed.data ?? {}))),
-        JSON.stringify(stored(result)),
-        result.effect,
-        Math.round(durationMs),
-      ],
+    await insertActionRecordRow(deps.db, {
+      id: newId('action_record'),
+      tenantId: p.tenant_id,
+      claimId: p.claim_id,
+      sandboxId: p.sandbox_id,
+      operation: p.operation,
+      requestJson: JSON.stringify(stored(redactRequest(parsed.data ?? {}))),
+      resultJson: JSON.stringify(stored(result)),
+      effect: result.effect,
+      durationMs: Math.round(durationMs),
     });
   }
   return { status: 200, body: answer };

@@ -1,9 +1,10 @@
 import { AppError } from '@cubicle/contract/errors';
-import type { sqlPoolOf } from '@cubicle/db';
 import { isClaimLive, whyClaimIsNotLive } from '../lifecycle/claim-liveness.js';
+import { liveGuestRow } from '../repositories/claims.js';
+import type { PoolTarget } from '../repositories/pool-target.js';
 
-/** A node-postgres pool or a checked-out client (a caller holding a lock looks up on it). */
-export type GuestSql = Pick<ReturnType<typeof sqlPoolOf>, 'query'>;
+/** The pool (`db`) or a checked-out client (a caller holding a lock looks up on it). */
+export type GuestSql = PoolTarget;
 
 /** The guest of a live claim: where its driver listens and the sealed token it takes. */
 export interface LiveGuest {
@@ -40,21 +41,10 @@ export interface GuestTarget {
   now: Date;
 }
 
-interface Row {
-  status: string;
-  expires_at: Date;
-  release_reason: string | null;
-  sandbox_id: string | null;
-  sandbox_state: string | null;
-  guest_endpoint: string | null;
-  guest_token_ciphertext: Buffer | null;
-  has_secrets: boolean;
-}
-
 /**
  * findLiveGuest is the one lookup of a claim, its sandbox and the sandbox's guest: one indexed
- * statement (named, planned once per connection; it runs before every guest call the worker
- * makes), its liveness decided by isClaimLive on the caller's clock. The token's ciphertext is
+ * statement (liveGuestRow, named: planned once per connection; it runs before every guest call
+ * the worker makes), its liveness decided by isClaimLive on the caller's clock. The token's ciphertext is
  * read only when asked for (`withToken`): the API routes a call by the sandbox id alone and
  * never holds a guest token it does not use.
  */
@@ -63,17 +53,7 @@ export async function findLiveGuest(
   target: GuestTarget,
   withToken: boolean,
 ): Promise<GuestLookup> {
-  const { rows } = await sql.query<Row>({
-    name: 'cubicle_live_guest_v1',
-    text: `SELECT c.status, c.expires_at, c.release_reason, c.sandbox_id, s.state AS sandbox_state,
-                  s.guest_endpoint,
-                  CASE WHEN $3::boolean THEN s.guest_token_ciphertext END AS guest_token_ciphertext,
-                  EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets
-           FROM claims c LEFT JOIN sandboxes s ON s.id = c.sandbox_id AND s.tenant_id = c.tenant_id
-           WHERE c.id = $1 AND c.tenant_id = $2`,
-    values: [target.claimId, target.tenantId, withToken],
-  });
-  const row = rows[0];
+  const row = await liveGuestRow(sql, target.tenantId, target.claimId, withToken);
   if (!row) return { kind: 'not_found' };
   const claim = { status: row.status, expiresAt: row.expires_at };
   if (!isClaimLive(claim, target.now))

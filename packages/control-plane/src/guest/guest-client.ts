@@ -1,6 +1,6 @@
 import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
 import { GuestRoutes, type GuestOperation } from '@cubicle/contract/guest';
-import { sqlPoolOf, type Db } from '@cubicle/db';
+import type { Db } from '@cubicle/db';
 import type WebSocket from 'ws';
 import type { z } from 'zod';
 import { open, type Keyring } from '../crypto/keyring.js';
@@ -71,7 +71,7 @@ export interface GuestClientDeps {
 export async function guestClientFor(
   deps: GuestClientDeps,
   target: { tenantId: string; claimId: string; sandboxId?: string | undefined; now: Date },
-  sql: GuestSql = sqlPoolOf(deps.db),
+  sql: GuestSql = deps.db,
 ): Promise<GuestClient> {
   const lookup = await findLiveGuest(sql, target, true);
   return guestClientOf(deps.keyring, liveGuestOrThrow(lookup, target));

@@ -1,6 +1,7 @@
-import { sqlPoolOf, type Db } from '@cubicle/db';
+import { sqlOf, type Db, type Sql } from '@cubicle/db';
 import type { Envelope } from '../crypto/envelope.js';
 import { ClaimBatchRow, claimOutcomeOf, type ClaimOutcome } from './claim-outcome.js';
+import { claimBatch } from './state-statements.js';
 
 /** A secret the claim request carries, sealed before the call, with its row id. */
 export interface SealedClaimSecret {
@@ -41,17 +42,6 @@ const SPLIT_MIN = 8;
 // subtransaction ids, past which every snapshot in the cluster has to read pg_subtrans.
 const MAX_BATCH = 64;
 
-/**
- * The function takes one JSON text per item and parses each in the item's own subtransaction.
- * The items travel as one text, one per line, split by Postgres: JSON.stringify never writes a
- * raw line feed (it escapes every control character), and a split parses nothing, so an item
- * Postgres cannot store still fails alone, inside the function. As a text[] parameter,
- * node-postgres escaped every quote of every item: ~45 µs of the API's CPU per claim in
- * bench:claim's bursts.
- */
-const CLAIM_BATCH_SQL =
-  'SELECT * FROM cubicle_claim_batch(string_to_array($1::text, chr(10))) ORDER BY idx';
-
 const batchers = new WeakMap<Db, (input: ClaimRequestItem) => Promise<ClaimOutcome>>();
 
 /**
@@ -67,11 +57,11 @@ const batchers = new WeakMap<Db, (input: ClaimRequestItem) => Promise<ClaimOutco
  */
 export function decideClaim(db: Db, input: ClaimRequestItem): Promise<ClaimOutcome> {
   let submit = batchers.get(db);
-  if (!submit) batchers.set(db, (submit = createBatcher(sqlPoolOf(db))));
+  if (!submit) batchers.set(db, (submit = createBatcher(sqlOf(db))));
   return submit(input);
 }
 
-function createBatcher(pool: ReturnType<typeof sqlPoolOf>) {
+function createBatcher(sql: Sql) {
   let queue: Waiting[] = [];
   let inFlight = 0;
   let scheduled = false;
@@ -114,12 +104,10 @@ function createBatcher(pool: ReturnType<typeof sqlPoolOf>) {
   async function run(batch: Waiting[]): Promise<void> {
     let rows: unknown[];
     try {
-      ({ rows } = await pool.query({
-        // Named: each connection plans it once, then only binds and runs it.
-        name: 'cubicle_claim_batch_v5',
-        text: CLAIM_BATCH_SQL,
-        values: [batch.map((w) => JSON.stringify(itemOf(w.input))).join('\n')],
-      }));
+      rows = await sql.rows(
+        claimBatch,
+        batch.map((w) => JSON.stringify(itemOf(w.input))).join('\n'),
+      );
     } catch (err) {
       // The function isolates items; should the statement itself still fail on some input, no
       // item may fail for another's: halve the batch until the failure is down to its item.

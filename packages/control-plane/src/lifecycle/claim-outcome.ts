@@ -1,6 +1,7 @@
 import type { Claim, Sandbox } from '@cubicle/db';
 import { z } from 'zod';
-import { claimFromJson, sandboxFromJson } from './rows-from-json.js';
+import { claimFromJson } from '../repositories/claims.js';
+import { sandboxFromJson } from '../repositories/sandboxes.js';
 
 /**
  * One row of cubicle_claim_batch, as it crosses from SQL: parsed, never trusted by shape. The

@@ -1,6 +1,7 @@
 import type { ReleaseReason } from '@cubicle/contract/api';
-import { newId, sqlPoolOf, type Db, type Prisma } from '@cubicle/db';
-import { claimRowOf, type ClaimJsonRow, type ClaimRow } from './rows-from-json.js';
+import { newId, sqlOf, type Db, type Prisma } from '@cubicle/db';
+import { claimRowOf, type ClaimRow } from '../repositories/claims.js';
+import { endClaim as endClaimStatement, fulfilPending } from './state-statements.js';
 import { MAX_WEBHOOKS_PER_TENANT } from '../webhooks/emit-webhook-event.js';
 
 export interface EndedClaim {
@@ -22,19 +23,15 @@ export async function endClaim(
   db: Db,
   end: { tenantId: string; claimId: string; reason: ReleaseReason; now: Date },
 ): Promise<EndedClaim | null> {
-  const { rows } = await sqlPoolOf(db).query<ClaimJsonRow & { ended: boolean }>({
-    name: 'cubicle_end_claim_v1',
-    text: 'SELECT ended, claim, pool_name, sandbox FROM cubicle_end_claim($1, $2, $3::release_reason, $4, $5::text[], $6)',
-    values: [
-      end.tenantId,
-      end.claimId,
-      end.reason,
-      end.now,
-      Array.from({ length: MAX_WEBHOOKS_PER_TENANT }, () => newId('webhook_delivery')),
-      newId('webhook_event'),
-    ],
-  });
-  const row = rows[0];
+  const row = await sqlOf(db).row(
+    endClaimStatement,
+    end.tenantId,
+    end.claimId,
+    end.reason,
+    end.now,
+    Array.from({ length: MAX_WEBHOOKS_PER_TENANT }, () => newId('webhook_delivery')),
+    newId('webhook_event'),
+  );
   if (!row) return null;
   return { ended: row.ended, row: claimRowOf(row) };
 }
@@ -57,7 +54,6 @@ export async function activatePendingClaims(
   now: Date,
   limit: number,
 ): Promise<ActivatedClaim[]> {
-  const rows = await tx.$queryRaw<{ claim_id: string; tenant_id: string; sandbox_id: string }[]>`
-    SELECT claim_id, tenant_id, sandbox_id FROM cubicle_fulfil_pending(${poolId}, ${now}::timestamptz, ${limit}::int)`;
+  const rows = await sqlOf(tx).rows(fulfilPending, poolId, now, limit);
   return rows.map((r) => ({ claimId: r.claim_id, tenantId: r.tenant_id, sandboxId: r.sandbox_id }));
 }

@@ -6,6 +6,7 @@ import { nudgeReconcile, type Deps } from '../context.js';
 import { countSandboxes } from './count-sandboxes.js';
 import { toPoolView } from './pool-view.js';
 import { checkQuota } from '@cubicle/tenancy';
+import { lockForTransaction } from '../repositories/transaction-locks.js';
 
 /**
  * canonicalJson stringifies with object keys sorted: Postgres JSONB returns keys in its own
@@ -65,7 +66,7 @@ export async function applyPool(
   const columns = columnsOf(spec);
   const result = await deps.db.$transaction(async (tx) => {
     // Serialise applies of one pool name so two concurrent PUTs cannot both create it.
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`pool:${tenantId}:${name}`}))`;
+    await lockForTransaction(tx, `pool:${tenantId}:${name}`);
     const existing = await tx.pool.findFirst({ where: { tenantId, name, deletedAt: null } });
     if (!existing) {
       await checkQuota(tx, tenantId, 'pools');

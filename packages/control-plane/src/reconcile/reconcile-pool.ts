@@ -1,18 +1,13 @@
-import { newId, sqlPoolOf } from '@cubicle/db';
+import { newId } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
 import { releaseClaim } from '../claims/manage-claims.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { ControlPlaneFailure } from './failure-reasons.js';
-import {
-  readPoolState,
-  readRowsOfPool,
-  readRowsOfTx,
-  type PoolForReconcile,
-  type PoolState,
-} from './read-pool-state.js';
+import { readPoolState, type PoolForReconcile, type PoolState } from './read-pool-state.js';
 import { planCreate } from './plan-pool.js';
 import { createSandboxes, moveSandboxes } from '../lifecycle/sandbox-transitions.js';
+import { lockForTransaction } from '../repositories/transaction-locks.js';
 
 export { PROVISION_TIMEOUT_MS } from './read-pool-state.js';
 
@@ -42,12 +37,7 @@ export async function reconcilePool(
   // transactions and eight ORM statements; now it is this one plain read (bench:scale: ~1.5 ms
   // of worker CPU a claim went to reconciles that changed nothing). The read takes no lock:
   // whatever changes after it nudges the pool again, as it would after the full pass.
-  const look = await readPoolState(
-    readRowsOfPool(sqlPoolOf(deps.db)),
-    tenantId,
-    poolId,
-    nowOf(deps),
-  );
+  const look = await readPoolState(deps.db, tenantId, poolId, nowOf(deps));
   if (!look || (look.pool.state !== 'draining' && isSettled(look.pool, look))) return result;
   const pool = await deps.db.pool.findFirst({ where: { id: poolId, tenantId } });
   if (!pool) return result;
@@ -63,9 +53,9 @@ export async function reconcilePool(
   }
 
   await deps.db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`reconcile:${poolId}`}))`;
+    await lockForTransaction(tx, `reconcile:${poolId}`);
     const now = nowOf(deps);
-    const state = await readPoolState(readRowsOfTx(tx), tenantId, poolId, now);
+    const state = await readPoolState(tx, tenantId, poolId, now);
     if (!state) return;
     const { timedOut, retire, snapshot } = state;
     if (timedOut.length > 0) {

@@ -1,4 +1,3 @@
-import type { SandboxState } from '@cubicle/db';
 import { nowOf, nudgeReconcile } from '../context.js';
 import type { SandboxBackend } from '../backend/types.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
@@ -12,15 +11,7 @@ import {
 } from '../sandboxes/report-oom-kills.js';
 import { ControlPlaneFailure } from './failure-reasons.js';
 import { moveSandboxes } from '../lifecycle/sandbox-transitions.js';
-
-interface KnownRow {
-  id: string;
-  state: SandboxState;
-  tenant_id: string;
-  pool_id: string;
-  ready_at: Date | null;
-  oom_kills: number;
-}
+import { knownSandboxRows } from '../repositories/sandboxes.js';
 
 export interface SweepResult {
   orphansDestroyed: number;
@@ -45,12 +36,7 @@ export async function sweepBackend(
   // turned warm while we listed is simply newer than the snapshot.
   const listedAt = nowOf(deps);
   const running = new Set(await backend.list());
-  // Raw SQL: the listing can hold every sandbox of the installation (10,000 and more), one array
-  // parameter here rather than one bind parameter per id.
-  const rows = await deps.db.$queryRaw<KnownRow[]>`
-    SELECT id, state::text AS state, tenant_id, pool_id, ready_at, oom_kills FROM sandboxes
-    WHERE id = ANY(${[...running]}::text[])
-       OR (backend::text = ${backend.kind} AND state IN ('warm', 'claimed') AND ready_at < ${listedAt})`;
+  const rows = await knownSandboxRows(deps.db, [...running], backend.kind, listedAt);
   const known = rows.map((r) => ({
     id: r.id,
     state: r.state,

@@ -1,16 +1,10 @@
 import { writeAuditEvent } from '@cubicle/tenancy';
 import type { SandboxBackend, SandboxResources } from '../backend/types.js';
 import type { Deps } from '../context.js';
+import { raiseOomKillsRow } from '../repositories/sandboxes.js';
 import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 
 const MiB = 1024 * 1024;
-
-interface RaisedRow {
-  tenant_id: string;
-  pool_id: string;
-  pool: string;
-  claim_id: string | null;
-}
 
 /**
  * readResources asks a backend what the kernel counted of a sandbox; null when the backend does
@@ -46,12 +40,7 @@ export async function reportOomKills(
   const limitMb = limit !== null && limit < 2 ** 50 ? Math.round(limit / MiB) : null;
   return deps.db.$transaction(async (tx) => {
     // The one claim a sandbox ever has (claims.sandbox_id is unique), live or ended.
-    const [row] = await tx.$queryRaw<RaisedRow[]>`
-      UPDATE sandboxes s SET oom_kills = ${kills}, updated_at = now()
-      FROM pools p
-      WHERE s.id = ${sandboxId} AND s.oom_kills < ${kills} AND p.id = s.pool_id
-      RETURNING s.tenant_id, s.pool_id, p.name AS pool,
-        (SELECT c.id FROM claims c WHERE c.sandbox_id = s.id) AS claim_id`;
+    const row = await raiseOomKillsRow(tx, sandboxId, kills);
     if (!row) return false;
     await writeAuditEvent(tx, {
       tenantId: row.tenant_id,
