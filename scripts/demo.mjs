@@ -6,13 +6,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const api = process.env.CUBICLE_API_URL ?? `http://127.0.0.1:${process.env.API_PORT ?? 8080}`;
+// CUBICLE_URL and CUBICLE_API_KEY, the names the SDKs, the CLI and the Terraform provider read
+// (CUBICLE_API_URL and CUBICLE_KEY, the demo's former names, still work).
+const api =
+  process.env.CUBICLE_URL ??
+  process.env.CUBICLE_API_URL ??
+  `http://127.0.0.1:${process.env.API_PORT ?? 8080}`;
 const keyFile = join(root, '.cubicle', 'admin-key');
 const key =
-  process.env.CUBICLE_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '');
+  process.env.CUBICLE_API_KEY ??
+  process.env.CUBICLE_KEY ??
+  (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '');
 if (!key) {
   console.error(
-    'demo: no API key. Start Cubicle first (`npm start`), or set CUBICLE_KEY and CUBICLE_API_URL.',
+    'demo: no API key. Start Cubicle first (`npm start`), or set CUBICLE_API_KEY and CUBICLE_URL.',
   );
   process.exit(2);
 }

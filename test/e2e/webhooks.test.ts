@@ -1,4 +1,5 @@
 import { listOf, WebhookDelivery, WebhookPayload, WebhookWithSecret } from '@cubicle/contract/api';
+import { verifyWebhook, WebhookVerificationError } from '@cubicle/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, waitFor, type Stack } from './support/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
@@ -61,6 +62,33 @@ describe('webhooks on a real claim lifecycle', () => {
     const [ended] = await recv.waitFor(1, eventsOf(claim.id, 'claim.ended'));
     expect(recv.verify(ended!, secret)).toBeTruthy();
     expect(ended!.payload.data).toMatchObject({ reason: 'released_by_client', pool: 'hooks' });
+  });
+
+  it("the SDKs' verifyWebhook accepts a real delivery and refuses it altered, replayed or with another secret", async () => {
+    const claimed = (await call('POST', '/v1/pools/hooks/claims', {})).json();
+    expect((await call('DELETE', `/v1/claims/${claimed.id}`)).statusCode).toBe(200);
+    const [ended] = await recv.waitFor(1, eventsOf(claimed.id, 'claim.ended'));
+    const { body, headers } = ended!;
+    const event = await verifyWebhook(body, headers, secret);
+    expect(event).toEqual(JSON.parse(body));
+    expect(event).toMatchObject({ type: 'claim.ended', data: { claim_id: claimed.id } });
+    expect(
+      await verifyWebhook(new TextEncoder().encode(body), new Headers(headers), secret),
+    ).toEqual(event);
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => 'accepted',
+        (e: unknown) => (e instanceof WebhookVerificationError ? e.reason : String(e)),
+      );
+    expect(
+      await refusal(verifyWebhook(body.replace('claim.ended', 'claim.activated'), headers, secret)),
+    ).toBe('bad_signature');
+    const later = (Number(headers['webhook-timestamp']) + 301) * 1000;
+    expect(await refusal(verifyWebhook(body, headers, secret, { now: later }))).toBe(
+      'bad_timestamp',
+    );
+    const other = `whsec_${Buffer.from('not the endpoint secret').toString('base64')}`;
+    expect(await refusal(verifyWebhook(body, headers, other))).toBe('bad_signature');
   });
 
   it('a pending claim the worker fulfils is announced by the worker; its TTL end says ttl_expired', async () => {

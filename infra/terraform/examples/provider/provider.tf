@@ -6,7 +6,7 @@ terraform {
   }
 }
 
-# endpoint and api_key may also come from CUBICLE_ENDPOINT and CUBICLE_API_KEY.
+# endpoint and api_key may also come from CUBICLE_URL and CUBICLE_API_KEY.
 provider "cubicle" {
   endpoint = "https://cubicle.example.com"
   api_key  = var.cubicle_api_key

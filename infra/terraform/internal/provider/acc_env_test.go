@@ -74,6 +74,7 @@ func offlineCLIConfig(t *testing.T) {
 	t.Setenv("TF_ACC_PROVIDER_HOST", "registry.opentofu.org")
 	t.Setenv("TF_ACC_PROVIDER_NAMESPACE", "cubicle")
 	t.Setenv("CHECKPOINT_DISABLE", "1")
+	t.Setenv("CUBICLE_URL", "")
 	t.Setenv("CUBICLE_ENDPOINT", "")
 	t.Setenv("CUBICLE_API_KEY", "")
 }

@@ -20,7 +20,7 @@ func explainAPIError(endpoint, action string, err error) (summary, detail string
 	var transport *client.TransportError
 	if errors.As(err, &transport) {
 		return "Cannot reach the Cubicle API at " + endpoint,
-			fmt.Sprintf("Could not %s: %v\n\nCheck the provider's endpoint (or CUBICLE_ENDPOINT): it must be the base URL of a running Cubicle API, e.g. https://cubicle.example.com.", action, err)
+			fmt.Sprintf("Could not %s: %v\n\nCheck the provider's endpoint (or CUBICLE_URL): it must be the base URL of a running Cubicle API, e.g. https://cubicle.example.com.", action, err)
 	}
 	var apiErr *client.APIError
 	if !errors.As(err, &apiErr) {

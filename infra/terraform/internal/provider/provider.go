@@ -38,7 +38,7 @@ func (p *cubicleProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{
 				Optional:    true,
-				Description: "The Cubicle API's base URL, e.g. `https://cubicle.example.com`. Default: the `CUBICLE_ENDPOINT` environment variable.",
+				Description: "The Cubicle API's base URL, e.g. `https://cubicle.example.com`. Default: the `CUBICLE_URL` environment variable (the name the SDKs and the CLI read; `CUBICLE_ENDPOINT`, its former name, still works and is deprecated).",
 			},
 			"api_key": schema.StringAttribute{
 				Optional: true, Sensitive: true,
@@ -60,7 +60,7 @@ func (p *cubicleProvider) Configure(ctx context.Context, req provider.ConfigureR
 	}
 	endpoint := cfg.Endpoint.ValueString()
 	if endpoint == "" {
-		endpoint = os.Getenv("CUBICLE_ENDPOINT")
+		endpoint = endpointFromEnv(&resp.Diagnostics)
 	}
 	apiKey := cfg.APIKey.ValueString()
 	if apiKey == "" {
@@ -68,7 +68,7 @@ func (p *cubicleProvider) Configure(ctx context.Context, req provider.ConfigureR
 	}
 	if endpoint == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("endpoint"), "Missing Cubicle endpoint",
-			"Set endpoint in the provider block or the CUBICLE_ENDPOINT environment variable, e.g. https://cubicle.example.com.")
+			"Set endpoint in the provider block or the CUBICLE_URL environment variable, e.g. https://cubicle.example.com.")
 	}
 	if apiKey == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing Cubicle API key",

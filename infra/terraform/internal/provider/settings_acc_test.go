@@ -17,10 +17,10 @@ import (
 
 // TestAccAPIKey: a member key is created (its secret is in the state, sensitive, and works),
 // a role change replaces it, and destroy revokes it. The provider reads its own credentials from
-// CUBICLE_ENDPOINT / CUBICLE_API_KEY here.
+// CUBICLE_URL / CUBICLE_API_KEY here.
 func TestAccAPIKey(t *testing.T) {
 	live := accPreCheck(t)
-	t.Setenv("CUBICLE_ENDPOINT", live.Endpoint)
+	t.Setenv("CUBICLE_URL", live.Endpoint)
 	t.Setenv("CUBICLE_API_KEY", live.AdminKey)
 	config := func(role string) string {
 		return requiredProviders + fmt.Sprintf("resource \"cubicle_api_key\" \"ci\" {\n  name = \"tf-acc-ci\"\n  role = %q\n}\n", role)
