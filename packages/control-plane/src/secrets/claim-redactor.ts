@@ -1,7 +1,8 @@
 import type { Db } from '@cubicle/db';
-import { sqlPoolOf } from '@cubicle/db';
+import { sqlOf } from '@cubicle/db';
 import { openEnvelope, secretAad } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
+import { selectClaimSecretsForRedaction } from '../repositories/secrets-claim.js';
 import { createRedactor, type NamedSecret, type Redactor } from './redact.js';
 
 /**
@@ -13,16 +14,7 @@ export async function openClaimSecrets(
   tenantId: string,
   claimId: string,
 ): Promise<NamedSecret[]> {
-  const { rows } = await sqlPoolOf(deps.db).query<{
-    name: string;
-    ciphertext: Buffer;
-    nonce: Buffer;
-    wrapped_key: Buffer;
-  }>({
-    name: 'cubicle_claim_secrets_for_redaction_v1',
-    text: 'SELECT name, ciphertext, nonce, wrapped_key FROM claim_secrets WHERE claim_id = $1 AND tenant_id = $2',
-    values: [claimId, tenantId],
-  });
+  const rows = await sqlOf(deps.db).rows(selectClaimSecretsForRedaction, claimId, tenantId);
   return rows.map((r) => ({
     name: r.name,
     value: openEnvelope(

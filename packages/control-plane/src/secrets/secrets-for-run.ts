@@ -1,7 +1,11 @@
 import { AppError } from '@cubicle/contract/errors';
-import { sqlPoolOf, type Db } from '@cubicle/db';
+import { sqlOf, type Db } from '@cubicle/db';
 import { openEnvelope, secretAad } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
+import {
+  resolveSecretNamesStatement,
+  type ResolvedSecretRow,
+} from '../repositories/secrets-claim.js';
 import { recentSecrets } from './log-redaction.js';
 import type { NamedSecret } from './redact.js';
 
@@ -9,16 +13,6 @@ import type { NamedSecret } from './redact.js';
 export interface SecretsContext {
   db: Db;
   keyring: Keyring;
-}
-
-/** The sealed value a name resolves to for a claim (still sealed: nothing is opened here). */
-interface ResolvedRow {
-  name: string;
-  ciphertext: Buffer;
-  nonce: Buffer;
-  wrapped_key: Buffer;
-  /** The stored secret's setting (StoredSecretUsableBy); null for a claim's own secret. */
-  usable_by: string | null;
 }
 
 /**
@@ -34,21 +28,10 @@ export async function resolveSecretNames(
   tenantId: string,
   claimId: string,
   names: readonly string[],
-): Promise<Map<string, ResolvedRow>> {
+): Promise<Map<string, ResolvedSecretRow>> {
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return new Map();
-  const { rows } = await sqlPoolOf(db).query<ResolvedRow>({
-    name: 'cubicle_resolve_secret_names_v2',
-    text: `SELECT DISTINCT ON (name) name, ciphertext, nonce, wrapped_key, usable_by FROM (
-             SELECT name, ciphertext, nonce, wrapped_key, NULL::text AS usable_by, 0 AS source,
-                    0 AS version
-             FROM claim_secrets WHERE tenant_id = $1 AND claim_id = $2 AND name = ANY($3)
-             UNION ALL
-             SELECT name, ciphertext, nonce, wrapped_key, usable_by, 1 AS source, version
-             FROM tenant_secrets WHERE tenant_id = $1 AND name = ANY($3)
-           ) s ORDER BY name, source, version DESC`,
-    values: [tenantId, claimId, wanted],
-  });
+  const rows = await sqlOf(db).rows(resolveSecretNamesStatement, tenantId, claimId, wanted);
   const byName = new Map(rows.map((r) => [r.name, r]));
   const unknown = wanted.filter((n) => !byName.has(n));
   if (unknown.length > 0)

@@ -1,6 +1,12 @@
 import type { ViewerConnection, ViewerConnectionQuery, ViewerMode } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { sqlPoolOf, type Db } from '@cubicle/db';
+import { sqlOf, type Db } from '@cubicle/db';
+import {
+  closeViewerConnection,
+  insertViewerConnection,
+  selectViewerClaim,
+  selectViewerConnections,
+} from '../repositories/usage-viewers.js';
 
 /** What the stream proxy knows about a stream it admitted. */
 export interface ViewerStreamFact {
@@ -21,13 +27,15 @@ export async function recordViewerConnected(
   fact: ViewerStreamFact,
   at: Date = new Date(),
 ): Promise<string | null> {
-  const { rows } = await sqlPoolOf(db).query<{ id: string }>({
-    name: 'cubicle_viewer_connected_v1',
-    text: `INSERT INTO viewer_connections (tenant_id, claim_id, ticket_id, mode, connected_at)
-           VALUES ($1, $2, $3, $4, $5) RETURNING id::text AS id`,
-    values: [fact.tenantId, fact.claimId, fact.ticketId, fact.mode, at],
-  });
-  return rows[0]?.id ?? null;
+  const row = await sqlOf(db).row(
+    insertViewerConnection,
+    fact.tenantId,
+    fact.claimId,
+    fact.ticketId,
+    fact.mode,
+    at,
+  );
+  return row?.id ?? null;
 }
 
 /** recordViewerDisconnected closes the row recordViewerConnected wrote (once: later calls no-op). */
@@ -37,12 +45,7 @@ export async function recordViewerDisconnected(
   reason: string,
   at: Date = new Date(),
 ): Promise<void> {
-  await sqlPoolOf(db).query({
-    name: 'cubicle_viewer_disconnected_v1',
-    text: `UPDATE viewer_connections SET disconnected_at = $2, close_reason = $3
-           WHERE id = $1 AND disconnected_at IS NULL`,
-    values: [id, at, reason.slice(0, 64)],
-  });
+  await sqlOf(db).exec(closeViewerConnection, id, at, reason.slice(0, 64));
 }
 
 /**
@@ -55,25 +58,15 @@ export async function listViewerConnections(
   claimId: string,
   query: ViewerConnectionQuery,
 ): Promise<{ data: ViewerConnection[]; next_cursor: string | null }> {
-  const pool = sqlPoolOf(db);
-  const claim = await pool.query('SELECT 1 FROM claims WHERE id = $1 AND tenant_id = $2', [
+  const sql = sqlOf(db);
+  if ((await sql.exec(selectViewerClaim, claimId, tenantId)) === 0)
+    throw new AppError('not_found', 'no such claim');
+  const rows = await sql.rows(
+    selectViewerConnections,
     claimId,
     tenantId,
-  ]);
-  if (claim.rowCount === 0) throw new AppError('not_found', 'no such claim');
-  const { rows } = await pool.query<{
-    id: string;
-    ticket_id: string;
-    mode: ViewerMode;
-    connected_at: Date;
-    disconnected_at: Date | null;
-    close_reason: string | null;
-  }>(
-    `SELECT id::text AS id, ticket_id, mode, connected_at, disconnected_at, close_reason
-     FROM viewer_connections
-     WHERE claim_id = $1 AND tenant_id = $2 AND ($3::bigint IS NULL OR id > $3::bigint)
-     ORDER BY id LIMIT $4`,
-    [claimId, tenantId, query.cursor ?? null, query.limit + 1],
+    query.cursor ?? null,
+    query.limit + 1,
   );
   const kept = rows.slice(0, query.limit);
   return {
