@@ -1,12 +1,16 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { Cubicle } from '../src/index.js';
+import { runCli } from './cli-process.js';
 import type { LiveStack } from './live-stack.js';
 
 const bin = new URL('../bin/cubicle.mjs', import.meta.url).pathname;
+/** The claim the desktop tests share, from `cubicle claim` until `cubicle release`. */
+let claimId = '';
 const dir = mkdtempSync(join(tmpdir(), 'cubicle-cli-'));
 const config = join(dir, 'config.json');
 
@@ -79,7 +83,7 @@ export function cliSuite(live: () => LiveStack, env: Record<string, string>) {
     expect(broken.code).toBe(2);
   });
 
-  it('claim, shell, screenshot, view, runs logs and release drive one desktop', async () => {
+  it('claim, shell, screenshot, view and runs logs drive one desktop', async () => {
     const claimed = await cli(['claim', 'cli-a', '--ttl', '600', '--wait', '90']);
     expect(claimed.code).toBe(0);
     const [id, viewer] = claimed.stdout.trim().split('\n');
@@ -112,8 +116,101 @@ export function cliSuite(live: () => LiveStack, env: Record<string, string>) {
       .map((l) => JSON.parse(l) as { seq: number });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
 
-    expect((await cli(['release', id!])).code).toBe(0);
-    const after = await cli(['shell', id!, '--', 'true']);
+    claimId = id!;
+  });
+
+  it('runs start, files and claims get drive the claimed desktop', async () => {
+    const env = { ...baseEnv, HOME: dir, CUBICLE_CONFIG: config };
+    const started = await runCli(
+      [
+        'runs',
+        'start',
+        claimId,
+        '-f',
+        '--env',
+        'WHO=cli',
+        '--',
+        'sh',
+        '-c',
+        'echo hello $WHO; echo oops >&2; exit 7',
+      ],
+      env,
+    );
+    expect(started).toMatchObject({ code: 7, stdout: 'hello cli\n' });
+    expect(started.stderr).toMatch(/^run run_[0-9a-z]+\noops\n$/);
+    const detached = await runCli(['runs', 'start', claimId, '--json', '--', 'true'], env);
+    const run = JSON.parse(detached.stdout) as { id: string };
+    expect((await runCli(['runs', 'ls', claimId], env)).stdout).toContain(run.id);
+    expect((await runCli(['runs', 'get', run.id, '--json'], env)).code).toBe(0);
+
+    const local = join(dir, 'bytes.bin');
+    const bytes = Buffer.from([0, 1, 2, 255, 254, 10, 13]);
+    writeFileSync(local, bytes);
+    const wrote = await runCli(
+      ['files', 'write', claimId, '/tmp/cli-files/bytes.bin', local, '--parents'],
+      env,
+    );
+    expect(wrote).toMatchObject({ code: 0, stdout: 'wrote /tmp/cli-files/bytes.bin (7 bytes)\n' });
+    const fromStdin = await runCli(
+      ['files', 'write', claimId, '/tmp/cli-files/note.txt'],
+      env,
+      'from stdin\n',
+    );
+    expect(fromStdin.code).toBe(0);
+    expect(await runCli(['files', 'read', claimId, '/tmp/cli-files/note.txt'], env)).toMatchObject({
+      code: 0,
+      stdout: 'from stdin\n',
+    });
+    const copy = join(dir, 'copy.bin');
+    expect(
+      (await runCli(['files', 'read', claimId, '/tmp/cli-files/bytes.bin', '-o', copy], env)).code,
+    ).toBe(0);
+    expect(readFileSync(copy)).toEqual(bytes);
+    const ls = await runCli(['files', 'ls', claimId, '/tmp/cli-files', '--json'], env);
+    expect(
+      (JSON.parse(ls.stdout) as { entries: { name: string }[] }).entries.map((e) => e.name),
+    ).toEqual(['bytes.bin', 'note.txt']);
+    expect((await runCli(['files', 'read', claimId, '/tmp/cli-files/missing'], env)).code).toBe(4);
+
+    const claim = await runCli(['claims', 'get', claimId, '--json'], env);
+    expect(JSON.parse(claim.stdout)).toMatchObject({
+      id: claimId,
+      status: 'active',
+      pool: 'cli-a',
+    });
+  });
+
+  it('runs logs -f --json | head: the reader closing the pipe ends the command quietly, exit 0', async () => {
+    const cubicle = new Cubicle({ apiKey: live().apiKey, baseUrl: live().url });
+    const run = await cubicle.runs.create(claimId, {
+      argv: [
+        'sh',
+        '-c',
+        'i=0; while [ $i -lt 3000 ]; do echo line $i; i=$((i+1)); sleep 0.01; done',
+      ],
+    });
+    const child = spawn(process.execPath, [bin, 'runs', 'logs', '-f', '--json', run.id], {
+      env: { ...baseEnv, HOME: dir, CUBICLE_CONFIG: config },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    let lines = 0;
+    // Like `head -n 3`: read three events, then close our end of the pipe.
+    child.stdout.on('data', (d: Buffer) => {
+      lines += d.toString().split('\n').length - 1;
+      if (lines >= 3) child.stdout.destroy();
+    });
+    const started = Date.now();
+    const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
+    expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: '' });
+    // It stopped following when the reader left, long before the 30 s run ends.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    await cubicle.runs.cancel(run.id);
+  });
+
+  it('release ends the claim; its commands then fail as not active', async () => {
+    expect((await cli(['release', claimId])).code).toBe(0);
+    const after = await cli(['shell', claimId, '--', 'true']);
     expect(after.code).toBe(5);
     expect(after.stderr).toContain('claim_not_active');
   });
