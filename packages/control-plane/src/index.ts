@@ -66,6 +66,7 @@ export {
   listRunEvents,
   writeRunStdin,
 } from './runs/manage-runs.js';
+export { listRuns } from './runs/list-runs.js';
 export type { RunDeps } from './runs/run-deps.js';
 export { RunSupervisor } from './runs/run-supervisor.js';
 
@@ -113,6 +114,7 @@ export {
   updateWebhook,
   type WebhookApiDeps,
 } from './webhooks/manage-webhooks.js';
+export { retryWebhookDelivery } from './webhooks/retry-webhook-delivery.js';
 
 // Usage metering, insights, kept screenshots, viewer connections.
 export { getClaimScreenshot, pruneClaimScreenshots } from './usage/claim-screenshots.js';

@@ -58,6 +58,14 @@ export class Webhooks {
   deliveries(id: string, query?: QueryOf<'listWebhookDeliveries'>, options?: CallOptions) {
     return this.t.paginate('listWebhookDeliveries', { params: { id }, query }, options);
   }
+  /** retryDelivery queues a pending or failed delivery's next attempt now. */
+  retryDelivery(id: string, deliveryId: string, options?: CallOptions) {
+    return this.t.call(
+      'retryWebhookDelivery',
+      { params: { id, delivery_id: deliveryId } },
+      options,
+    );
+  }
 }
 
 /** Usage: the tenant's sandbox time per pool, and a pool's recent behaviour. */

@@ -114,6 +114,10 @@ export class Runs {
   list(claimId: string, options?: CallOptions): AsyncGenerator<Run> {
     return this.t.paginate('listClaimRuns', { params: { id: claimId } }, options);
   }
+  /** listAll yields the tenant's runs across claims, newest first (`status` keeps one state). */
+  listAll(query?: QueryOf<'listRuns'>, options?: CallOptions): AsyncGenerator<Run> {
+    return this.t.paginate('listRuns', { query }, options);
+  }
   /** eventPage reads one page of a run's events after `after_seq` (JSON, not live). */
   eventPage(runId: string, query?: QueryOf<'listRunEvents'>, options?: CallOptions) {
     return this.t.call('listRunEvents', { params: { run_id: runId }, query }, options);

@@ -5,6 +5,7 @@ import {
   getRun,
   listClaimRuns,
   listRunEvents,
+  listRuns,
   writeRunStdin,
   type Keyring,
   type RunDeps,
@@ -38,6 +39,10 @@ export const runRoutes = routeGroup<{ keyring: Keyring }>(Plugin.runRoutes, (app
   route(app, Routes.listClaimRuns, async ({ request, params, query }) => ({
     status: 200,
     body: await listClaimRuns(deps, tenantOf(request), params.id, query),
+  }));
+  route(app, Routes.listRuns, async ({ request, query }) => ({
+    status: 200,
+    body: await listRuns(deps, tenantOf(request), query),
   }));
   route(app, Routes.getRun, async ({ request, params }) => ({
     status: 200,

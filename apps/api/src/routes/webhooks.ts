@@ -5,6 +5,7 @@ import {
   getWebhook,
   listWebhookDeliveries,
   listWebhooks,
+  retryWebhookDelivery,
   rotateWebhookSecret,
   updateWebhook,
   type Keyring,
@@ -61,6 +62,16 @@ export const webhookRoutes = routeGroup<WebhookRoutesOptions>(
     route(app, Routes.listWebhookDeliveries, async ({ request, params, query }) => ({
       status: 200,
       body: await listWebhookDeliveries(deps, tenantOf(request), params.id, query),
+    }));
+
+    route(app, Routes.retryWebhookDelivery, async ({ request, params }) => ({
+      status: 202,
+      body: await retryWebhookDelivery(
+        { db: app.connections.db, queues: app.connections.queues },
+        tenantOf(request),
+        params.id,
+        params.delivery_id,
+      ),
     }));
   },
 );

@@ -86,6 +86,11 @@ class AsyncWebhooks:
         async for delivery in self._t.pages("listWebhookDeliveries", path={"id": webhook_id}, query=query):
             yield delivery
 
+    async def retry_delivery(self, webhook_id: str, delivery_id: str) -> WebhookDelivery:
+        """retry_delivery queues a pending or failed delivery's next attempt now."""
+        path = {"id": webhook_id, "delivery_id": delivery_id}
+        return cast(WebhookDelivery, await self._t.request("retryWebhookDelivery", path=path))
+
 
 class AsyncAuditEvents:
     def __init__(self, transport: AsyncTransport):

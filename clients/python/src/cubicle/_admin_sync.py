@@ -87,6 +87,11 @@ class Webhooks:
         for delivery in self._t.pages("listWebhookDeliveries", path={"id": webhook_id}, query=query):
             yield delivery
 
+    def retry_delivery(self, webhook_id: str, delivery_id: str) -> WebhookDelivery:
+        """retry_delivery queues a pending or failed delivery's next attempt now."""
+        path = {"id": webhook_id, "delivery_id": delivery_id}
+        return cast(WebhookDelivery, self._t.request("retryWebhookDelivery", path=path))
+
 
 class AuditEvents:
     def __init__(self, transport: Transport):

@@ -125,6 +125,7 @@ __all__ = [
     "ListClaimViewerConnectionsResponse200",
     "ListClaimsResponse200",
     "ListPoolsResponse200",
+    "ListRunsResponse200",
     "ListSecretsResponse200",
     "ListStoredSecretsResponse200",
     "ListViewerTicketsResponse200",
@@ -1387,6 +1388,11 @@ class ListClaimViewerConnectionsResponse200(TypedDict):
 
 class ListPoolsResponse200(TypedDict):
     data: "List[Pool]"
+    next_cursor: Optional[str]
+
+
+class ListRunsResponse200(TypedDict):
+    data: "List[Run]"
     next_cursor: Optional[str]
 
 

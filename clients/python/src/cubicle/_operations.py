@@ -382,6 +382,14 @@ OPERATIONS = {
         is_idempotent_by_key=False,
         success=(200,),
     ),
+    "listRuns": Operation(
+        method="GET",
+        path="/v1/runs",
+        query=('limit', 'cursor', 'status'),
+        has_body=False,
+        is_idempotent_by_key=False,
+        success=(200,),
+    ),
     "getRun": Operation(
         method="GET",
         path="/v1/runs/{run_id}",
@@ -485,6 +493,14 @@ OPERATIONS = {
         has_body=False,
         is_idempotent_by_key=False,
         success=(200,),
+    ),
+    "retryWebhookDelivery": Operation(
+        method="POST",
+        path="/v1/webhooks/{id}/deliveries/{delivery_id}/retry",
+        query=(),
+        has_body=False,
+        is_idempotent_by_key=False,
+        success=(202,),
     ),
     "getUsage": Operation(
         method="GET",

@@ -227,6 +227,11 @@ class AsyncRuns:
         async for run in self._t.pages("listClaimRuns", path={"id": claim_id}, query={"limit": limit}):
             yield run
 
+    async def list_all(self, *, status: Optional[str] = None, limit: Optional[int] = None) -> AsyncIterator[Run]:
+        """list_all: the tenant's runs across claims, newest first (`status` keeps one state)."""
+        async for run in self._t.pages("listRuns", query={"status": status, "limit": limit}):
+            yield run
+
     async def event_page(
         self, run_id: str, *, after_seq: int = 0, limit: Optional[int] = None
     ) -> RunEventPage:

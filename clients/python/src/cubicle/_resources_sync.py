@@ -228,6 +228,11 @@ class Runs:
         for run in self._t.pages("listClaimRuns", path={"id": claim_id}, query={"limit": limit}):
             yield run
 
+    def list_all(self, *, status: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Run]:
+        """list_all: the tenant's runs across claims, newest first (`status` keeps one state)."""
+        for run in self._t.pages("listRuns", query={"status": status, "limit": limit}):
+            yield run
+
     def event_page(
         self, run_id: str, *, after_seq: int = 0, limit: Optional[int] = None
     ) -> RunEventPage:

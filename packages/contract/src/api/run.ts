@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
 import { text } from '../text.js';
-import { ClaimId, RunId, Timestamp } from './common.js';
+import { ClaimId, listQueryOf, RunId, Timestamp } from './common.js';
 import { SecretName } from './secret.js';
 
 export const RunStatus = named(
@@ -145,3 +145,10 @@ export type RunCancelRequest = z.infer<typeof RunCancelRequest>;
 export const RunStreamQuery = z.strictObject({
   after_seq: z.coerce.number().int().min(0).optional(),
 });
+
+/** RunListQuery pages the tenant's runs across claims, newest first; `status` keeps one state. */
+export const RunListQuery = z.strictObject({
+  ...listQueryOf(RunId).shape,
+  status: RunStatus.optional(),
+});
+export type RunListQuery = z.infer<typeof RunListQuery>;

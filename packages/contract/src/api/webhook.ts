@@ -114,6 +114,11 @@ export type WebhookWithSecret = z.infer<typeof WebhookWithSecret>;
 
 export const WebhookPathParams = z.strictObject({ id: WebhookId });
 
+export const WebhookDeliveryPathParams = z.strictObject({
+  id: WebhookId,
+  delivery_id: WebhookDeliveryId,
+});
+
 export const WebhookDeliveryStatus = named(
   'WebhookDeliveryStatus',
   z.enum(['pending', 'delivered', 'failed']),

@@ -162,7 +162,7 @@ export async function rotateWebhookSecret(
   return { ...(await getWebhook(deps, tenantId, id)), secret };
 }
 
-type DeliveryWithAttempts = DeliveryRow & {
+export type DeliveryWithAttempts = DeliveryRow & {
   attempts: {
     attempt: number;
     statusCode: number | null;
@@ -173,7 +173,8 @@ type DeliveryWithAttempts = DeliveryRow & {
   }[];
 };
 
-function toDeliveryView(row: DeliveryWithAttempts): WebhookDelivery {
+/** toDeliveryView is a delivery as the API shows it, attempts in order. */
+export function toDeliveryView(row: DeliveryWithAttempts): WebhookDelivery {
   return {
     id: row.id,
     webhook_id: row.webhookId,

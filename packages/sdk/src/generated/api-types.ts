@@ -54,7 +54,7 @@ export type AuditEvent = {
   created_at: string;
 };
 
-/** min ≤ initial ≤ max. */ export type Autoscaling = { min: number; initial: number; max: number };
+export type Autoscaling = { min: number; initial: number; max: number };
 
 export type Backend = 'local' | 'kubernetes' | 'kubevirt';
 
@@ -99,15 +99,14 @@ export type ClaimStatus = 'pending' | 'active' | 'released';
 
 export type CreateApiKeyRequest = { name: string; role?: ApiKeyRole };
 
-/** A secret name is given as a value (`secrets`) or stored (`stored_secrets`), not both. */ export type CreateClaimRequest =
-  {
-    name?: ResourceName;
-    ttl_seconds?: number;
-    metadata?: Metadata;
-    wait_seconds?: number;
-    secrets?: Record<string, string>;
-    stored_secrets?: Array<string>;
-  };
+export type CreateClaimRequest = {
+  name?: ResourceName;
+  ttl_seconds?: number;
+  metadata?: Metadata;
+  wait_seconds?: number;
+  secrets?: Record<string, string>;
+  stored_secrets?: Array<string>;
+};
 
 export type CreateRunRequest = {
   argv: Array<string>;
@@ -458,7 +457,7 @@ export type GuestEmptyRequest = Record<string, never>;
 export type GuestEnvVars = Record<string, string>;
 
 export type GuestFileDeleteRequest = {
-  /** Any absolute path but `/`. */ path: GuestAbsolutePath;
+  path: GuestAbsolutePath;
   recursive?: boolean;
   missing_ok?: boolean;
 };
@@ -1034,7 +1033,7 @@ export type PoolKubernetes = {
 
 export type PoolSample = { at: string; provisioning: number; warm: number; claimed: number };
 
-/** claim_ttl_seconds ≤ max_claim_lifetime_seconds. */ export type PoolSpec = {
+export type PoolSpec = {
   image: string;
   backend?: Backend;
   cpu?: number;
@@ -1049,7 +1048,7 @@ export type PoolSample = { at: string; provisioning: number; warm: number; claim
 
 export type PoolState = 'active' | 'draining';
 
-/** operator Exists takes no value. */ export type PoolToleration = {
+export type PoolToleration = {
   key?: string;
   operator: 'Exists' | 'Equal';
   value?: string;
@@ -1057,7 +1056,7 @@ export type PoolState = 'active' | 'draining';
   toleration_seconds?: number;
 };
 
-/** operator Exists takes no value. */ export type PoolTolerationInput = {
+export type PoolTolerationInput = {
   key?: string;
   operator?: 'Exists' | 'Equal';
   value?: string;

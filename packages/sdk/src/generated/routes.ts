@@ -268,6 +268,7 @@ export const routeTable = {
     path: '/v1/claims/{id}/runs',
     idempotencyKey: false,
   },
+  listRuns: { operationId: 'listRuns', method: 'GET', path: '/v1/runs', idempotencyKey: false },
   getRun: {
     operationId: 'getRun',
     method: 'GET',
@@ -344,6 +345,12 @@ export const routeTable = {
     operationId: 'listWebhookDeliveries',
     method: 'GET',
     path: '/v1/webhooks/{id}/deliveries',
+    idempotencyKey: false,
+  },
+  retryWebhookDelivery: {
+    operationId: 'retryWebhookDelivery',
+    method: 'POST',
+    path: '/v1/webhooks/{id}/deliveries/{delivery_id}/retry',
     idempotencyKey: false,
   },
   getUsage: { operationId: 'getUsage', method: 'GET', path: '/v1/usage', idempotencyKey: false },

@@ -6,6 +6,7 @@ import {
   Webhook,
   WebhookDelivery,
   WebhookDeliveryListQuery,
+  WebhookDeliveryPathParams,
   WebhookPathParams,
   WebhookWithSecret,
 } from '../webhook.js';
@@ -92,5 +93,18 @@ export const webhookRoutes = {
     query: WebhookDeliveryListQuery,
     responses: { 200: listOf(WebhookDelivery) },
     errors: [...readErrors, 'forbidden'],
+  }),
+  retryWebhookDelivery: defineRoute({
+    operationId: 'retryWebhookDelivery',
+    method: 'POST',
+    path: '/v1/webhooks/{id}/deliveries/{delivery_id}/retry',
+    tag: 'webhooks',
+    auth: 'admin',
+    summary: 'Attempt a pending or failed delivery again now (202: queued; a delivered one is 409)',
+    description:
+      'The next attempt is queued at once with the same `webhook-id` (receivers deduplicate by it) and the current signing secret. A failed delivery becomes pending again; if that attempt fails too, retries continue only while the 24-hour window after the event lasts.',
+    params: WebhookDeliveryPathParams,
+    responses: { 202: WebhookDelivery },
+    errors: [...writeErrors, 'conflict'],
   }),
 } satisfies Record<string, RouteDef>;
