@@ -31,3 +31,17 @@ export function auditActionFor(def: Pick<RouteDef, 'operationId'>): AuditAction 
 export function isMutating(method: string): boolean {
   return method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE';
 }
+
+/**
+ * pathTarget is the audit target id a request's path names: its last path parameter, the most
+ * specific resource (`/claims/{id}/secrets/{secret_id}` → the secret). A path that goes on past
+ * it (`/claims/{id}/shell`, `/webhooks/{id}/rotate-secret`) still acts on that resource, so its
+ * id is the target; only a path without parameters (`POST /v1/pools`-like creates, answered with
+ * the new id instead) has none. Target ids are ids, never a type name.
+ */
+export function pathTarget(def: Pick<RouteDef, 'path'>, params: unknown): string | null {
+  const last = [...def.path.matchAll(/\{([a-zA-Z_]+)\}/g)].at(-1)?.[1];
+  if (!last) return null;
+  const value = (params as Record<string, unknown> | undefined)?.[last];
+  return typeof value === 'string' ? value.slice(0, 200) : null;
+}

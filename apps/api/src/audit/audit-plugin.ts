@@ -3,7 +3,7 @@ import { isAppError } from '@cubicle/contract/errors';
 import type { Db } from '@cubicle/db';
 import { createAuditWriter } from '@cubicle/tenancy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { auditActionFor, isMutating } from './audit-action.js';
+import { auditActionFor, isMutating, pathTarget } from './audit-action.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -30,15 +30,6 @@ export function setAuditTarget(request: FastifyRequest, targetId: string) {
 export function noteResponseId(request: FastifyRequest, body: unknown) {
   if (body && typeof body === 'object' && 'id' in body && typeof body.id === 'string')
     responseIds.set(request, body.id);
-}
-
-/** The last path parameter names the most specific resource (`/claims/{id}/secrets/{secret_id}`). */
-function pathTarget(def: RouteDef, params: unknown): string | null {
-  const names = [...def.path.matchAll(/\{([a-zA-Z_]+)\}/g)].map((m) => m[1]!);
-  const last = names.at(-1);
-  if (!last || !def.path.endsWith(`{${last}}`)) return null;
-  const value = (params as Record<string, unknown> | undefined)?.[last];
-  return typeof value === 'string' ? value.slice(0, 200) : null;
 }
 
 /**

@@ -52,7 +52,10 @@ export default async function AuditPage({
                 <td className="mono">{e.created_at.slice(0, 19).replace('T', ' ')}</td>
                 <td className="mono">{actorOf(e)}</td>
                 <td className="mono">{e.action}</td>
-                <td className="mono">{e.target_id ?? e.target_type}</td>
+                <td className="mono" data-target-type={e.target_type}>
+                  {/* The id, with its type beside it: a type is never shown as the target. */}
+                  {e.target_id ?? '—'} <span className="muted">{e.target_type}</span>
+                </td>
                 <td>
                   <span className={`badge ${e.result}`}>{e.result}</span>{' '}
                   {e.status_code ? <span className="muted">{e.status_code}</span> : null}
