@@ -15,7 +15,7 @@ import uuid
 
 import pytest
 
-from cubicle import ConflictError, NotFoundError
+from cubicle import ConflictError, NotFoundError, WebhookVerificationError, verify_webhook
 
 
 def test_health_version_and_tenant(cubicle):
@@ -75,6 +75,14 @@ def test_webhooks_round_trip_and_a_signed_delivery(pool, cubicle):
         signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
         expected = "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
         assert expected in headers["webhook-signature"].split()
+        # The SDK's own check agrees on the real delivery, and refuses it altered or replayed.
+        assert verify_webhook(body, headers, hook["secret"]) == event
+        with pytest.raises(WebhookVerificationError) as tampered:
+            verify_webhook(body + b" ", headers, hook["secret"])
+        assert tampered.value.code == "bad_signature"
+        with pytest.raises(WebhookVerificationError) as replayed:
+            verify_webhook(body, headers, hook["secret"], now=int(headers["webhook-timestamp"]) + 301)
+        assert replayed.value.code == "bad_timestamp"
         deliveries = list(cubicle.webhooks.deliveries(hook["id"]))
         assert deliveries and deliveries[0]["event_type"] == "claim.ended"
         rotated = cubicle.webhooks.rotate_secret(hook["id"])

@@ -1,11 +1,13 @@
 """Cubicle's Python SDK: claim Linux desktops from warm pools and drive them.
 
     from cubicle import Cubicle
-    with Cubicle(api_key="...", base_url="http://127.0.0.1:8080") as cubicle:
+    with Cubicle() as cubicle:  # $CUBICLE_API_KEY, $CUBICLE_URL (or api_key=, base_url=)
         with cubicle.claims.create("default") as claim:  # released on exit
             print(claim.shell("uname -a")["stdout"])
 
-`AsyncCubicle` is the same surface with `await` / `async with` / `async for`.
+`AsyncCubicle` is the same surface with `await` / `async with` / `async for`. Requests are
+logged (redacted: no keys, headers or bodies) to the `logging` logger "cubicle" at DEBUG;
+`verify_webhook` checks a webhook delivery's signature.
 """
 
 from ._claim_async import AsyncClaim
@@ -27,8 +29,8 @@ from ._errors import (
     RateLimitError,
 )
 from ._retry import RetryPolicy
-
-__version__ = "0.1.0"
+from ._version import __version__
+from ._webhooks import WebhookVerificationError, verify_webhook
 
 __all__ = [
     "APIConnectionError",
@@ -48,4 +50,7 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitError",
     "RetryPolicy",
+    "WebhookVerificationError",
+    "__version__",
+    "verify_webhook",
 ]

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
+import re
+import time
 import uuid
 from typing import Any, AsyncIterator, Mapping, Optional
 from urllib.parse import quote
@@ -19,10 +22,31 @@ from ._compat import async_sleep
 from ._errors import APIConnectionError, APITimeoutError, from_response, retry_after_seconds
 from ._operations import OPERATIONS
 from ._retry import REPLAY_UNSAFE, RetryPolicy, wait_before_retry
+from ._version import USER_AGENT
 
 DEFAULT_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 STREAM_TIMEOUT = httpx.Timeout(10.0, read=60.0)
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# One DEBUG line per HTTP attempt: `logging.getLogger("cubicle").setLevel(logging.DEBUG)`.
+log = logging.getLogger("cubicle")
+# Query parameters whose values are credentials somewhere in the API or a proxy before it.
+SENSITIVE_QUERY = re.compile(r"^(ticket|token|key|api_key|secret|signature|password)$", re.IGNORECASE)
+
+
+def _shown_query(params: Mapping[str, Any]) -> str:
+    """_shown_query renders the query for a log line with sensitive values hidden."""
+    shown = [f"{k}={'[redacted]' if SENSITIVE_QUERY.match(k) else v}" for k, v in params.items()]
+    return "?" + "&".join(shown) if shown else ""
+
+
+def _log_attempt(
+    method: str, url: str, params: Mapping[str, Any], attempt: int, started: float, outcome: str
+) -> None:
+    """_log_attempt logs method, URL, outcome and duration: never headers (the key) or bodies."""
+    if log.isEnabledFor(logging.DEBUG):
+        elapsed = (time.monotonic() - started) * 1000
+        shown = url + _shown_query(params)
+        log.debug("%s %s -> %s (%.0f ms, attempt %d)", method, shown, outcome, elapsed, attempt)
 
 
 class AsyncTransport:
@@ -41,7 +65,7 @@ class AsyncTransport:
         self._http = http_client or httpx.AsyncClient(timeout=timeout or DEFAULT_TIMEOUT)
         self._owns_http = http_client is None
         self._base_url = base_url.rstrip("/")
-        self._headers = {"authorization": f"Bearer {api_key}", "user-agent": "cubicle-python/0.1.0"}
+        self._headers = {"authorization": f"Bearer {api_key}", "user-agent": USER_AGENT}
         # Sent with each request when set; else the httpx client's own timeout applies.
         self.timeout = timeout
         self.retry = retry
@@ -87,12 +111,14 @@ class AsyncTransport:
         url = self.url(operation_id, path or {})
         attempt = 0
         while True:
+            started = time.monotonic()
             try:
                 extra = {} if self.timeout is None else {"timeout": self.timeout}
                 response = await self._http.request(
                     op.method, url, headers=headers, params=params, content=content, **extra
                 )
             except httpx.TransportError as error:
+                _log_attempt(op.method, url, params, attempt + 1, started, f"failed: {type(error).__name__}")
                 # A refused connection never reached the API; anything later may have.
                 reached = not isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout))
                 wait = None if reached and operation_id in REPLAY_UNSAFE else self.retry.delay(attempt, None)
@@ -102,6 +128,9 @@ class AsyncTransport:
                 await self.pause(operation_id, attempt, type(error).__name__, wait)
                 attempt += 1
                 continue
+            request_id = response.headers.get("x-request-id")
+            outcome = f"{response.status_code}" + (f" request_id={request_id}" if request_id else "")
+            _log_attempt(op.method, url, params, attempt + 1, started, outcome)
             if 200 <= response.status_code < 300:
                 if is_raw:
                     return response.content
