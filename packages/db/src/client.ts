@@ -44,9 +44,10 @@ export function createDb(options: DbOptions): Db {
 
 /**
  * sqlPoolOf is the node-postgres pool of a client made by createDb. Raw SQL is written as
- * Statements and run through sqlOf (sql.ts), which uses this pool; take the pool itself only to
- * check out a client for a transaction or a lock (`sqlOf(client)` then runs on it). The ORM
- * stays for plain reads and writes of rows.
+ * Statements in a repository module (a package's `src/repositories/`; control-plane's
+ * raw-sql-places.test.ts fails on raw SQL anywhere else) and run through sqlOf (sql.ts), which
+ * uses this pool; take the pool itself only to check out a client for a transaction or a lock
+ * (`sqlOf(client)` then runs on it). The ORM stays for plain reads and writes of rows.
  */
 export function sqlPoolOf(db: Db): pg.Pool {
   const pool = pools.get(db);

@@ -1,7 +1,14 @@
 // The sandboxes repository: statements on the sandboxes table, and the mapper of a sandbox row
 // as plain SQL gives it (`to_jsonb`). State changes are the lifecycle's (state-writes.test.ts);
 // what is here reads sandboxes, or writes columns no state depends on.
-import { sqlOf, statement, type Db, type Prisma, type Sandbox, type SandboxState } from '@cubicle/db';
+import {
+  sqlOf,
+  statement,
+  type Db,
+  type Prisma,
+  type Sandbox,
+  type SandboxState,
+} from '@cubicle/db';
 
 type Json = Record<string, unknown>;
 
