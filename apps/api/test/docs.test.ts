@@ -64,4 +64,48 @@ describe('API reference at /docs', () => {
     expect([...origins]).toEqual([url]);
     await page.close();
   });
+
+  it('"Try it out" calls the server the page came from, on its random port, with no error box', async () => {
+    // The document names no host: its one server is relative, so the page's own origin answers.
+    const served = (await fx.app.inject({ method: 'GET', url: '/docs/openapi.json' })).json() as {
+      servers: { url: string }[];
+      jsonSchemaDialect?: string;
+    };
+    expect(served.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(served.jsonSchemaDialect).toBeUndefined();
+
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    const calls: string[] = [];
+    page.on('response', (r) => {
+      if (r.url().includes('/v1/')) calls.push(`${r.status()} ${r.url()}`);
+    });
+    await page.goto(`${url}/docs`);
+    await page.waitForSelector('.opblock', { timeout: 30_000 });
+    // Swagger UI reports schema problems (e.g. an unsupported jsonSchemaDialect) in a red box.
+    expect(await page.locator('.errors-wrapper').count()).toBe(0);
+
+    // An optional query parameter stays empty after "Try it out": nothing is sent unasked.
+    const list = page.locator('#operations-claims-listClaims');
+    await list.locator('.opblock-summary').click();
+    await list.getByRole('button', { name: 'Try it out' }).click();
+    const cursor = list.locator('tr[data-param-name="cursor"] input');
+    await expect.poll(() => cursor.count()).toBe(1);
+    expect(await cursor.inputValue()).toBe('');
+
+    const op = page.locator('#operations-system-getVersion');
+    await op.locator('.opblock-summary').click();
+    await op.getByRole('button', { name: 'Try it out' }).click();
+    await op.getByRole('button', { name: 'Execute' }).click();
+    const status = op.locator('.live-responses-table tbody .response-col_status').first();
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toContain('200');
+    expect(await op.locator('.live-responses-table').textContent()).toContain('cubicle-api');
+    expect(calls).toEqual([`200 ${url}/v1/version`]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

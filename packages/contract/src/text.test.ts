@@ -8,7 +8,7 @@ import {
   Routes,
 } from './api/index.js';
 import { WindowLaunchRequest } from './guest/index.js';
-import { isStorableText, TEXT_RULE } from './text.js';
+import { isStorableText, STORABLE_TEXT_PATTERN, TEXT_RULE } from './text.js';
 
 const NUL = '\u0000';
 const LONE_HIGH = '\ud800';
@@ -66,5 +66,29 @@ describe('the request string rule', () => {
     expect(issueOf(WindowLaunchRequest.safeParse({ argv: [''] })).path).toBe('argv.0');
     expect(WindowLaunchRequest.safeParse({ argv: ['xterm', ''] }).success).toBe(false);
     expect(WindowLaunchRequest.safeParse({ argv: ['xterm', '-e', 'true'] }).success).toBe(true);
+  });
+});
+
+describe('the published pattern of the string rule', () => {
+  it('agrees with isStorableText, with and without the u flag, on every short mix of code units', () => {
+    // Every string of up to 3 units over the units that matter (NUL, lead and trail surrogates,
+    // ASCII, BMP) and a random sample of longer ones: the pattern and the check never differ.
+    const units = ['\u0000', '\ud800', '\udbff', '\udc00', '\udfff', 'a', '\u00e9', '\uffff'];
+    const strings = [''];
+    for (let n = 0; n < 3; n++)
+      for (const s of strings.filter((x) => x.length === n))
+        for (const u of units) strings.push(s + u);
+    let seed = 37;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let i = 0; i < 2000; i++)
+      strings.push(
+        Array.from({ length: next() % 12 }, () => units[next() % units.length]).join(''),
+      );
+    for (const flags of ['', 'u']) {
+      const pattern = new RegExp(STORABLE_TEXT_PATTERN, flags);
+      for (const s of strings)
+        expect(pattern.test(s), `${flags} ${JSON.stringify(s)}`).toBe(isStorableText(s));
+    }
+    expect(strings.length).toBeGreaterThan(500);
   });
 });

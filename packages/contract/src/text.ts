@@ -3,6 +3,15 @@ import { z } from 'zod';
 // A UTF-16 surrogate without its partner (JSON can carry one as `\ud800`, and a NUL as `\u0000`).
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * STORABLE_TEXT_PATTERN is isStorableText as a JSON Schema pattern, for the published document:
+ * any UTF-16 unit but NUL and surrogates, or a well-formed surrogate pair. It reads the same with
+ * and without the `u` flag (validators differ), and stays linear on megabyte strings. The server
+ * checks with isStorableText (one scan, no regex engine) and a unit test holds the two together.
+ */
+export const STORABLE_TEXT_PATTERN =
+  '^(?:[^\\u0000\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$';
+
 /** TEXT_RULE is the message every request string that breaks the rule fails with. */
 export const TEXT_RULE = 'must not contain NUL (\\u0000) or unpaired UTF-16 surrogates';
 

@@ -13,6 +13,9 @@ const fastifyCodes: Record<string, ErrorCodeName> = {
   FST_ERR_VALIDATION: 'validation_failed',
 };
 
+/** The methods a route can be served with, in the order an `Allow` header lists them. */
+const ROUTABLE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
 /** errorBody builds the envelope's body; streams (e.g. the guest's shell socket) send it in a frame. */
 export function errorBody(
   requestId: string,
@@ -68,12 +71,21 @@ export function registerErrorHandler(app: FastifyInstance) {
     return sendError(request, reply, 'internal_error', 'internal error');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      request,
-      reply,
-      'route_not_found',
-      `no route for ${request.method} ${request.url.split('?')[0]}`,
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    // A known path asked with a method it does not serve (TRACE, PATCH on a list…) is 405 with
+    // the methods it does serve, as HTTP says; only an unknown path is 404.
+    // A route that answered "not found" itself (callNotFound) was asked with a method it serves.
+    const allowed = ROUTABLE_METHODS.filter((method) => app.findRoute({ method, url: path }));
+    if (allowed.length > 0 && !allowed.includes(request.method as (typeof allowed)[number])) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(
+        request,
+        reply,
+        'method_not_allowed',
+        `${request.method} is not served on ${path}; allowed: ${allowed.join(', ')}`,
+      );
+    }
+    return sendError(request, reply, 'route_not_found', `no route for ${request.method} ${path}`);
+  });
 }

@@ -44,7 +44,9 @@ export function parsePart<T extends z.ZodType>(
   where: string,
 ): unknown {
   if (!schema) return undefined;
-  const result = schema.safeParse(value ?? {});
+  // Nothing sent reads as `{}` (the document marks such bodies optional); JSON `null` is a value,
+  // never an object, so it fails like any other wrong type.
+  const result = schema.safeParse(value === undefined ? {} : value);
   if (!result.success) {
     // A malformed path id is its own code: the caller passed something that cannot be an id.
     const code = where === 'path' ? 'invalid_id' : 'validation_failed';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { crossFieldRules } from '../rules.js';
 import { ClaimId, Metadata, PoolId, ResourceName, Timestamp } from './common.js';
 import { Sandbox } from './sandbox.js';
 import { ClaimSecrets, SecretName } from './secret.js';
@@ -53,21 +54,33 @@ export type Claim = z.infer<typeof Claim>;
  */
 export const CreateClaimRequest = named(
   'CreateClaimRequest',
-  z.strictObject({
-    name: ResourceName.optional(),
-    ttl_seconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(7 * 86_400)
-      .optional(),
-    metadata: Metadata.default({}),
-    wait_seconds: z.number().int().min(0).max(120).default(20),
-    /** Secrets for this claim, `{NAME: value}`: sealed at rest, written into the desktop as files, never returned. */
-    secrets: ClaimSecrets.optional(),
-    /** Names of the tenant's stored secrets (`/v1/secrets`) to attach to the claim, newest version. */
-    stored_secrets: z.array(SecretName).max(64).optional(),
-  }),
+  z
+    .strictObject({
+      name: ResourceName.optional(),
+      ttl_seconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(7 * 86_400)
+        .optional(),
+      metadata: Metadata.default({}),
+      wait_seconds: z.number().int().min(0).max(120).default(20),
+      /** Secrets for this claim, `{NAME: value}`: sealed at rest, written into the desktop as files, never returned. */
+      secrets: ClaimSecrets.optional(),
+      /** Names of the tenant's stored secrets (`/v1/secrets`) to attach to the claim, newest version. */
+      stored_secrets: z.array(SecretName).max(64).optional(),
+    })
+    // Enforced where secrets are sealed (control-plane sealClaimSecrets), published here.
+    .meta(
+      crossFieldRules(
+        'A secret name is given as a value (`secrets`) or stored (`stored_secrets`), not both.',
+        {
+          rule: 'disjoint',
+          keys_of: 'secrets',
+          items_of: 'stored_secrets',
+        },
+      ),
+    ),
 );
 export type CreateClaimRequest = z.infer<typeof CreateClaimRequest>;
 

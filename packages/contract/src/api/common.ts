@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { OPAQUE } from '../rules.js';
 import { text } from '../text.js';
 
 /**
@@ -64,12 +65,17 @@ export const ResourceName = named(
     ),
 );
 
+/** PORT_PATTERN is a TCP port 1–65535 in decimal without leading zeros, for URL and origin patterns. */
+export const PORT_PATTERN =
+  '([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])';
+
 /** Metadata is caller-owned, small, string-valued and never interpreted by Cubicle. */
 export const Metadata = named(
   'Metadata',
   z
     .record(text().min(1).max(63), text().max(1024))
-    .refine((m) => Object.keys(m).length <= 32, 'at most 32 keys'),
+    .refine((m) => Object.keys(m).length <= 32, 'at most 32 keys')
+    .meta({ maxProperties: 32 }),
 );
 export type Metadata = z.infer<typeof Metadata>;
 
@@ -79,7 +85,8 @@ export type Metadata = z.infer<typeof Metadata>;
  */
 export const OpaqueCursor = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor from this list');
+  .regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a next_cursor from this list')
+  .meta(OPAQUE);
 
 /** listQueryOf is the one list query: a page size and the previous page's `next_cursor`. */
 export function listQueryOf(cursor: z.ZodString) {

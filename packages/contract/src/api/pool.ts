@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { crossFieldRules } from '../rules.js';
 import { text } from '../text.js';
 import { PoolId, ResourceName, Timestamp } from './common.js';
 
@@ -18,7 +19,14 @@ export const Autoscaling = named(
     .refine((a) => a.min <= a.initial && a.initial <= a.max, {
       message: 'must satisfy min ≤ initial ≤ max',
       path: ['initial'],
-    }),
+    })
+    .meta(
+      crossFieldRules(
+        'min ≤ initial ≤ max.',
+        { rule: 'less_or_equal', left: 'min', right: 'initial' },
+        { rule: 'less_or_equal', left: 'initial', right: 'max' },
+      ),
+    ),
 );
 export type Autoscaling = z.infer<typeof Autoscaling>;
 
@@ -30,7 +38,8 @@ export const PoolEnv = named(
       z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable name'),
       text().max(4096),
     )
-    .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables'),
+    .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables')
+    .meta({ maxProperties: 64 }),
 );
 
 // Kubernetes label keys (optional DNS prefix + name) and values, as the API server checks them.
@@ -60,6 +69,10 @@ export const PoolToleration = named(
     .refine((t) => !(t.operator === 'Exists' && t.value !== undefined), {
       message: 'operator Exists takes no value',
       path: ['value'],
+    })
+    .meta({
+      description: 'operator Exists takes no value.',
+      not: { properties: { operator: { const: 'Exists' } }, required: ['operator', 'value'] },
     }),
 );
 
@@ -78,6 +91,7 @@ export const PoolKubernetes = named(
     node_selector: z
       .record(LabelKey, LabelValue)
       .refine((m) => Object.keys(m).length <= 32, 'at most 32 labels')
+      .meta({ maxProperties: 32 })
       .optional(),
     tolerations: z.array(PoolToleration).max(32).optional(),
   }),
@@ -123,10 +137,19 @@ const PoolSpecShape = {
  */
 export const PoolSpec = named(
   'PoolSpec',
-  z.strictObject(PoolSpecShape).refine((p) => p.claim_ttl_seconds <= p.max_claim_lifetime_seconds, {
-    message: 'claim_ttl_seconds must not exceed max_claim_lifetime_seconds',
-    path: ['claim_ttl_seconds'],
-  }),
+  z
+    .strictObject(PoolSpecShape)
+    .refine((p) => p.claim_ttl_seconds <= p.max_claim_lifetime_seconds, {
+      message: 'claim_ttl_seconds must not exceed max_claim_lifetime_seconds',
+      path: ['claim_ttl_seconds'],
+    })
+    .meta(
+      crossFieldRules('claim_ttl_seconds ≤ max_claim_lifetime_seconds.', {
+        rule: 'less_or_equal',
+        left: 'claim_ttl_seconds',
+        right: 'max_claim_lifetime_seconds',
+      }),
+    ),
 );
 export type PoolSpec = z.infer<typeof PoolSpec>;
 export type PoolSpecInput = z.input<typeof PoolSpec>;

@@ -46,7 +46,8 @@ export const CreateRunRequest = named(
   'CreateRunRequest',
   z.strictObject({
     argv: z.array(text().min(1).max(32_768)).min(1).max(1024),
-    cwd: text().max(4096).optional(),
+    /** An absolute path in the sandbox (the guest resolves nothing relative). */
+    cwd: text().min(1).max(4096).regex(/^\//, 'must be an absolute path').optional(),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), text().max(32_768)).default({}),
     secrets: z.array(SecretName).max(64).default([]),
     timeout_seconds: z.number().int().min(1).max(86_400).default(3600),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
 import { text } from '../text.js';
-import { ApiKeyId, TenantId, Timestamp } from './common.js';
+import { ApiKeyId, PORT_PATTERN as PORT, TenantId, Timestamp } from './common.js';
 
 export const TenantQuotas = named(
   'TenantQuotas',
@@ -39,13 +39,11 @@ export const EmbedOrigin = named(
     .string()
     .max(253)
     .regex(
-      /^(https:\/\/(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|http:\/\/(localhost|127\.0\.0\.1))(:[0-9]{1,5})?$/,
-      'an origin like https://app.example.com[:port] or http://localhost[:port], lowercase, no path',
-    )
-    .refine((origin) => {
-      const port = /:([0-9]{1,5})$/.exec(origin)?.[1];
-      return port === undefined || (Number(port) >= 1 && Number(port) <= 65_535);
-    }, 'port must be 1–65535'),
+      new RegExp(
+        `^(https://(\\*\\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|http://(localhost|127\\.0\\.0\\.1))(:${PORT})?$`,
+      ),
+      'an origin like https://app.example.com[:port] or http://localhost[:port], lowercase, no path, port 1–65535',
+    ),
 );
 export type EmbedOrigin = z.infer<typeof EmbedOrigin>;
 
@@ -56,7 +54,8 @@ export const UpdateTenantRequest = named(
     embed_origins: z
       .array(EmbedOrigin)
       .max(50)
-      .refine((list) => new Set(list).size === list.length, 'origins must be unique'),
+      .refine((list) => new Set(list).size === list.length, 'origins must be unique')
+      .meta({ uniqueItems: true }),
   }),
 );
 export type UpdateTenantRequest = z.infer<typeof UpdateTenantRequest>;

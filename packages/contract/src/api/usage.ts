@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
+import { crossFieldRules } from '../rules.js';
 import { PoolId, ResourceName, Timestamp } from './common.js';
 import { ReleaseReason } from './claim.js';
 
@@ -34,7 +35,21 @@ export const UsageQuery = z
         path: ['to'],
         message: `the span is at most ${maxDays} days with group_by=${q.group_by}`,
       });
-  });
+  })
+  .meta(
+    crossFieldRules(
+      `from < to; the span is at most ${USAGE_MAX_DAYS} days (${USAGE_MAX_HOURLY_DAYS} with group_by=hour).`,
+      { rule: 'less', left: 'from', right: 'to' },
+      { rule: 'max_span_days', from: 'from', to: 'to', days: USAGE_MAX_DAYS },
+      {
+        rule: 'max_span_days',
+        from: 'from',
+        to: 'to',
+        days: USAGE_MAX_HOURLY_DAYS,
+        if: { group_by: 'hour' },
+      },
+    ),
+  );
 export type UsageQuery = z.infer<typeof UsageQuery>;
 
 /** UsageTotals are exact sums of interval overlaps (seconds), from facts, never estimates. */

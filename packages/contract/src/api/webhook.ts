@@ -7,6 +7,7 @@ import {
   listQueryOf,
   Metadata,
   PoolId,
+  PORT_PATTERN,
   RunId,
   SandboxId,
   Timestamp,
@@ -15,6 +16,9 @@ import {
   WebhookId,
 } from './common.js';
 import { RunStatus } from './run.js';
+
+const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const IPV4 = `(${OCTET}\\.){3}${OCTET}`;
 
 /** WebhookEventType is what an endpoint subscribes to. */
 export const WebhookEventType = named(
@@ -38,6 +42,15 @@ export const WebhookUrl = named(
   'WebhookUrl',
   text()
     .max(2048)
+    // The pattern is what the document can publish; it admits only URLs the WHATWG parser reads as
+    // written (a DNS name whose last label starts with a letter, or a dotted-quad IPv4), so the
+    // parse below never refuses what the pattern lets through.
+    .regex(
+      new RegExp(
+        `^https?://((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?|${IPV4})(:${PORT_PATTERN})?([/?][^\\s#]*)?$`,
+      ),
+      'an absolute http(s) URL without credentials or fragment',
+    )
     .refine((value) => {
       try {
         const url = new URL(value);
@@ -57,7 +70,8 @@ const EventList = z
   .array(WebhookEventType)
   .min(1)
   .max(WebhookEventType.options.length)
-  .refine((list) => new Set(list).size === list.length, 'events must be unique');
+  .refine((list) => new Set(list).size === list.length, 'events must be unique')
+  .meta({ uniqueItems: true });
 
 export const CreateWebhookRequest = named(
   'CreateWebhookRequest',
@@ -82,7 +96,8 @@ export const UpdateWebhookRequest = named(
       description: text().max(500).nullable().optional(),
       enabled: z.boolean().optional(),
     })
-    .refine((body) => Object.keys(body).length > 0, 'give at least one field to change'),
+    .refine((body) => Object.keys(body).length > 0, 'give at least one field to change')
+    .meta({ minProperties: 1 }),
 );
 export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequest>;
 

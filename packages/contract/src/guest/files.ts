@@ -149,7 +149,10 @@ export type FileListResponse = z.infer<typeof FileListResponse>;
 export const FileDeleteRequest = named(
   'GuestFileDeleteRequest',
   z.strictObject({
-    path: AbsolutePath.refine((p) => p !== '/', 'refusing to delete /'),
+    path: AbsolutePath.refine((p) => p !== '/', 'refusing to delete /').meta({
+      description: 'Any absolute path but `/`.',
+      not: { const: '/' },
+    }),
     recursive: z.boolean().default(false),
     missing_ok: z.boolean().default(false),
   }),

@@ -80,10 +80,15 @@ export const PixelActionRequest = named(
       ...at,
       dx: z.int().min(-50).max(50).default(0),
       dy: z.int().min(-50).max(50).default(0),
-    }).refine((s) => s.dx !== 0 || s.dy !== 0, {
-      message: 'scroll needs a non-zero dx or dy',
-      path: ['dy'],
-    }),
+    })
+      .refine((s) => s.dx !== 0 || s.dy !== 0, {
+        message: 'scroll needs a non-zero dx or dy',
+        path: ['dy'],
+      })
+      .meta({
+        description: 'dx and dy are not both 0 (a missing one is 0).',
+        not: { properties: { dx: { const: 0 }, dy: { const: 0 } } },
+      }),
     pixel('type', {
       /** Any Unicode text; characters without a keysym are typed through a spare keycode. */
       text: text().min(1).max(TYPE_TEXT_MAX_CHARS),

@@ -31,7 +31,8 @@ export const ElementSelector = named(
     })
     .refine((s) => Object.values(s).some((v) => v !== undefined), {
       message: 'a selector needs at least one field',
-    }),
+    })
+    .meta({ minProperties: 1 }),
 );
 export type ElementSelector = z.infer<typeof ElementSelector>;
 

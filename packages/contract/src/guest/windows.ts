@@ -83,6 +83,10 @@ export const WindowLaunchRequest = named(
       .refine((r) => r.url === undefined || r.app.startsWith('browser'), {
         message: 'url opens a page in a browser app (app "browser" or "browser.firefox")',
         path: ['url'],
+      })
+      .meta({
+        description: '`url` only with a browser app.',
+        dependentSchemas: { url: { properties: { app: { pattern: '^browser' } } } },
       }),
   ]),
 );

@@ -11,11 +11,32 @@ import {
   type SocketRouteDef,
 } from '../api/route-def.js';
 import { Routes, SocketRoutes } from '../api/routes.js';
+import { isStorableText, STORABLE_TEXT_PATTERN } from '../text.js';
 import { addExamples } from './examples.js';
 
 type JsonSchema = Record<string, unknown>;
 const REF = '#/components/schemas/';
 const INPUT_MARK = '__input';
+
+type ZodInternals = { _zod: { def: { checks?: { _zod: { def: { fn?: unknown } } }[] } } };
+
+/**
+ * publishTextRule gives every string that obeys the request string rule (text()) its pattern,
+ * beside any pattern of its own: the rule is a refinement on the server, a pattern in the document.
+ */
+function publishTextRule(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }) {
+  const checks = (ctx.zodSchema as ZodInternals)._zod.def.checks ?? [];
+  if (!checks.some((c) => c._zod.def.fn === isStorableText)) return;
+  const s = ctx.jsonSchema;
+  // The hook can meet one schema twice (as a component and where it is used): add the rule once.
+  if (JSON.stringify(s).includes(JSON.stringify(STORABLE_TEXT_PATTERN))) return;
+  if (s.pattern === undefined && s.allOf === undefined) s.pattern = STORABLE_TEXT_PATTERN;
+  else
+    s.allOf = [
+      ...((s.allOf as JsonSchema[] | undefined) ?? []),
+      { pattern: STORABLE_TEXT_PATTERN },
+    ];
+}
 
 /**
  * convert turns registered schemas plus route-local ones into JSON Schemas that reference each
@@ -34,6 +55,7 @@ function convert(extra: [string, z.ZodType][], io: 'input' | 'output', mark: str
     target: 'draft-2020-12',
     io,
     unrepresentable: 'any',
+    override: publishTextRule,
     uri: (id) => `${REF}${id}${mark}`,
   });
   const idOf = (schema: z.ZodType) => registry.get(schema)?.id;
@@ -69,7 +91,7 @@ function routeLocalSchemas(routes: RouteDef[], sockets: SocketRouteDef[]) {
     const base = r.operationId[0]!.toUpperCase() + r.operationId.slice(1);
     if (r.params) inputs.push([`${base}Params`, r.params]);
     if (r.query) inputs.push([`${base}Query`, r.query]);
-    outputs.push([`${base}Message`, r.serverMessage]);
+    if (r.frames === 'json') outputs.push([`${base}Message`, r.serverMessage]);
   }
   for (const r of routes) {
     const base = r.operationId[0]!.toUpperCase() + r.operationId.slice(1);
@@ -117,6 +139,23 @@ function errorResponses(codes: ErrorCodeName[]) {
       ]),
   );
 }
+
+/** RULES_SECTION tells readers and generators how to read what the server enforces beyond types. */
+const RULES_SECTION = [
+  '## What the server enforces',
+  '',
+  'Every request string is free of NUL (`\\u0000`) and of unpaired UTF-16 surrogates: such strings carry the pattern `' +
+    STORABLE_TEXT_PATTERN +
+    '`. A value that breaks any schema is 400 `validation_failed` naming the field.',
+  '',
+  'Rules between fields that JSON Schema cannot say are published under `x-cubicle-rules` on the object they bind (`x-cubicle-query-rules` on an operation, for its query), each described in words too:',
+  '`less_or_equal` / `less` (`left ≤ right` / `left < right`; numbers, or date-times as instants; a missing field counts as its default),',
+  '`max_span_days` (`to − from` at most `days` days, when every field of `if` has that value) and',
+  '`disjoint` (no name is both a key of `keys_of` and an item of `items_of`).',
+  'A parameter marked `x-cubicle-opaque` takes only values the server issued (a `next_cursor`).',
+  '',
+  '',
+].join('\n');
 
 /** errorCodeTable is the closed list of error codes as a Markdown table (the reference renders it). */
 function errorCodeTable(): string {
@@ -212,10 +251,13 @@ export function buildOpenApi(version: string): Record<string, unknown> {
     const bodyId = r.body ? (inputConv.idOf(r.body) ?? `${base}Body`) : undefined;
     const op: Record<string, unknown> = {
       ...operationHead(r),
-      ...(bodyId
+      ...(bodyId && r.body
         ? {
             requestBody: {
-              required: true,
+              // A body whose every field is optional may be left out (the server reads none as
+              // `{}`); JSON `null` is never an object and is 400.
+              required: !r.body.safeParse({}).success,
+              description: `JSON, at most ${bodyLimitOf(r)} bytes (larger is 413 \`payload_too_large\`).`,
               content: {
                 'application/json': { schema: { $ref: `${REF}${renames.get(bodyId) ?? bodyId}` } },
               },
@@ -252,6 +294,10 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       },
     };
     if (r.auth === 'admin') op['x-cubicle-role'] = 'admin';
+    // Rules between query parameters (e.g. usage's from < to) live on the query object, which is
+    // inlined as parameters: the operation carries them.
+    const queryRules = inline(r.query)?.['x-cubicle-rules'];
+    if (queryRules) op['x-cubicle-query-rules'] = queryRules;
     // GET requests carry no body (the server does not read one); every other method's limit is published.
     if (r.method !== 'GET') op['x-cubicle-max-body-bytes'] = bodyLimitOf(r);
     paths[r.path] = { ...(paths[r.path] ?? {}), [r.method.toLowerCase()]: op };
@@ -262,7 +308,15 @@ export function buildOpenApi(version: string): Record<string, unknown> {
   const websockets: Record<string, Record<string, unknown>> = {};
   for (const r of sockets) {
     const base = r.operationId[0]!.toUpperCase() + r.operationId.slice(1);
-    const messageId = outputConv.idOf(r.serverMessage) ?? `${base}Message`;
+    // A JSON socket names its frames' schema; a binary one its subprotocol and what it carries.
+    const frames =
+      r.frames === 'json'
+        ? {
+            'x-cubicle-message': {
+              $ref: `${REF}${outputConv.idOf(r.serverMessage) ?? `${base}Message`}`,
+            },
+          }
+        : { 'x-cubicle-subprotocol': r.subprotocol, 'x-cubicle-frames': r.protocol };
     websockets[r.path] = {
       get: {
         ...operationHead(r),
@@ -270,7 +324,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
           '101': { description: 'Switching Protocols: the WebSocket is open' },
           ...errorResponses(r.errors),
         },
-        'x-cubicle-message': { $ref: `${REF}${messageId}` },
+        ...frames,
         'x-cubicle-close-codes': r.closeCodes,
       },
     };
@@ -289,7 +343,8 @@ export function buildOpenApi(version: string): Record<string, unknown> {
   const sorted = Object.fromEntries(
     Object.entries(components).sort(([a], [b]) => a.localeCompare(b)),
   );
-  addExamples(paths, sorted);
+  const errorsByOperation = new Map(routes.map((r) => [r.operationId, r.errors]));
+  addExamples(paths, sorted, (id) => errorsByOperation.get(id) ?? []);
 
   return {
     openapi: '3.1.0',
@@ -299,10 +354,13 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       description:
         'Hosted control plane for computer-use sandboxes. Errors always use `ErrorEnvelope`; ' +
         `request bodies are at most \`x-cubicle-max-body-bytes\` bytes per operation (${DEFAULT_BODY_LIMIT_BYTES} unless stated); larger ones are 413 \`payload_too_large\`.\n\n` +
+        RULES_SECTION +
         errorCodeTable(),
     },
-    servers: [{ url: 'http://127.0.0.1:8080' }],
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    // Relative: the server that serves this document (the reference's "Try it out" works on any
+    // host and port); generated clients take their base URL from configuration. Schemas are JSON
+    // Schema 2020-12, OpenAPI 3.1's default dialect, so `jsonSchemaDialect` is left out.
+    servers: [{ url: '/', description: 'The server that serves this document' }],
     tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
     paths,
     'x-cubicle-websockets': websockets,

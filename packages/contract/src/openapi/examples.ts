@@ -1,121 +1,219 @@
+import { ErrorCodes, type ErrorCodeName } from '../errors/codes.js';
+
 type JsonSchema = Record<string, unknown>;
 
 /** A valid ULID body for example ids (lowercase Crockford base32: no i, l, o, u). */
 const ULID = '01jd8x3m4k6z9q2w5e7r1t3y5v';
-const WORDS = [
-  '/home/user/notes.txt',
-  'default',
-  'example',
-  'EXAMPLE_NAME',
-  's1',
-  's1:1',
-  'p1',
-  'claim.create',
-  'whsec_c2VjcmV0LWV4YW1wbGU=',
-  'a',
-  // Sequence ids (viewer connections): digits only.
-  '42',
-];
-
-/** Strings whose rule is a refinement (not a pattern) get a value by their field's name. */
-const BY_FIELD: Record<string, string> = {
-  url: 'https://example.com/hooks/cubicle',
-  embed_origins: 'https://app.example.com',
-  mode: '644',
-};
 
 /**
- * exampleOf builds an example value from a JSON Schema of the document: defaults and enums
- * first, ids from their prefix pattern, the smallest allowed numbers. Examples are derived, not
- * written, so they follow every schema change; the test parses each with the route's zod schema.
+ * FIELD_EXAMPLES are values a person would send or see, by field name, in order of preference:
+ * the first that fits the field's schema (type, pattern, bounds) is used, so one name can serve
+ * fields of different kinds (`name` of a pool, `name` of a secret). Examples follow the schemas
+ * because a unit test parses every one with the route's zod schema.
+ */
+const FIELD_EXAMPLES: Record<string, unknown[]> = {
+  image: ['registry.example.com/cubicle/desktop:1.0'],
+  name: ['default', 'GITHUB_TOKEN', 'ci-runner'],
+  pool: ['default'],
+  description: ['Claim lifecycle notifications'],
+  path: ['/home/user/notes.txt'],
+  cwd: ['/home/user'],
+  argv: [['python3', '-c', "print('hello')"]],
+  command: ['ls -la /home/user'],
+  content: ['Hello from Cubicle\n'],
+  data: ['yes\n'],
+  stdin: ['yes\n'],
+  text: ['Hello, world'],
+  query: ['Save'],
+  title: ['notes.txt - Text Editor'],
+  value: ['s3cr3t-example-value'],
+  ticket: ['vt1.eyJ0aWNrZXQiOiJleGFtcGxlIn0.c2lnbmF0dXJl'],
+  url: ['https://example.com/hooks/cubicle', 'https://example.com/'],
+  mode: ['644'],
+  key: ['cub_3f1c2a9e8d4b4f0a9c1e2b7d5a6e8f10', 'dedicated'],
+  keys: ['ctrl+s'],
+  run_id: ['build-1'],
+  role: ['push_button', 'member'],
+  roles: [['push_button', 'text']],
+  events: [['claim.activated', 'claim.ended']],
+  embed_origins: [['https://app.example.com']],
+  secrets: [{ API_TOKEN: 's3cr3t-example-value' }, ['GITHUB_TOKEN']],
+  stored_secrets: [['GITHUB_TOKEN']],
+  metadata: [{ team: 'agents' }],
+  env: [{ LANG: 'C.UTF-8' }],
+  node_selector: [{ 'kubernetes.io/arch': 'amd64' }],
+  autoscaling: [{ min: 1, initial: 2, max: 5 }],
+  memory_mb: [4096],
+  cpu: [2],
+  ttl_seconds: [900],
+  claim_ttl_seconds: [900],
+  max_claim_lifetime_seconds: [28_800],
+  idle_timeout_seconds: [300],
+  wait_seconds: [20],
+  window_id: [4_194_311],
+  x: [640],
+  y: [400],
+  to_x: [800],
+  to_y: [400],
+  dy: [3],
+  length: [4096],
+  timeout_ms: [30_000],
+  timeout_seconds: [600],
+  grace_seconds: [2],
+  limit: [50],
+  after_seq: [0],
+  exit_code: [0],
+  from: ['2026-11-01T00:00:00.000Z'],
+  to: ['2026-12-01T00:00:00.000Z'],
+  version: ['0.1.0'],
+  action: ['claim.create'],
+  secret: ['whsec_c2VjcmV0LWV4YW1wbGU='],
+};
+
+/** Strings with neither a curated value nor a pattern-derived id fall back to the first that fits. */
+const FALLBACK_WORDS = ['example', 'EXAMPLE', 's1', 's1:1', 'p1', '42', 'a'];
+
+/**
+ * exampleOf builds an example value from a JSON Schema of the document: curated values by field
+ * name, then defaults and enums, ids from their prefix pattern, the smallest allowed numbers.
+ * With `request`, optional fields appear only when they have a curated value: an example shows
+ * what a caller typically sends, not every knob.
  */
 export function exampleOf(
   schema: JsonSchema | undefined,
   components: Record<string, JsonSchema>,
-  depth = 0,
-  field = '',
+  options: { request: boolean; field?: string; depth?: number } = { request: false },
 ): unknown {
+  const depth = options.depth ?? 0;
+  const field = options.field ?? '';
   if (!schema || depth > 12) return null;
+  const next = (s: JsonSchema | undefined, f = field) =>
+    exampleOf(s, components, { request: options.request, field: f, depth: depth + 1 });
   if (typeof schema.$ref === 'string') {
-    const id = schema.$ref.split('/').pop()!;
-    return exampleOf(components[id], components, depth + 1, field);
+    const target = components[schema.$ref.split('/').pop()!];
+    return next(target === undefined ? undefined : { ...target, ...withoutRef(schema) });
   }
   if ('const' in schema) return schema.const;
+  const curated = (FIELD_EXAMPLES[field] ?? []).find((v) => fits(v, schema, components));
+  if (curated !== undefined) return structuredClone(curated);
   // A null default of an output field is the server's, not an example worth showing.
   if ('default' in schema && schema.default !== undefined && schema.default !== null)
     return schema.default;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = schema[key] as JsonSchema[] | undefined;
-    if (options) {
-      const first = options.find((o) => o.type !== 'null') ?? options[0];
-      return exampleOf(first, components, depth + 1, field);
-    }
+    if (options) return next(options.find((o) => o.type !== 'null') ?? options[0]);
   }
-  if (Array.isArray(schema.allOf)) {
-    return Object.assign(
-      {},
-      ...(schema.allOf as JsonSchema[]).map((s) => exampleOf(s, components, depth + 1)),
-    );
-  }
-  const type = Array.isArray(schema.type)
-    ? (schema.type as string[]).find((t) => t !== 'null')
-    : (schema.type as string | undefined);
+  const type = typeOf(schema);
   switch (type) {
     case 'object':
-      return objectExample(schema, components, depth);
+      return objectExample(schema, next, options.request);
     case 'array': {
-      const item = exampleOf(schema.items as JsonSchema, components, depth + 1, field);
-      return (schema.maxItems as number | undefined) === 0 ? [] : [item];
+      if ((schema.maxItems as number | undefined) === 0) return [];
+      return [next(schema.items as JsonSchema)];
     }
     case 'string':
-      return stringExample(schema, field);
+      return stringExample(schema);
     case 'integer':
     case 'number':
       return numberExample(schema);
     case 'boolean':
       return false;
-    case 'null':
-      return null;
     default:
       return null;
   }
 }
 
-function objectExample(schema: JsonSchema, components: Record<string, JsonSchema>, depth: number) {
+function withoutRef(schema: JsonSchema): JsonSchema {
+  const { $ref: _ref, ...rest } = schema;
+  return rest;
+}
+
+function typeOf(schema: JsonSchema): string | undefined {
+  return Array.isArray(schema.type)
+    ? (schema.type as string[]).find((t) => t !== 'null')
+    : (schema.type as string | undefined);
+}
+
+/** patternsOf lists a string schema's patterns: its own and those of an allOf of patterns. */
+function patternsOf(schema: JsonSchema): RegExp[] {
+  const all = [schema, ...((schema.allOf as JsonSchema[] | undefined) ?? [])];
+  return all
+    .map((s) => s.pattern)
+    .filter((p): p is string => typeof p === 'string')
+    .map((p) => new RegExp(p));
+}
+
+/** fits tells whether a curated value suits a schema closely enough to be tried (the test checks it exactly). */
+function fits(value: unknown, schema: JsonSchema, components: Record<string, JsonSchema>): boolean {
+  if (typeof schema.$ref === 'string') {
+    const target = components[schema.$ref.split('/').pop()!];
+    return target !== undefined && fits(value, target, components);
+  }
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const options = schema[key] as JsonSchema[] | undefined;
+    if (options) return options.some((o) => fits(value, o, components));
+  }
+  if (Array.isArray(schema.enum)) return schema.enum.includes(value);
+  const type = typeOf(schema);
+  if (typeof value === 'string') {
+    if (type !== 'string') return false;
+    if (schema.format === 'date-time' && Number.isNaN(Date.parse(value))) return false;
+    return (
+      patternsOf(schema).every((p) => p.test(value)) &&
+      value.length >= ((schema.minLength as number | undefined) ?? 0) &&
+      value.length <= ((schema.maxLength as number | undefined) ?? Infinity)
+    );
+  }
+  if (typeof value === 'number')
+    return (
+      (type === 'integer' ? Number.isInteger(value) : type === 'number') &&
+      value >= ((schema.minimum as number | undefined) ?? -Infinity) &&
+      value <= ((schema.maximum as number | undefined) ?? Infinity)
+    );
+  if (Array.isArray(value)) {
+    const items = schema.items as JsonSchema | undefined;
+    return type === 'array' && (!items || value.every((v) => fits(v, items, components)));
+  }
+  if (value && typeof value === 'object') return type === 'object';
+  return false;
+}
+
+function objectExample(
+  schema: JsonSchema,
+  next: (s: JsonSchema | undefined, field?: string) => unknown,
+  request: boolean,
+) {
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const out: Record<string, unknown> = {};
   const required = new Set((schema.required ?? []) as string[]);
   for (const [name, prop] of Object.entries(props)) {
-    const value = exampleOf(prop, components, depth + 1, name);
+    if (request && !required.has(name) && FIELD_EXAMPLES[name] === undefined) continue;
+    const value = next(prop, name);
     // An optional field with nothing to show is left out rather than sent as null.
     if (value !== null || required.has(name)) out[name] = value;
   }
   if (Object.keys(props).length === 0 && schema.additionalProperties && schema.propertyNames) {
-    // A map (env, metadata): one entry keyed by a name its key pattern accepts.
+    // A map without a curated value: one entry keyed by a name its key pattern accepts.
     const key = stringExample(schema.propertyNames as JsonSchema);
-    out[String(key)] = exampleOf(schema.additionalProperties as JsonSchema, components, depth + 1);
+    out[key] = next(schema.additionalProperties as JsonSchema, '');
   }
   return out;
 }
 
-function stringExample(schema: JsonSchema, field = ''): string {
+function stringExample(schema: JsonSchema): string {
   if (schema.contentEncoding === 'base64' || schema.format === 'base64') return 'iVBORw0KGgo=';
-  if (schema.format === 'date-time') return '2026-01-01T12:00:00.000Z';
-  if (schema.format === 'uri' || schema.format === 'url')
-    return 'https://example.com/hooks/cubicle';
-  const pattern = typeof schema.pattern === 'string' ? new RegExp(schema.pattern) : null;
-  const minLength = (schema.minLength as number | undefined) ?? 0;
-  const fits = (s: string) =>
-    (!pattern || pattern.test(s)) &&
-    s.length >= minLength &&
-    s.length <= ((schema.maxLength as number | undefined) ?? Infinity);
+  if (schema.format === 'date-time') return '2026-11-01T12:00:00.000Z';
+  if (schema.format === 'uri' || schema.format === 'url') return 'https://example.com/';
   const prefix = /^\^([a-z]+)_\[0-9a-hjkmnp-tv-z\]\{26\}\$$/.exec(String(schema.pattern ?? ''));
   if (prefix) return `${prefix[1]}_${ULID}`;
-  const byField = BY_FIELD[field];
-  if (byField && fits(byField)) return byField;
-  for (const word of WORDS) if (fits(word)) return word;
-  return 'x'.repeat(Math.max(1, minLength));
+  const patterns = patternsOf(schema);
+  const minLength = (schema.minLength as number | undefined) ?? 0;
+  const ok = (s: string) =>
+    patterns.every((p) => p.test(s)) &&
+    s.length >= minLength &&
+    s.length <= ((schema.maxLength as number | undefined) ?? Infinity);
+  return FALLBACK_WORDS.find(ok) ?? 'x'.repeat(Math.max(1, minLength));
 }
 
 function numberExample(schema: JsonSchema): number {
@@ -126,31 +224,113 @@ function numberExample(schema: JsonSchema): number {
   return Math.min(value, (schema.maximum as number | undefined) ?? Infinity);
 }
 
+/**
+ * REQUEST_EXAMPLES are bodies written by hand where a derived one would pick an arbitrary branch
+ * of a union or miss the point of the call.
+ */
+const REQUEST_EXAMPLES: Record<string, unknown> = {
+  applyPool: {
+    image: 'registry.example.com/cubicle/desktop:1.0',
+    cpu: 2,
+    memory_mb: 4096,
+    autoscaling: { min: 1, initial: 2, max: 5 },
+    claim_ttl_seconds: 900,
+  },
+  createClaim: { ttl_seconds: 900, metadata: { team: 'agents' }, wait_seconds: 20 },
+  createApiKey: { name: 'ci-runner', role: 'member' },
+  actClaim: { action: 'click', window_id: 4_194_311, element_token: 's1:1' },
+  inputClaim: {
+    action: 'click',
+    window_id: 4_194_311,
+    screenshot_id: 'p1',
+    x: 640,
+    y: 400,
+    delivery_mode: 'foreground',
+  },
+  verifyClaim: {
+    window_id: 4_194_311,
+    predicates: [{ kind: 'element_exists', selector: { role: 'push_button', name: 'Save' } }],
+  },
+  screenshotClaim: { max_dimension: 1568 },
+  runClaimShell: { command: 'ls -la /home/user', timeout_ms: 30_000 },
+  readClaimFile: { path: '/home/user/notes.txt' },
+  writeClaimFile: { path: '/home/user/notes.txt', content: 'Hello from Cubicle\n' },
+  listClaimFiles: { path: '/home/user' },
+  deleteClaimFile: { path: '/home/user/notes.txt', missing_ok: true },
+  launchClaimWindow: { app: 'browser', url: 'https://example.com/' },
+  closeClaimWindow: { window_id: 4_194_311 },
+  observeClaim: { window_id: 4_194_311 },
+  createRun: { argv: ['python3', 'agent.py', '--task', 'report'], cwd: '/home/user' },
+  writeRunStdin: { data: 'yes\n' },
+  cancelRun: { grace_seconds: 2 },
+  createSecret: { name: 'API_TOKEN', value: 's3cr3t-example-value' },
+  createStoredSecret: { name: 'GITHUB_TOKEN', value: 's3cr3t-example-value', usable_by: 'members' },
+  putStoredSecret: { value: 's3cr3t-example-value' },
+  createWebhook: {
+    url: 'https://example.com/hooks/cubicle',
+    events: ['claim.activated', 'claim.ended'],
+    description: 'Claim lifecycle notifications',
+  },
+  updateWebhook: { enabled: false },
+  updateClaim: { ttl_seconds: 1800 },
+};
+
+/** The first error code of each status an operation can answer, as an example envelope. */
+function errorExample(code: ErrorCodeName) {
+  return {
+    summary: code,
+    value: {
+      error: {
+        code,
+        message: ErrorCodes[code].description,
+        request_id: 'req_3f1c2a9e-8d4b-4f0a-9c1e-2b7d5a6e8f10',
+      },
+    },
+  };
+}
+
+type Media = { schema?: JsonSchema; example?: unknown; examples?: Record<string, unknown> };
 type Operation = {
-  parameters?: { schema?: JsonSchema; example?: unknown }[];
-  requestBody?: { content: Record<string, { schema?: JsonSchema; example?: unknown }> };
-  responses: Record<
-    string,
-    { content?: Record<string, { schema?: JsonSchema; example?: unknown }> }
-  >;
+  operationId: string;
+  parameters?: { required?: boolean; schema?: JsonSchema; example?: unknown; name: string }[];
+  requestBody?: { content: Record<string, Media> };
+  responses: Record<string, { description?: string; content?: Record<string, Media> }>;
 };
 
 /**
- * addExamples gives every operation of the document an example request (parameters and JSON
- * body) and an example of each successful JSON answer, derived from their schemas.
+ * addExamples gives every operation of the document examples: its required parameters (optional
+ * ones stay empty, so "Try it out" sends only what the caller types), its JSON body, each
+ * successful JSON answer, and each error status with one example per code the operation declares.
  */
 export function addExamples(
   paths: Record<string, Record<string, unknown>>,
   components: Record<string, JsonSchema>,
+  errorsOf: (operationId: string) => ErrorCodeName[],
 ) {
   for (const ops of Object.values(paths)) {
     for (const op of Object.values(ops) as Operation[]) {
-      for (const param of op.parameters ?? []) param.example = exampleOf(param.schema, components);
+      for (const param of op.parameters ?? []) {
+        if (param.required)
+          param.example = exampleOf(param.schema, components, {
+            request: true,
+            field: param.name,
+          });
+      }
       const body = op.requestBody?.content['application/json'];
-      if (body) body.example = exampleOf(body.schema, components);
+      if (body)
+        body.example =
+          REQUEST_EXAMPLES[op.operationId] ?? exampleOf(body.schema, components, { request: true });
+      const codes = [...errorsOf(op.operationId), 'internal_error' as const];
       for (const [status, response] of Object.entries(op.responses)) {
         const json = response.content?.['application/json'];
-        if (json && status.startsWith('2')) json.example = exampleOf(json.schema, components);
+        if (!json) continue;
+        if (status.startsWith('2')) json.example = exampleOf(json.schema, components);
+        else
+          json.examples = Object.fromEntries(
+            codes
+              .filter((c) => String(ErrorCodes[c].status) === status)
+              .map((c) => [c, errorExample(c)]),
+          );
       }
     }
   }
