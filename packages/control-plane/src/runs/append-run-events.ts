@@ -1,6 +1,9 @@
 import type { RunEvent, RunEventType } from '@cubicle/contract/api';
+import { sqlOf } from '@cubicle/db';
+import type { PoolTarget } from '../repositories/pool-target.js';
+import { appendRunEventsStatement } from '../repositories/runs-events.js';
 import { encodeRunEventBatch, runEventsChannel } from './run-channels.js';
-import type { RunDeps, Sql } from './run-deps.js';
+import type { RunDeps } from './run-deps.js';
 
 /** NewRunEvent is an event before it has a seq. */
 export interface NewRunEvent {
@@ -18,16 +21,17 @@ export interface RunAppend {
  * appendRunEvents stores events after the run's last one. The seqs come from the run row's
  * `last_seq`, bumped in the same statement, so concurrent writers (the worker streaming output,
  * an API cancelling, a sweep) serialize on that row and seq stays dense: a reader that has seq k
- * and asks for "after k" never misses one. Run it inside the caller's transaction when the
- * events go with another change of the run. An unknown run stores nothing and gets [].
+ * and asks for "after k" never misses one. Run it inside the caller's transaction (`target`: the
+ * connection holding it) when the events go with another change of the run. An unknown run
+ * stores nothing and gets [].
  */
 export async function appendRunEvents(
-  sql: Sql,
+  target: PoolTarget,
   runId: string,
   events: NewRunEvent[],
 ): Promise<RunEvent[]> {
   if (events.length === 0) return [];
-  const [stored] = await appendRunEventBatches(sql, [{ runId, events }]);
+  const [stored] = await appendRunEventBatches(target, [{ runId, events }]);
   return stored ?? [];
 }
 
@@ -42,30 +46,14 @@ export async function appendRunEvents(
  * is what the caller gave; a reader of the table gets the same values (jsonb may order keys
  * differently, which JSON readers do not see).
  */
-export async function appendRunEventBatches(sql: Sql, batches: RunAppend[]): Promise<RunEvent[][]> {
-  const { rows } = await sql.query<{ id: string; base: number; at: Date }>({
-    name: 'cubicle_append_run_events_v3',
-    // The runs' rows are locked in id order first (the lease renewal's index scan takes them in
-    // that order too), so two multi-run writers wait for each other instead of deadlocking.
-    text: `WITH input AS (
-             SELECT b.run_id, b.events, jsonb_array_length(b.events) AS n
-             FROM jsonb_to_recordset($1::jsonb) AS b(run_id text, events jsonb)),
-           locked AS MATERIALIZED (
-             SELECT runs.id FROM runs JOIN input ON input.run_id = runs.id
-             ORDER BY runs.id FOR NO KEY UPDATE OF runs),
-           r AS (
-             UPDATE runs SET last_seq = runs.last_seq + input.n
-             FROM input, locked WHERE runs.id = input.run_id AND locked.id = runs.id
-             RETURNING runs.id, runs.tenant_id, runs.last_seq - input.n AS base,
-                       clock_timestamp()::timestamptz(3) AS at),
-           ins AS (
-             INSERT INTO run_events (tenant_id, run_id, seq, type, data, created_at)
-             SELECT r.tenant_id, r.id, r.base + e.ord, e.ev->>'type', e.ev->'data', r.at
-             FROM r JOIN input ON input.run_id = r.id,
-                  jsonb_array_elements(input.events) WITH ORDINALITY AS e(ev, ord))
-           SELECT id, base, at FROM r`,
-    values: [JSON.stringify(batches.map((b) => ({ run_id: b.runId, events: b.events })))],
-  });
+export async function appendRunEventBatches(
+  target: PoolTarget,
+  batches: RunAppend[],
+): Promise<RunEvent[][]> {
+  const rows = await sqlOf(target).rows(
+    appendRunEventsStatement,
+    JSON.stringify(batches.map((b) => ({ run_id: b.runId, events: b.events }))),
+  );
   const stored = new Map(rows.map((row) => [row.id, row]));
   return batches.map(({ runId, events }) => {
     const row = stored.get(runId);

@@ -1,26 +1,28 @@
 import { AppError } from '@cubicle/contract/errors';
 import type { CreateRunRequest, Run } from '@cubicle/contract/api';
-import { newId, sqlPoolOf } from '@cubicle/db';
+import { newId, sqlOf } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import { isClaimLive, whyClaimIsNotLive } from '../lifecycle/claim-liveness.js';
 import { IDEMPOTENCY_TTL_MS, idempotencyHashKey, requestHash } from '../idempotency/idempotency.js';
+import { inPgTransaction } from '../repositories/pg-transaction.js';
+import {
+  deleteExpiredRunIdempotencyKey,
+  insertRunIdempotencyKey,
+  selectRunIdempotencyKey,
+} from '../repositories/runs-idempotency.js';
+import { insertRun, selectRun, selectRunClaim } from '../repositories/runs.js';
 import type { ApiKeyRole } from '../secrets/usable-by.js';
 import { appendRunEvents, publishRunEvents } from './append-run-events.js';
 import type { RunDeps } from './run-deps.js';
 import { checkRunSecretNames } from './run-secrets.js';
-import { RUN_COLUMNS, runView, type RunRow } from './run-view.js';
+import { runView } from './run-view.js';
 
 /**
  * activeClaimOf checks that the tenant's claim exists (else 404) and is active and unexpired
  * (else 409 claim_not_active).
  */
 export async function activeClaimOf(deps: RunDeps, tenantId: string, claimId: string) {
-  const { rows } = await sqlPoolOf(deps.db).query<{ status: string; expires_at: Date }>({
-    name: 'cubicle_run_claim_v1',
-    text: 'SELECT status, expires_at FROM claims WHERE id = $1 AND tenant_id = $2',
-    values: [claimId, tenantId],
-  });
-  const found = rows[0];
+  const found = await sqlOf(deps.db).row(selectRunClaim, claimId, tenantId);
   if (!found) throw new AppError('not_found', 'no such claim');
   const claim = { status: found.status, expiresAt: found.expires_at };
   if (!isClaimLive(claim, nowOf(deps)))
@@ -50,69 +52,51 @@ export async function createRun(
     ? requestHash(request, deps.keyring ? idempotencyHashKey(deps.keyring) : undefined)
     : '';
   const runId = newId('run');
-  const client = await sqlPoolOf(deps.db).connect();
-  let row: RunRow | undefined;
-  let events;
-  try {
-    await client.query('BEGIN');
+  const stored = await inPgTransaction(deps.db, async (client, rollback) => {
     if (idempotencyKey) {
       const now = new Date();
-      const { rowCount } = await client.query({
-        name: 'cubicle_run_idempotency_v1',
-        text: `INSERT INTO idempotency_keys (id, tenant_id, key, scope, request_hash, response_status,
-                 resource_id, created_at, completed_at, expires_at)
-               VALUES ($1, $2, $3, $4, $5, 202, $6, $7, $7, $8)
-               ON CONFLICT (tenant_id, scope, key) DO NOTHING`,
-        values: [
-          newId('idempotency_key'),
-          tenantId,
-          idempotencyKey,
-          scope,
-          hash,
-          runId,
-          now,
-          new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-        ],
-      });
-      if (rowCount === 0) {
-        await client.query('ROLLBACK');
-        return await replay(deps, tenantId, claimId, scope, idempotencyKey, hash, request, role);
+      const inserted = await sqlOf(client).exec(
+        insertRunIdempotencyKey,
+        newId('idempotency_key'),
+        tenantId,
+        idempotencyKey,
+        scope,
+        hash,
+        runId,
+        now,
+        new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      );
+      if (inserted === 0) {
+        rollback();
+        return null;
       }
     }
-    ({
-      rows: [row],
-    } = await client.query<RunRow>({
-      name: 'cubicle_insert_run_v1',
-      text: `INSERT INTO runs (id, tenant_id, claim_id, status, argv, cwd, env, secret_names,
-               timeout_seconds, created_at)
-             VALUES ($1, $2, $3, 'queued', $4, $5, $6::jsonb, $7, $8, clock_timestamp())
-             RETURNING ${RUN_COLUMNS}`,
-      values: [
-        runId,
-        tenantId,
-        claimId,
-        request.argv,
-        request.cwd ?? null,
-        JSON.stringify(request.env),
-        names,
-        request.timeout_seconds,
-      ],
-    }));
-    events = await appendRunEvents(client, runId, [{ type: 'status', data: { status: 'queued' } }]);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+    const row = await sqlOf(client).row(
+      insertRun,
+      runId,
+      tenantId,
+      claimId,
+      request.argv,
+      request.cwd ?? null,
+      JSON.stringify(request.env),
+      names,
+      request.timeout_seconds,
+    );
+    const events = await appendRunEvents(client, runId, [
+      { type: 'status', data: { status: 'queued' } },
+    ]);
+    return { row: row!, events };
+  });
+  // The key was there first: this is a retry (or a reuse) of an earlier request.
+  if (!stored) return replay(deps, tenantId, claimId, scope, idempotencyKey!, hash, request, role);
+  const { row, events } = stored;
   await publishRunEvents(deps, events);
   await deps.queues.enqueue(
     'run.execute',
     { tenant_id: tenantId, run_id: runId },
     { jobId: runId },
   );
-  return runView({ ...row!, last_seq: 1 });
+  return runView({ ...row, last_seq: 1 });
 }
 
 /** replay answers a retried create: the same run, or 409 when the key came with another body. */
@@ -126,25 +110,10 @@ async function replay(
   request: CreateRunRequest,
   role: ApiKeyRole,
 ): Promise<Run> {
-  const { rows } = await sqlPoolOf(deps.db).query<{
-    id: string;
-    request_hash: string;
-    resource_id: string | null;
-    expires_at: Date;
-  }>({
-    name: 'cubicle_run_idempotency_get_v1',
-    text: `SELECT id, request_hash, resource_id, expires_at FROM idempotency_keys
-           WHERE tenant_id = $1 AND scope = $2 AND key = $3`,
-    values: [tenantId, scope, key],
-  });
-  const found = rows[0];
+  const found = await sqlOf(deps.db).row(selectRunIdempotencyKey, tenantId, scope, key);
   if (!found || found.expires_at.getTime() <= Date.now()) {
     // An expired key is forgotten; the request is new.
-    if (found)
-      await sqlPoolOf(deps.db).query(
-        'DELETE FROM idempotency_keys WHERE id = $1 AND expires_at <= now()',
-        [found.id],
-      );
+    if (found) await sqlOf(deps.db).exec(deleteExpiredRunIdempotencyKey, found.id);
     return createRun(deps, tenantId, claimId, request, key, role);
   }
   if (found.request_hash !== hash)
@@ -152,11 +121,10 @@ async function replay(
       'idempotency_key_reused',
       'this Idempotency-Key was used with a different request body',
     );
-  const { rows: runs } = await sqlPoolOf(deps.db).query<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND tenant_id = $2`,
-    [found.resource_id, tenantId],
-  );
-  if (!runs[0])
+  const run = found.resource_id
+    ? await sqlOf(deps.db).row(selectRun, found.resource_id, tenantId)
+    : undefined;
+  if (!run)
     throw new AppError('idempotency_in_progress', 'the first request with this key is not done');
-  return runView(runs[0]);
+  return runView(run);
 }

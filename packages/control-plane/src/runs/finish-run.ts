@@ -1,9 +1,11 @@
 import type { Run, RunEndReason, RunStatus } from '@cubicle/contract/api';
-import { sqlPoolOf } from '@cubicle/db';
+import { sqlOf } from '@cubicle/db';
+import { inPgTransaction } from '../repositories/pg-transaction.js';
+import { finishRunStatements } from '../repositories/runs.js';
 import { appendRunEvents, publishRunEvents, type NewRunEvent } from './append-run-events.js';
 import type { RunDeps } from './run-deps.js';
 import { notifyRunFinished } from './run-finished.js';
-import { RUN_COLUMNS, runView, type RunRow } from './run-view.js';
+import { runView } from './run-view.js';
 
 /** RunOutcome is how a run ended. */
 export interface RunOutcome {
@@ -29,35 +31,21 @@ export async function finishRun(
   /** `lease_expired`: only if the holding worker's lease has lapsed (the lost-worker sweep). */
   guard: 'none' | 'lease_expired' = 'none',
 ): Promise<Run | null> {
-  const client = await sqlPoolOf(deps.db).connect();
-  let row: RunRow | undefined;
-  let events;
-  try {
-    await client.query('BEGIN');
-    ({
-      rows: [row],
-    } = await client.query<RunRow>({
-      name: `cubicle_finish_run_${guard}_v1`,
-      text: `UPDATE runs SET status = $2::run_status, end_reason = $3, end_detail = $4,
-               exit_code = $5, signal = $6, finished_at = clock_timestamp(),
-               worker_id = NULL, lease_expires_at = NULL
-             WHERE id = $1 AND status IN ('queued', 'running')
-               ${guard === 'lease_expired' ? 'AND lease_expires_at < clock_timestamp()' : ''}
-             RETURNING ${RUN_COLUMNS}`,
-      values: [
-        runId,
-        outcome.status,
-        outcome.reason,
-        outcome.detail ?? null,
-        outcome.exitCode ?? null,
-        outcome.signal ?? null,
-      ],
-    }));
+  const ended = await inPgTransaction(deps.db, async (client, rollback) => {
+    const row = await sqlOf(client).row(
+      finishRunStatements[guard],
+      runId,
+      outcome.status,
+      outcome.reason,
+      outcome.detail ?? null,
+      outcome.exitCode ?? null,
+      outcome.signal ?? null,
+    );
     if (!row) {
-      await client.query('ROLLBACK');
+      rollback();
       return null;
     }
-    events = await appendRunEvents(client, runId, [
+    const events = await appendRunEvents(client, runId, [
       ...before,
       {
         type: 'status',
@@ -68,13 +56,10 @@ export async function finishRun(
         },
       },
     ]);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+    return { row, events };
+  });
+  if (!ended) return null;
+  const { row, events } = ended;
   const run = runView({ ...row, last_seq: events.at(-1)?.seq ?? row.last_seq });
   await publishRunEvents(deps, events);
   await notifyRunFinished(row.tenant_id, run);

@@ -4,7 +4,8 @@ import {
   type ShellExit,
   type ShellStreamClientMessage,
 } from '@cubicle/contract/guest';
-import { sqlPoolOf } from '@cubicle/db';
+import { sqlOf } from '@cubicle/db';
+import { markRunStarted } from '../repositories/runs.js';
 import WebSocket from 'ws';
 import type { GuestClient } from '../guest/guest-client.js';
 import { cleanText } from './append-run-events.js';
@@ -14,7 +15,7 @@ import type { RunDeps } from './run-deps.js';
 import { outcomeOfExit, outcomeOfLostStream, type EndRequest } from './run-outcome.js';
 import type { StreamRedactor } from '../secrets/redact.js';
 import { passThrough } from './run-secrets.js';
-import type { RunRow } from './run-view.js';
+import type { RunRow } from '../repositories/runs-rows.js';
 
 /** Between the SIGINT (or SIGTERM) Cubicle sends and the SIGKILL that follows. */
 export const DEFAULT_KILL_GRACE_MS = 2000;
@@ -183,13 +184,12 @@ export class LiveRun {
   private async onStarted(pid: number) {
     this.isRunning = true;
     this.log.add({ type: 'status', data: { status: 'running', pid } });
-    const { rows } = await sqlPoolOf(this.options.deps.db).query<{ id: string }>({
-      name: 'cubicle_run_started_v1',
-      text: `UPDATE runs SET status = 'running', started_at = clock_timestamp()
-             WHERE id = $1 AND status = 'queued' AND worker_id = $2 RETURNING id`,
-      values: [this.id, this.options.workerId],
-    });
-    if (rows.length === 0) {
+    const started = await sqlOf(this.options.deps.db).row(
+      markRunStarted,
+      this.id,
+      this.options.workerId,
+    );
+    if (!started) {
       this.requestEnd({ kind: 'cancel' }, 'SIGKILL', 0);
       this.resolveStarted(false);
       return;

@@ -5,7 +5,7 @@ import {
   type RunEventPage,
   type RunStdinRequest,
 } from '@cubicle/contract/api';
-import { sqlPoolOf } from '@cubicle/db';
+import { sqlOf } from '@cubicle/db';
 import { pageById } from '../page-by-id.js';
 import { finishRun } from './finish-run.js';
 import {
@@ -15,17 +15,16 @@ import {
   type RunInput,
 } from './run-channels.js';
 import type { RunDeps } from './run-deps.js';
-import { RUN_COLUMNS, runEventView, runView, type RunEventRow, type RunRow } from './run-view.js';
+import { selectRunEvents } from '../repositories/runs-events.js';
+import type { RunRow } from '../repositories/runs-rows.js';
+import { requestRunCancel, selectClaimRuns, selectRun } from '../repositories/runs.js';
+import { runEventView, runView } from './run-view.js';
 
 /** findRun answers the tenant's run row, or 404 (also for another tenant's run). */
 export async function findRun(deps: RunDeps, tenantId: string, runId: string): Promise<RunRow> {
-  const { rows } = await sqlPoolOf(deps.db).query<RunRow>({
-    name: 'cubicle_get_run_v1',
-    text: `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND tenant_id = $2`,
-    values: [runId, tenantId],
-  });
-  if (!rows[0]) throw new AppError('not_found', 'no such run');
-  return rows[0];
+  const row = await sqlOf(deps.db).row(selectRun, runId, tenantId);
+  if (!row) throw new AppError('not_found', 'no such run');
+  return row;
 }
 
 export async function getRun(deps: RunDeps, tenantId: string, runId: string): Promise<Run> {
@@ -41,11 +40,12 @@ export async function listClaimRuns(
 ) {
   const claim = await deps.db.claim.count({ where: { id: claimId, tenantId } });
   if (claim === 0) throw new AppError('not_found', 'no such claim');
-  const { rows } = await sqlPoolOf(deps.db).query<RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM runs
-     WHERE claim_id = $1 AND tenant_id = $2 AND ($3::text IS NULL OR id < $3)
-     ORDER BY id DESC LIMIT $4`,
-    [claimId, tenantId, query.cursor ?? null, query.limit + 1],
+  const rows = await sqlOf(deps.db).rows(
+    selectClaimRuns,
+    claimId,
+    tenantId,
+    query.cursor ?? null,
+    query.limit + 1,
   );
   return pageById(rows, query.limit, runView);
 }
@@ -57,14 +57,7 @@ export async function readRunEvents(
   afterSeq: number,
   limit: number,
 ) {
-  // `$2::bigint`: the cursor may be any safe integer (after_seq up to 2^53−1), past the integer
-  // column; as an int4 parameter 2^31 failed the statement.
-  const { rows } = await sqlPoolOf(deps.db).query<RunEventRow>({
-    name: 'cubicle_read_run_events_v2',
-    text: `SELECT run_id, seq, type, data, created_at FROM run_events
-           WHERE run_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
-    values: [runId, afterSeq, limit],
-  });
+  const rows = await sqlOf(deps.db).rows(selectRunEvents, runId, afterSeq, limit);
   return rows.map(runEventView);
 }
 
@@ -131,15 +124,7 @@ export async function cancelRun(
   runId: string,
   graceSeconds: number,
 ): Promise<Run> {
-  const { rows } = await sqlPoolOf(deps.db).query<RunRow>({
-    name: 'cubicle_cancel_run_v1',
-    text: `UPDATE runs SET cancel_requested_at = coalesce(cancel_requested_at, clock_timestamp()),
-             cancel_grace_ms = coalesce(cancel_grace_ms, $3)
-           WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'running')
-           RETURNING ${RUN_COLUMNS}`,
-    values: [runId, tenantId, graceSeconds * 1000],
-  });
-  const row = rows[0];
+  const row = await sqlOf(deps.db).row(requestRunCancel, runId, tenantId, graceSeconds * 1000);
   if (!row) return getRun(deps, tenantId, runId);
   if (row.status === 'queued' && row.worker_id === null) {
     const ended = await finishRun(deps, runId, { status: 'cancelled', reason: 'cancelled' });

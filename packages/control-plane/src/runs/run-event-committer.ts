@@ -1,5 +1,5 @@
 import type { RunEvent } from '@cubicle/contract/api';
-import { sqlPoolOf, type Db } from '@cubicle/db';
+import type { Db } from '@cubicle/db';
 import {
   appendRunEventBatches,
   eventBytes,
@@ -51,7 +51,6 @@ export function commitRunEvents(
 }
 
 function createCommitter(deps: RunEventCommitterDeps) {
-  const pool = sqlPoolOf(deps.db);
   let queue: Waiting[] = [];
   let busy = false;
 
@@ -80,7 +79,7 @@ function createCommitter(deps: RunEventCommitterDeps) {
   }
 
   async function commit(batch: Waiting[]) {
-    const stored = await appendRunEventBatches(pool, batch);
+    const stored = await appendRunEventBatches(deps.db, batch);
     await publishRunEvents(deps, ...stored);
     batch.forEach((w, i) => w.resolve(stored[i]!));
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@cubicle/contract/errors';
-import { sqlPoolOf } from '@cubicle/db';
+import { sqlOf } from '@cubicle/db';
 import { nowOf, type Subscriber } from '../context.js';
 import { isClaimLive } from '../lifecycle/claim-liveness.js';
 import { findLiveGuest } from '../guest/find-live-guest.js';
@@ -16,7 +16,8 @@ import { openClaimSecrets } from '../secrets/claim-redactor.js';
 import { secretsForRun } from '../secrets/secrets-for-run.js';
 import { deliverClaimSecrets } from '../secrets/sync-claim-secrets.js';
 import { RunRedaction } from './run-redaction.js';
-import { RUN_COLUMNS, type RunRow } from './run-view.js';
+import type { RunRow } from '../repositories/runs-rows.js';
+import { renewRunLeases, selectLostRuns, selectOrphanRuns, takeRun } from '../repositories/runs.js';
 
 /** A worker renews the leases of the runs it holds this often… */
 const TICK_MS = 1000;
@@ -128,15 +129,13 @@ export class RunSupervisor {
    */
   async execute(tenantId: string, runId: string): Promise<{ started: boolean }> {
     if (this.closed) throw new Error('the run supervisor is closing');
-    const { rows } = await sqlPoolOf(this.runDeps.db).query<RunRow>({
-      name: 'cubicle_take_run_v1',
-      text: `UPDATE runs SET worker_id = $3,
-               lease_expires_at = clock_timestamp() + $4 * interval '1 millisecond'
-             WHERE id = $1 AND tenant_id = $2 AND status = 'queued' AND worker_id IS NULL
-             RETURNING ${RUN_COLUMNS}`,
-      values: [runId, tenantId, this.workerId, RUN_LEASE_MS],
-    });
-    const row = rows[0];
+    const row = await sqlOf(this.runDeps.db).row(
+      takeRun,
+      runId,
+      tenantId,
+      this.workerId,
+      RUN_LEASE_MS,
+    );
     if (!row) return { started: false };
     try {
       return await this.startTaken(tenantId, row);
@@ -163,7 +162,7 @@ export class RunSupervisor {
     // The claim's guest, only while the claim is live (findLiveGuest); the client opens its
     // token and, later, the peer-checked shell stream.
     const lookup = await findLiveGuest(
-      sqlPoolOf(this.runDeps.db),
+      this.runDeps.db,
       { tenantId, claimId: row.claim_id, now: nowOf(this.runDeps) },
       true,
     );
@@ -283,22 +282,12 @@ export class RunSupervisor {
   private async renew() {
     const ids = [...this.live.keys()];
     if (ids.length === 0) return;
-    const { rows } = await sqlPoolOf(this.runDeps.db).query<{
-      id: string;
-      cancel_requested_at: Date | null;
-      cancel_grace_ms: number | null;
-      claim_status: string;
-      release_reason: string | null;
-      expires_at: Date;
-    }>({
-      name: 'cubicle_renew_runs_v1',
-      text: `UPDATE runs r SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
-             FROM claims c
-             WHERE r.id = ANY($1) AND r.worker_id = $2 AND c.id = r.claim_id
-             RETURNING r.id, r.cancel_requested_at, r.cancel_grace_ms, c.status::text AS claim_status,
-               c.release_reason::text AS release_reason, c.expires_at`,
-      values: [ids, this.workerId, RUN_LEASE_MS],
-    });
+    const rows = await sqlOf(this.runDeps.db).rows(
+      renewRunLeases,
+      ids,
+      this.workerId,
+      RUN_LEASE_MS,
+    );
     const kept = new Set(rows.map((r) => r.id));
     for (const id of ids) if (!kept.has(id)) this.live.get(id)?.abandon();
     const now = nowOf(this.runDeps);
@@ -313,11 +302,7 @@ export class RunSupervisor {
   }
 
   private async sweepLost() {
-    const { rows } = await sqlPoolOf(this.runDeps.db).query<{ id: string }>({
-      name: 'cubicle_lost_runs_v1',
-      text: `SELECT id FROM runs WHERE status IN ('queued', 'running')
-             AND lease_expires_at < clock_timestamp() LIMIT 100`,
-    });
+    const rows = await sqlOf(this.runDeps.db).rows(selectLostRuns);
     for (const { id } of rows)
       await finishRun(
         this.runDeps,
@@ -333,12 +318,7 @@ export class RunSupervisor {
   }
 
   private async requeueOrphans() {
-    const { rows } = await sqlPoolOf(this.runDeps.db).query<{ id: string; tenant_id: string }>({
-      name: 'cubicle_orphan_runs_v1',
-      text: `SELECT id, tenant_id FROM runs WHERE status = 'queued' AND worker_id IS NULL
-             AND created_at < clock_timestamp() - $1 * interval '1 millisecond' LIMIT 100`,
-      values: [ORPHAN_AFTER_MS],
-    });
+    const rows = await sqlOf(this.runDeps.db).rows(selectOrphanRuns, ORPHAN_AFTER_MS);
     for (const r of rows)
       await this.runDeps.queues.enqueue(
         'run.execute',

@@ -1,10 +1,11 @@
 import type { ClaimSecrets, SecretRef } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { newId } from '@cubicle/db';
+import { newId, sqlOf } from '@cubicle/db';
 import { nowOf, type Deps } from '../context.js';
 import { isClaimLive, whyClaimIsNotLive } from '../lifecycle/claim-liveness.js';
 import { sealEnvelope, secretAad, type Envelope } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
+import { insertClaimSecret } from '../repositories/secrets-claim.js';
 import { checkSecretValue, CLAIM_SECRETS_MAX } from './check-secret-value.js';
 import { requestSecretsDelivery } from './deliver-secrets.js';
 import { recentSecrets } from './log-redaction.js';
@@ -73,12 +74,6 @@ export async function sealClaimSecrets(
   return sealed;
 }
 
-interface InsertedRow {
-  id: string;
-  name: string;
-  created_at: Date;
-}
-
 const toRef = (row: { id: string; claimId: string; name: string; createdAt: Date }): SecretRef => ({
   id: row.id,
   claim_id: row.claimId,
@@ -115,21 +110,18 @@ export async function addClaimSecret(
   const envelope = sealEnvelope(deps.keyring, input.value, secretAad(tenantId, input.name));
   // Only while the claim is live, holding its row (FOR SHARE) against a release: the release's
   // trigger deletes the claim's secrets, and a row inserted after it would outlive the claim.
-  const rows = await deps.db.$queryRaw<(InsertedRow & { inserted: boolean })[]>`
-    WITH live AS (
-      SELECT id FROM claims WHERE id = ${claimId} AND tenant_id = ${tenantId}
-        AND cubicle_claim_is_live(status, expires_at, ${now}::timestamptz) FOR SHARE),
-    ins AS (
-      INSERT INTO claim_secrets (id, tenant_id, claim_id, name, ciphertext, nonce, wrapped_key, key_id)
-      SELECT ${newId('secret')}, ${tenantId}, live.id, ${input.name},
-             ${Buffer.from(envelope.ciphertext)}, ${Buffer.from(envelope.nonce)},
-             ${Buffer.from(envelope.wrappedKey)}, ${envelope.keyId}
-        FROM live
-      ON CONFLICT (claim_id, name) DO NOTHING
-      RETURNING id, name, created_at)
-    SELECT ins.id, ins.name, ins.created_at, true AS inserted FROM ins
-    UNION ALL SELECT NULL, NULL, NULL, false FROM live WHERE NOT EXISTS (SELECT 1 FROM ins)`;
-  const row = rows[0];
+  const row = await sqlOf(deps.db).row(
+    insertClaimSecret,
+    claimId,
+    tenantId,
+    now,
+    newId('secret'),
+    input.name,
+    Buffer.from(envelope.ciphertext),
+    Buffer.from(envelope.nonce),
+    Buffer.from(envelope.wrappedKey),
+    envelope.keyId,
+  );
   if (!row) throw new AppError('claim_not_active', 'the claim is no longer active');
   if (!row.inserted)
     throw new AppError('already_exists', `the claim already has a secret ${input.name}`);

@@ -1,9 +1,10 @@
 import type { StoredSecret, StoredSecretUsableBy } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { newId } from '@cubicle/db';
+import { newId, sqlOf } from '@cubicle/db';
 import type { Deps } from '../context.js';
 import { sealEnvelope, secretAad, type Envelope } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
+import { insertStoredSecretVersion, selectStoredSecrets } from '../repositories/secrets-stored.js';
 import { checkSecretValue } from './check-secret-value.js';
 import { recentSecrets } from './log-redaction.js';
 
@@ -26,22 +27,17 @@ export async function putStoredSecret(
   const envelope = sealEnvelope(deps.keyring, value, secretAad(tenantId, name));
   for (let attempt = 0; ; attempt++) {
     try {
-      const rows = await deps.db.$queryRaw<
-        { version: number; first: Date; created_at: Date; usable_by: StoredSecretUsableBy }[]
-      >`
-        WITH prev AS (
-          SELECT max(version) AS v, min(created_at) AS first,
-                 (array_agg(usable_by ORDER BY version DESC))[1] AS usable_by
-          FROM tenant_secrets WHERE tenant_id = ${tenantId} AND name = ${name})
-        INSERT INTO tenant_secrets (id, tenant_id, name, version, ciphertext, nonce, wrapped_key,
-                                    key_id, usable_by)
-        SELECT ${newId('secret')}, ${tenantId}, ${name}, coalesce(prev.v, 0) + 1,
-               ${Buffer.from(envelope.ciphertext)}, ${Buffer.from(envelope.nonce)},
-               ${Buffer.from(envelope.wrappedKey)}, ${envelope.keyId},
-               coalesce(${usableBy ?? null}::text, prev.usable_by, 'admins')
-        FROM prev
-        RETURNING version, (SELECT first FROM prev) AS first, created_at, usable_by`;
-      const row = rows[0]!;
+      const row = (await sqlOf(deps.db).row(
+        insertStoredSecretVersion,
+        tenantId,
+        name,
+        newId('secret'),
+        Buffer.from(envelope.ciphertext),
+        Buffer.from(envelope.nonce),
+        Buffer.from(envelope.wrappedKey),
+        envelope.keyId,
+        usableBy ?? null,
+      ))!;
       return {
         name,
         version: row.version,
@@ -50,7 +46,8 @@ export async function putStoredSecret(
         usable_by: row.usable_by,
       };
     } catch (err) {
-      const code = (err as { code?: string; meta?: { code?: string } }).meta?.code;
+      const e = err as { code?: string; meta?: { code?: string } };
+      const code = e.code ?? e.meta?.code;
       if (attempt < 5 && (code === '23505' || /23505|unique/i.test(String(err)))) continue;
       throw err;
     }
@@ -62,11 +59,7 @@ export async function listStoredSecrets(
   deps: Deps,
   tenantId: string,
 ): Promise<{ data: StoredSecret[]; next_cursor: null }> {
-  const rows = await deps.db.$queryRaw<
-    { name: string; version: number; first: Date; last: Date; usable_by: StoredSecretUsableBy }[]
-  >`SELECT name, max(version) AS version, min(created_at) AS first, max(created_at) AS last,
-           (array_agg(usable_by ORDER BY version DESC))[1] AS usable_by
-    FROM tenant_secrets WHERE tenant_id = ${tenantId} GROUP BY name ORDER BY name`;
+  const rows = await sqlOf(deps.db).rows(selectStoredSecrets, tenantId);
   return {
     data: rows.map((r) => ({
       name: r.name,

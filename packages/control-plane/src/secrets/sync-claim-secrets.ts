@@ -1,9 +1,15 @@
 import { AppError } from '@cubicle/contract/errors';
 import type { JobPayload } from '@cubicle/contract/jobs';
-import { sqlPoolOf } from '@cubicle/db';
+import { sqlOf } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import { openEnvelope, secretAad } from '../crypto/envelope.js';
 import { findLiveGuest } from '../guest/find-live-guest.js';
+import { inPgTransaction } from '../repositories/pg-transaction.js';
+import {
+  lockClaimSecrets,
+  selectClaimSecretsToSync,
+  selectClaimWithSecretsOfSandbox,
+} from '../repositories/secrets-claim.js';
 import { guestClientOf } from '../guest/guest-client.js';
 import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
 import { announceClaimSecrets } from './claim-secrets-opened.js';
@@ -39,30 +45,20 @@ export async function deliverClaimSecrets(
   target: SecretsTarget,
   whenEmpty: 'skip' | 'write' = 'write',
 ): Promise<SecretsSyncResult> {
-  const client = await sqlPoolOf(deps.db).connect();
-  try {
-    await client.query('BEGIN');
-    await client.query({
-      name: 'cubicle_lock_claim_secrets_v1',
-      text: "SELECT pg_advisory_xact_lock(hashtextextended('claim_secrets:' || $1, 0))",
-      values: [target.claimId],
-    });
+  // Only a lock is taken: the transaction ends in a rollback, which releases it, whatever happened.
+  return inPgTransaction<SecretsSyncResult>(deps.db, async (client, rollback) => {
+    rollback();
+    await sqlOf(client).exec(lockClaimSecrets, target.claimId);
     // Looked up on the locked connection: the claim's guest, only while the claim is live and
     // still holds this sandbox.
     const lookup = await findLiveGuest(client, { ...target, now: nowOf(deps) }, true);
     if (lookup.kind !== 'live') return { skipped: 'claim_not_active' };
     const guest = guestClientOf(deps.keyring, lookup.guest);
-    const { rows } = await client.query<{
-      name: string;
-      ciphertext: Buffer;
-      nonce: Buffer;
-      wrapped_key: Buffer;
-    }>({
-      name: 'cubicle_secrets_sync_rows_v1',
-      text: `SELECT name, ciphertext, nonce, wrapped_key FROM claim_secrets
-             WHERE claim_id = $1 AND tenant_id = $2 ORDER BY name`,
-      values: [target.claimId, target.tenantId],
-    });
+    const rows = await sqlOf(client).rows(
+      selectClaimSecretsToSync,
+      target.claimId,
+      target.tenantId,
+    );
     if (rows.length === 0 && whenEmpty === 'skip') return { skipped: 'no_secrets' };
     const values = rows.map((r) => ({
       name: r.name,
@@ -91,11 +87,7 @@ export async function deliverClaimSecrets(
         );
       throw err;
     }
-  } finally {
-    // Only a lock was taken: ending the transaction releases it, whatever happened.
-    await client.query('ROLLBACK').catch(() => undefined);
-    client.release();
-  }
+  });
 }
 
 /** syncClaimSecrets performs a `secrets.sync` job (queued by an added or deleted secret). */
@@ -119,14 +111,7 @@ export async function deliverOnAttach(
   deps: WorkerDeps,
   sandboxId: string,
 ): Promise<SecretsSyncResult> {
-  const { rows } = await sqlPoolOf(deps.db).query<{ id: string; tenant_id: string }>({
-    name: 'cubicle_claim_with_secrets_of_sandbox_v2',
-    text: `SELECT c.id, c.tenant_id FROM claims c
-           WHERE c.sandbox_id = $1 AND cubicle_claim_is_live(c.status, c.expires_at, $2)
-             AND EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id)`,
-    values: [sandboxId, nowOf(deps)],
-  });
-  const claim = rows[0];
+  const claim = await sqlOf(deps.db).row(selectClaimWithSecretsOfSandbox, sandboxId, nowOf(deps));
   if (!claim) return { skipped: 'no_secrets' };
   return deliverClaimSecrets(
     deps,

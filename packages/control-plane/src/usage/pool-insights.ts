@@ -1,12 +1,14 @@
-import type {
-  PoolHint,
-  PoolInsights,
-  PoolInsightsQuery,
-  PoolSample,
-  ReleaseReason,
-} from '@cubicle/contract/api';
+import type { PoolHint, PoolInsights, PoolInsightsQuery, PoolSample } from '@cubicle/contract/api';
+import { sqlOf } from '@cubicle/db';
 import { nowOf, type Deps } from '../context.js';
 import { findLivePool } from '../pools/apply-pool.js';
+import {
+  selectPoolClaimWaits,
+  selectPoolFailures,
+  selectPoolReleases,
+  selectPoolSamples,
+  selectPoolWarmSeconds,
+} from '../repositories/usage-insights.js';
 
 /** Sample spacing: one bucket a minute over an hour, every 15 minutes over a day. */
 const WINDOWS = {
@@ -38,70 +40,13 @@ export async function poolInsights(
   const step = `${stepMs / 1000} seconds`;
 
   const stepSeconds = stepMs / 1000;
-  // Time-weighted: a desktop warm for 20 s of a minute counts 1/3 in that minute's sample, so
-  // short states show instead of falling between two instants.
-  const samples = await deps.db.$queryRaw<
-    { at: Date; provisioning: number; warm: number; claimed: number }[]
-  >`
-    WITH sb AS (
-      SELECT LEAST(created_at, ready_at) AS created_at, ready_at, claimed_at, ended_at
-      FROM sandboxes
-      WHERE pool_id = ${pool.id} AND tenant_id = ${tenantId}
-        AND LEAST(created_at, ready_at) < ${to} AND (ended_at IS NULL OR ended_at > ${from})
-    ),
-    iv AS (
-      SELECT 'provisioning' AS state, created_at AS s, COALESCE(LEAST(ready_at, ended_at), ${now}) AS e
-        FROM sb
-      UNION ALL
-      SELECT 'warm', ready_at, COALESCE(LEAST(claimed_at, ended_at), ${now}) FROM sb
-        WHERE ready_at IS NOT NULL
-      UNION ALL
-      SELECT 'claimed', claimed_at, COALESCE(ended_at, ${now}) FROM sb WHERE claimed_at IS NOT NULL
-    ),
-    buckets AS (
-      SELECT g.t, g.t + ${step}::interval AS u
-      FROM generate_series(${from}::timestamptz, ${to}::timestamptz - ${step}::interval, ${step}::interval) g(t)
-    )
-    SELECT b.t AS at,
-      (COALESCE(sum(EXTRACT(EPOCH FROM LEAST(iv.e, b.u) - GREATEST(iv.s, b.t)))
-         FILTER (WHERE iv.state = 'provisioning'), 0) / ${stepSeconds})::float8 AS provisioning,
-      (COALESCE(sum(EXTRACT(EPOCH FROM LEAST(iv.e, b.u) - GREATEST(iv.s, b.t)))
-         FILTER (WHERE iv.state = 'warm'), 0) / ${stepSeconds})::float8 AS warm,
-      (COALESCE(sum(EXTRACT(EPOCH FROM LEAST(iv.e, b.u) - GREATEST(iv.s, b.t)))
-         FILTER (WHERE iv.state = 'claimed'), 0) / ${stepSeconds})::float8 AS claimed
-    FROM buckets b LEFT JOIN iv ON iv.s < b.u AND iv.e > b.t
-    GROUP BY b.t ORDER BY b.t`;
-
-  const [waits] = await deps.db.$queryRaw<
-    { claims: number; waited: number; p50: number | null; p99: number | null }[]
-  >`
-    SELECT count(*)::int AS claims,
-      count(*) FILTER (WHERE activated_at > created_at)::int AS waited,
-      percentile_cont(0.5) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM activated_at - created_at) * 1000) AS p50,
-      percentile_cont(0.99) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM activated_at - created_at) * 1000) AS p99
-    FROM claims
-    WHERE pool_id = ${pool.id} AND tenant_id = ${tenantId}
-      AND activated_at >= ${from} AND activated_at < ${to}`;
-
-  const releases = await deps.db.$queryRaw<{ reason: ReleaseReason; count: number }[]>`
-    SELECT release_reason::text AS reason, count(*)::int AS count FROM claims
-    WHERE pool_id = ${pool.id} AND tenant_id = ${tenantId} AND release_reason IS NOT NULL
-      AND released_at >= ${from} AND released_at < ${to}
-    GROUP BY 1 ORDER BY 2 DESC, 1`;
-
-  const failures = await deps.db.$queryRaw<{ reason: string; count: number }[]>`
-    SELECT COALESCE(failure_reason, 'unknown') AS reason, count(*)::int AS count FROM sandboxes
-    WHERE pool_id = ${pool.id} AND tenant_id = ${tenantId} AND state = 'failed'
-      AND ended_at >= ${from} AND ended_at < ${to}
-    GROUP BY 1 ORDER BY 2 DESC, 1`;
-
-  const [warm] = await deps.db.$queryRaw<{ seconds: number | null }[]>`
-    SELECT sum(EXTRACT(EPOCH FROM
-             COALESCE(LEAST(claimed_at, ended_at), ${now}) - GREATEST(ready_at, ${from})
-           ))::float8 AS seconds
-    FROM sandboxes
-    WHERE pool_id = ${pool.id} AND tenant_id = ${tenantId} AND ready_at < ${to}
-      AND COALESCE(LEAST(claimed_at, ended_at), ${now}) > ${from}`;
+  const sql = sqlOf(deps.db);
+  const window = [pool.id, tenantId, from, to] as const;
+  const samples = await sql.rows(selectPoolSamples, ...window, now, step, stepSeconds);
+  const waits = await sql.row(selectPoolClaimWaits, ...window);
+  const releases = await sql.rows(selectPoolReleases, ...window);
+  const failures = await sql.rows(selectPoolFailures, ...window);
+  const warm = await sql.row(selectPoolWarmSeconds, ...window, now);
 
   const stats = waits ?? { claims: 0, waited: 0, p50: null, p99: null };
   const sampleViews: PoolSample[] = samples.map((s) => ({ ...s, at: s.at.toISOString() }));

@@ -1,54 +1,32 @@
 import type { Usage, UsageQuery, UsageRow, UsageTotals } from '@cubicle/contract/api';
-import { Prisma } from '@cubicle/db';
+import { sqlOf } from '@cubicle/db';
+import {
+  selectUsageRolledTo,
+  sumAllUsage,
+  sumTenantUsage,
+  type UsageSumRow,
+} from '../repositories/usage-query.js';
 import type { Deps } from '../context.js';
-
-interface SumRow {
-  tenant_id: string;
-  pool_id: string;
-  pool: string;
-  period_start: Date | null;
-  claims: number;
-  claim_seconds: number;
-  warm_seconds: number;
-  warm_cpu_core_seconds: number;
-  warm_memory_gib_seconds: number;
-  run_seconds: number;
-  runs: number;
-}
 
 /** A usage row of the operator export: the tenant's row with its tenant named. */
 export interface TenantUsageRow extends UsageRow {
   tenant_id: string;
 }
 
-const periodOf = (groupBy: UsageQuery['group_by']) =>
-  groupBy === 'pool'
-    ? Prisma.sql`NULL::timestamptz`
-    : groupBy === 'day'
-      ? Prisma.sql`date_trunc('day', u.hour, 'UTC')`
-      : Prisma.sql`u.hour`;
-
 /** sumUsage groups usage_hourly rows of the span (one tenant, or all when tenantId is null). */
 async function sumUsage(deps: Deps, tenantId: string | null, query: UsageQuery) {
-  const period = periodOf(query.group_by);
-  const tenant = tenantId === null ? Prisma.sql`TRUE` : Prisma.sql`u.tenant_id = ${tenantId}`;
-  const rows = await deps.db.$queryRaw<SumRow[]>`
-    SELECT u.tenant_id, u.pool_id, p.name AS pool, ${period} AS period_start,
-           sum(u.claims)::int AS claims, sum(u.claim_seconds) AS claim_seconds,
-           sum(u.warm_seconds) AS warm_seconds, sum(u.warm_cpu_core_seconds) AS warm_cpu_core_seconds,
-           sum(u.warm_memory_gib_seconds) AS warm_memory_gib_seconds,
-           sum(u.run_seconds) AS run_seconds, sum(u.runs)::int AS runs
-    FROM usage_hourly u JOIN pools p ON p.id = u.pool_id
-    WHERE ${tenant} AND u.hour >= ${new Date(query.from)}::timestamptz
-      AND u.hour < ${new Date(query.to)}::timestamptz
-    GROUP BY u.tenant_id, u.pool_id, p.name, 4
-    ORDER BY u.tenant_id, 4 NULLS FIRST, p.name`;
-  const [state] = await deps.db.$queryRaw<{ rolled_to: Date | null }[]>`
-    SELECT rolled_to FROM usage_rollup_state WHERE id = 'usage'`;
+  const from = new Date(query.from);
+  const to = new Date(query.to);
+  const sql = sqlOf(deps.db);
+  const rows =
+    tenantId === null
+      ? await sql.rows(sumAllUsage[query.group_by], from, to)
+      : await sql.rows(sumTenantUsage[query.group_by], tenantId, from, to);
+  const state = await sql.row(selectUsageRolledTo);
   return { rows, rolledTo: state?.rolled_to ?? null };
 }
 
-function toRow(r: SumRow): TenantUsageRow {
+function toRow(r: UsageSumRow): TenantUsageRow {
   return {
     tenant_id: r.tenant_id,
     pool_id: r.pool_id,

@@ -1,6 +1,17 @@
-import type { Prisma } from '@cubicle/db';
+import { sqlOf, type Prisma } from '@cubicle/db';
 import { nowOf, type Deps } from '../context.js';
-import { insertUsageHours } from './usage-facts-sql.js';
+import { insertUsageHours } from '../repositories/usage-facts.js';
+import {
+  advanceUsageRollupState,
+  analyzeUsageTargets,
+  countUsageTargets,
+  createUsageTargets,
+  deleteTargetUsageHours,
+  lockUsageRollupState,
+  selectOldestUsageFact,
+  targetDirtyUsageHours,
+  targetUsageWindow,
+} from '../repositories/usage-rollup.js';
 
 export interface RollupResult {
   /** (pool, hour) pairs recomputed. */
@@ -33,42 +44,18 @@ export async function rollupUsage(deps: Deps): Promise<RollupResult> {
   const now = nowOf(deps);
   return deps.db.$transaction(
     async (tx) => {
-      const [state] = await tx.$queryRaw<{ rolled_to: Date | null; previous: Date | null }[]>`
-        SELECT rolled_to, previous_rolled_to AS previous FROM usage_rollup_state
-        WHERE id = 'usage' FOR UPDATE`;
+      const sql = sqlOf(tx);
+      const state = await sql.row(lockUsageRollupState);
       const windowStart = state?.previous ?? (await oldestFact(tx));
-      await tx.$executeRaw`
-        CREATE TEMP TABLE usage_targets (pool_id text, hour timestamptz,
-          PRIMARY KEY (pool_id, hour)) ON COMMIT DROP`;
-      const dirty = await tx.$executeRaw`
-        WITH d AS (DELETE FROM usage_dirty RETURNING pool_id, from_at, to_at)
-        INSERT INTO usage_targets (pool_id, hour)
-        SELECT DISTINCT d.pool_id, g.h FROM d,
-          generate_series(date_trunc('hour', d.from_at, 'UTC'), d.to_at, interval '1 hour') g(h)
-        ON CONFLICT DO NOTHING`;
-      if (windowStart) {
-        await tx.$executeRaw`
-          INSERT INTO usage_targets (pool_id, hour)
-          SELECT p.id, g.h FROM pools p,
-            generate_series(date_trunc('hour', ${windowStart}::timestamptz, 'UTC'),
-                            ${now}::timestamptz, interval '1 hour') g(h)
-          WHERE p.deleted_at IS NULL OR p.deleted_at > ${windowStart}::timestamptz - interval '1 day'
-          ON CONFLICT DO NOTHING`;
-      }
+      await sql.exec(createUsageTargets);
+      const dirty = await sql.exec(targetDirtyUsageHours);
+      if (windowStart) await sql.exec(targetUsageWindow, windowStart, now);
       // Fresh statistics: the planner otherwise guesses the temp table's size.
-      await tx.$executeRaw`ANALYZE usage_targets`;
-      const [{ n: targets } = { n: 0n }] = await tx.$queryRaw<{ n: bigint }[]>`
-        SELECT count(*) AS n FROM usage_targets`;
-      await tx.$executeRaw`
-        DELETE FROM usage_hourly u USING usage_targets t
-        WHERE u.pool_id = t.pool_id AND u.hour = t.hour`;
-      const rows = await tx.$executeRaw(insertUsageHours(now));
-      await tx.$executeRaw`
-        UPDATE usage_rollup_state
-        SET previous_rolled_to = rolled_to,
-            rolled_to = GREATEST(rolled_to, ${now}::timestamptz),
-            updated_at = CURRENT_TIMESTAMP
-        WHERE id = 'usage'`;
+      await sql.exec(analyzeUsageTargets);
+      const { n: targets } = (await sql.row(countUsageTargets)) ?? { n: 0n };
+      await sql.exec(deleteTargetUsageHours);
+      const rows = await sql.exec(insertUsageHours, now);
+      await sql.exec(advanceUsageRollupState, now);
       return { targets: Number(targets), rows, dirty, rolledTo: now };
     },
     { timeout: ROLLUP_TIMEOUT_MS, maxWait: 30_000 },
@@ -77,9 +64,6 @@ export async function rollupUsage(deps: Deps): Promise<RollupResult> {
 
 /** oldestFact is where the first rollups start: the earliest recorded interval start. */
 async function oldestFact(tx: Prisma.TransactionClient): Promise<Date | null> {
-  const [row] = await tx.$queryRaw<{ at: Date | null }[]>`
-    SELECT LEAST((SELECT min(activated_at) FROM claims),
-                 (SELECT min(ready_at) FROM sandboxes),
-                 (SELECT min(started_at) FROM runs)) AS at`;
+  const row = await sqlOf(tx).row(selectOldestUsageFact);
   return row?.at ?? null;
 }

@@ -1,6 +1,7 @@
-import type { Db, WebhookEndpoint } from '@cubicle/db';
+import { sqlOf, type Db, type WebhookEndpoint } from '@cubicle/db';
 import type { Enqueue } from '../context.js';
 import { open, type Keyring } from '../crypto/keyring.js';
+import { leaseDueWebhookDeliveries } from '../repositories/webhooks.js';
 import { DELIVERY_LEASE_MS } from './emit-webhook-event.js';
 import { postWebhook, type PostOutcome } from './post-webhook.js';
 import { DEFAULT_RETRY_POLICY, nextAttemptAt, type WebhookRetryPolicy } from './retry-schedule.js';
@@ -189,16 +190,7 @@ export async function relayWebhookDeliveries(
 ): Promise<number> {
   const now = deps.now?.() ?? new Date();
   const lease = new Date(now.getTime() + DELIVERY_LEASE_MS);
-  const due = await deps.db.$queryRaw<{ id: string; tenant_id: string; attempt_count: number }[]>`
-    UPDATE webhook_deliveries SET locked_until = ${lease}, updated_at = ${now}
-    WHERE id IN (
-      SELECT id FROM webhook_deliveries
-      WHERE status = 'pending' AND next_attempt_at <= ${now}
-        AND (locked_until IS NULL OR locked_until <= ${now})
-      ORDER BY next_attempt_at LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
-    )
-    RETURNING id, tenant_id, attempt_count`;
+  const due = await sqlOf(deps.db).rows(leaseDueWebhookDeliveries, lease, now, limit);
   await Promise.all(
     due.map((d) =>
       deps.queues.enqueue('webhook.deliver', {

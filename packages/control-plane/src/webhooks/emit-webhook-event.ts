@@ -1,30 +1,19 @@
 import type { WebhookEventDataOf, WebhookEventType } from '@cubicle/contract/api';
-import { newId, sqlPoolOf, type Prisma } from '@cubicle/db';
+import { newId, sqlOf, type Prisma } from '@cubicle/db';
 import { nowOf, type Deps } from '../context.js';
+import {
+  insertWebhookDeliveries,
+  MAX_WEBHOOKS_PER_TENANT,
+  selectHasWebhookTargets,
+} from '../repositories/webhooks.js';
 
-/** A tenant has at most this many endpoints (createWebhook enforces it under a tenant lock). */
-export const MAX_WEBHOOKS_PER_TENANT = 20;
+export { MAX_WEBHOOKS_PER_TENANT };
+
 /**
  * An emitted delivery is leased this long to the job enqueued with it: the relay leaves it
  * alone meanwhile, and takes it over if that job was lost (a process killed before enqueueing).
  */
 export const DELIVERY_LEASE_MS = 120_000;
-
-// One statement: the subscribed endpoints get one row each. Ids come pre-made (one per possible
-// endpoint) so the statement needs no second round trip; `LIMIT` keeps it within them.
-const INSERT_DELIVERIES = `
-  WITH targets AS (
-    SELECT id, row_number() OVER (ORDER BY id) AS n FROM webhook_endpoints
-    WHERE tenant_id = $1 AND enabled AND $2 = ANY(events)
-    ORDER BY id LIMIT ${MAX_WEBHOOKS_PER_TENANT}
-  )
-  INSERT INTO webhook_deliveries
-    (id, tenant_id, webhook_id, event_id, event_type, body, next_attempt_at, locked_until, created_at, updated_at)
-  SELECT ($3::text[])[t.n], $1, t.id, $4, $2, $5, $6::timestamptz, $7::timestamptz, $6::timestamptz, $6::timestamptz
-  FROM targets t
-  RETURNING id`;
-
-const HAS_TARGETS = `SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE tenant_id = $1 AND enabled AND $2 = ANY(events)) AS yes`;
 
 function insertValues<T extends WebhookEventType>(
   tenantId: string,
@@ -32,7 +21,7 @@ function insertValues<T extends WebhookEventType>(
   data: WebhookEventDataOf<T>,
   at: Date,
   lockedUntil: Date | null,
-): unknown[] {
+): [string, string, string[], string, string, string, string | null] {
   const ids = Array.from({ length: MAX_WEBHOOKS_PER_TENANT }, () => newId('webhook_delivery'));
   const body = JSON.stringify({ type, timestamp: at.toISOString(), data });
   return [
@@ -60,14 +49,14 @@ export async function recordWebhookEvent<T extends WebhookEventType>(
   at: Date = new Date(),
 ): Promise<string[]> {
   if (typeof data === 'function') {
-    const [probe] = await tx.$queryRawUnsafe<{ yes: boolean }[]>(HAS_TARGETS, tenantId, type);
+    const probe = await sqlOf(tx).row(selectHasWebhookTargets, tenantId, type);
     if (!probe?.yes) return [];
     const built = await data();
     if (!built) return [];
     data = built;
   }
-  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
-    INSERT_DELIVERIES,
+  const rows = await sqlOf(tx).rows(
+    insertWebhookDeliveries,
     ...insertValues(tenantId, type, data, at, null),
   );
   return rows.map((r) => r.id);
@@ -88,25 +77,20 @@ export async function emitWebhookEvent<T extends WebhookEventType>(
   data: WebhookEventDataOf<T> | (() => Promise<WebhookEventDataOf<T> | null>),
 ): Promise<string[]> {
   try {
-    const pool = sqlPoolOf(deps.db);
+    const sql = sqlOf(deps.db);
     if (typeof data === 'function') {
       // The common case, a tenant without webhooks, costs this one named statement.
-      const { rows } = await pool.query<{ yes: boolean }>({
-        name: 'cubicle_webhook_targets_v1',
-        text: HAS_TARGETS,
-        values: [tenantId, type],
-      });
-      if (!rows[0]?.yes) return [];
+      const probe = await sql.row(selectHasWebhookTargets, tenantId, type);
+      if (!probe?.yes) return [];
       const built = await data();
       if (!built) return [];
       data = built;
     }
     const at = nowOf(deps);
-    const { rows } = await pool.query<{ id: string }>({
-      name: 'cubicle_webhook_insert_v1',
-      text: INSERT_DELIVERIES,
-      values: insertValues(tenantId, type, data, at, new Date(at.getTime() + DELIVERY_LEASE_MS)),
-    });
+    const rows = await sql.rows(
+      insertWebhookDeliveries,
+      ...insertValues(tenantId, type, data, at, new Date(at.getTime() + DELIVERY_LEASE_MS)),
+    );
     await Promise.all(
       rows.map((r) =>
         deps.queues

@@ -12,6 +12,7 @@ import { AppError } from '@cubicle/contract/errors';
 import { newId, type Db, type WebhookDelivery as DeliveryRow } from '@cubicle/db';
 import { seal, type Keyring } from '../crypto/keyring.js';
 import { pageById } from '../page-by-id.js';
+import { lockForTransaction } from '../repositories/transaction-locks.js';
 import { AddressRefusal, hostOf, resolveDeliverable } from './address-guard.js';
 import { MAX_WEBHOOKS_PER_TENANT } from './emit-webhook-event.js';
 import { newWebhookSecret } from './webhook-signature.js';
@@ -74,7 +75,7 @@ export async function createWebhook(
   const secret = newWebhookSecret();
   const row = await deps.db.$transaction(async (tx) => {
     // Serialises creates of one tenant, so the count below is a hard limit.
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${tenantId}`}))`;
+    await lockForTransaction(tx, `webhooks:${tenantId}`);
     const used = await tx.webhookEndpoint.count({ where: { tenantId } });
     if (used >= MAX_WEBHOOKS_PER_TENANT)
       throw new AppError(
