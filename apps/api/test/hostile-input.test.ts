@@ -98,7 +98,9 @@ describe('hostile input is a 400, never a 500', () => {
 
   it('a NUL in a pool image or env value', async () => {
     const image = await send('POST', '/v1/pools/hostile', {});
-    expect(image.statusCode).toBe(404); // PUT is the verb; a POST is no route
+    // PUT is the verb: a POST on the pool's path is 405 naming the methods served there.
+    expect(image.statusCode).toBe(405);
+    expect(image.headers.allow).toBe('GET, HEAD, PUT, DELETE');
     const put = (payload: unknown) =>
       fx.app.inject({
         method: 'PUT',

@@ -19,6 +19,23 @@ import { RunStatus } from './run.js';
 
 const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 const IPV4 = `(${OCTET}\\.){3}${OCTET}`;
+// IPv6 literals in their full and `::`-compressed forms, and with a dotted-quad tail (mapped,
+// NAT64): RFC 4291 §2.2. Whether the address is deliverable is the server's later check.
+const H = '[0-9A-Fa-f]{1,4}';
+const IPV6 = [
+  `(${H}:){7}${H}`,
+  `(${H}:){1,7}:`,
+  `(${H}:){1,6}:${H}`,
+  `(${H}:){1,5}(:${H}){1,2}`,
+  `(${H}:){1,4}(:${H}){1,3}`,
+  `(${H}:){1,3}(:${H}){1,4}`,
+  `(${H}:){1,2}(:${H}){1,5}`,
+  `${H}:(:${H}){1,6}`,
+  `:((:${H}){1,7}|:)`,
+  `(${H}:){6}${IPV4}`,
+  `(${H}:){1,4}:${IPV4}`,
+  `::(${H}:){0,5}${IPV4}`,
+].join('|');
 
 /** WebhookEventType is what an endpoint subscribes to. */
 export const WebhookEventType = named(
@@ -43,11 +60,11 @@ export const WebhookUrl = named(
   text()
     .max(2048)
     // The pattern is what the document can publish; it admits only URLs the WHATWG parser reads as
-    // written (a DNS name whose last label starts with a letter, or a dotted-quad IPv4), so the
-    // parse below never refuses what the pattern lets through.
+    // written (a DNS name whose last label starts with a letter, a dotted-quad IPv4, or a bracketed
+    // IPv6), so the parse below never refuses what the pattern lets through.
     .regex(
       new RegExp(
-        `^https?://((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?|${IPV4})(:${PORT_PATTERN})?([/?][^\\s#]*)?$`,
+        `^https?://((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?|${IPV4}|\\[(${IPV6})\\])(:${PORT_PATTERN})?([/?][^\\s#]*)?$`,
       ),
       'an absolute http(s) URL without credentials or fragment',
     )
