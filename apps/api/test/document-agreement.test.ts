@@ -193,6 +193,37 @@ describe('the document and the server agree on what is valid', () => {
     },
   );
 
+  it('refuses JSON null as a body everywhere, and takes no body where the document makes it optional', async () => {
+    const problems: string[] = [];
+    for (const { path, method, op } of operations) {
+      if (!op.requestBody) continue;
+      // The document's own examples name well-formed ids that exist nowhere.
+      const url = path.replace(/\{([a-z_]+)\}/g, (_m, name: string) =>
+        String(op.parameters.find((q) => q.in === 'path' && q.name === name)!.example),
+      );
+      const headers = { authorization: fx.a.admin, 'content-type': 'application/json' };
+      const asNull = await fx.app.inject({
+        method: method as 'POST',
+        url,
+        headers,
+        payload: 'null',
+      });
+      if (asNull.statusCode !== 400 || asNull.json().error.code !== 'validation_failed')
+        problems.push(`${op.operationId} null → ${asNull.statusCode}`);
+      const none = await fx.app.inject({
+        method: method as 'POST',
+        url,
+        headers: { authorization: fx.a.admin },
+      });
+      const refused = none.statusCode === 400 && none.json().error.code === 'validation_failed';
+      if (refused !== Boolean(op.requestBody.required))
+        problems.push(
+          `${op.operationId} no body → ${none.statusCode} (required: ${op.requestBody.required})`,
+        );
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('answers a method no operation declares on a documented path with 405 and Allow', async () => {
     const problems: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths)) {

@@ -25,6 +25,7 @@ export interface DocParameter {
   in: 'path' | 'query' | 'header';
   required: boolean;
   schema: JsonSchema & { 'x-cubicle-opaque'?: boolean };
+  example?: unknown;
 }
 
 /** CrossFieldRule as the document's description defines `x-cubicle-rules` (read from there, not the contract). */
