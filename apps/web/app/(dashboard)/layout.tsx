@@ -18,6 +18,9 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <span className="brand">Cubicle</span>
         <Link href="/pools">Pools</Link>
         <Link href="/claims">Claims</Link>
+        <Link href="/runs">Runs</Link>
+        <Link href="/secrets">Secrets</Link>
+        {session.role === 'admin' ? <Link href="/webhooks">Webhooks</Link> : null}
         {session.role === 'admin' ? <Link href="/api-keys">API keys</Link> : null}
         {session.role === 'admin' ? <Link href="/audit">Audit log</Link> : null}
         {session.role === 'admin' ? <Link href="/usage">Usage</Link> : null}

@@ -3,17 +3,41 @@
 import type { Claim } from '@cubicle/sdk';
 import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
-import { api, failure, type ActionState } from '../../../lib/api/client';
+import { ApiError, api, failure, type ActionState } from '../../../lib/api/client';
+import { fieldErrorsOf, type FieldErrors } from '../../../lib/forms/field-errors';
 import { requireSession } from '../../../lib/session/current';
+
+/** The autoscaling form's fields, as the pool spec names them under `autoscaling`. */
+const AUTOSCALING_FIELDS = ['min', 'initial', 'max'] as const;
+type AutoscalingField = (typeof AUTOSCALING_FIELDS)[number];
+
+/**
+ * AutoscalingState is the form's answer: on a refusal, the API's message, each field's own
+ * error, and the values as typed, so the form shows the errors beside the fields it keeps.
+ */
+export type AutoscalingState =
+  | { ok: true; message: string; values: Record<AutoscalingField, string> }
+  | {
+      ok: false;
+      error: string;
+      fields: FieldErrors;
+      values: Record<AutoscalingField, string>;
+    }
+  | null;
 
 /**
  * updateAutoscaling changes a pool's min/initial/max. PUT takes the whole spec, so the rest is
  * sent back as the API described it (an unchanged template does not roll warm sandboxes).
  */
-export async function updateAutoscaling(_prev: ActionState, form: FormData): Promise<ActionState> {
+export async function updateAutoscaling(
+  _prev: AutoscalingState,
+  form: FormData,
+): Promise<AutoscalingState> {
   const session = await requireSession();
   const name = String(form.get('pool'));
-  const numberOf = (field: string) => Number(form.get(field));
+  const values = Object.fromEntries(
+    AUTOSCALING_FIELDS.map((field) => [field, String(form.get(field) ?? '')]),
+  ) as Record<AutoscalingField, string>;
   try {
     const pool = await api(session, (c) => c.pools.get(name));
     await api(session, (c) =>
@@ -22,7 +46,11 @@ export async function updateAutoscaling(_prev: ActionState, form: FormData): Pro
         backend: pool.backend,
         cpu: pool.cpu,
         memory_mb: pool.memory_mb,
-        autoscaling: { min: numberOf('min'), initial: numberOf('initial'), max: numberOf('max') },
+        autoscaling: {
+          min: Number(values.min),
+          initial: Number(values.initial),
+          max: Number(values.max),
+        },
         claim_ttl_seconds: pool.claim_ttl_seconds,
         max_claim_lifetime_seconds: pool.max_claim_lifetime_seconds,
         idle_timeout_seconds: pool.idle_timeout_seconds,
@@ -31,10 +59,14 @@ export async function updateAutoscaling(_prev: ActionState, form: FormData): Pro
       }),
     );
   } catch (error) {
-    return failure(error);
+    const fields =
+      error instanceof ApiError && error.code === 'validation_failed'
+        ? fieldErrorsOf(error.details, AUTOSCALING_FIELDS, 'autoscaling.')
+        : {};
+    return { ...failure(error), fields, values };
   }
   revalidatePath('/pools');
-  return { ok: true, message: 'Saved' };
+  return { ok: true, message: 'Saved', values };
 }
 
 /** claimFromPool claims a desktop (waiting up to 30 s for one) and opens it. */

@@ -3,7 +3,8 @@ import { api } from '../../../lib/api/client';
 import { requireSession } from '../../../lib/session/current';
 import { ActionForm } from '../../components/action-form';
 import { AutoRefresh } from '../../components/auto-refresh';
-import { claimFromPool, updateAutoscaling } from './actions';
+import { claimFromPool } from './actions';
+import { AutoscalingForm } from './autoscaling-form';
 
 export const metadata = { title: 'Pools · Cubicle' };
 
@@ -50,20 +51,7 @@ export default async function PoolsPage() {
                   ))}
                 </td>
                 <td>
-                  <ActionForm action={updateAutoscaling} submit="Save" pending="Saving…">
-                    <input type="hidden" name="pool" value={pool.name} />
-                    {(['min', 'initial', 'max'] as const).map((field) => (
-                      <input
-                        key={field}
-                        type="number"
-                        name={field}
-                        min={field === 'max' ? 1 : 0}
-                        max={1000}
-                        defaultValue={pool.autoscaling[field]}
-                        aria-label={`${field} of ${pool.name}`}
-                      />
-                    ))}
-                  </ActionForm>
+                  <AutoscalingForm pool={pool} />
                 </td>
                 <td>
                   {pool.state === 'active' ? (

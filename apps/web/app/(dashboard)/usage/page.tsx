@@ -2,6 +2,7 @@ import type { Usage } from '@cubicle/contract/api';
 import { tenantUsage, usageSpan } from '../../../lib/api/usage';
 import { requireSession } from '../../../lib/session/current';
 import { StackedBarChart } from '../../components/charts/stacked-bar-chart';
+import { DURATION_UNITS } from '../../components/charts/axis-unit';
 import { formatHours } from '../../components/charts/format';
 
 export const metadata = { title: 'Usage · Cubicle' };
@@ -71,6 +72,7 @@ export default async function UsagePage({
         categories={dayList}
         series={usageByPoolAndDay(usage, dayList)}
         format={formatHours}
+        units={DURATION_UNITS}
         labelEvery={days <= 7 ? 1 : days <= 30 ? 5 : 15}
       />
       <table data-usage-totals>

@@ -1,4 +1,6 @@
+import { scaleLinear } from 'd3-scale';
 import './charts.css';
+import { axisUnitFor, type AxisUnit } from './axis-unit';
 
 /** One stacked series: a name and one value per category, in category order. */
 export interface ChartSeries {
@@ -16,6 +18,11 @@ export interface StackedBarChartProps {
   series: ChartSeries[];
   /** Formats a value for labels, tooltips and the data table. */
   format: (value: number) => string;
+  /**
+   * Units the y-axis may use, smallest first (e.g. s, min, h for seconds): the axis takes the
+   * largest unit its maximum reaches and labels every tick in it. Default: plain numbers.
+   */
+  units?: readonly AxisUnit[];
   /** Label every nth category on the axis (all are in the data table). */
   labelEvery?: number;
   /** Stable id prefix for aria references. */
@@ -25,6 +32,9 @@ export interface StackedBarChartProps {
 const WIDTH = 720;
 const HEIGHT = 240;
 const PAD = { top: 12, right: 12, bottom: 28, left: 56 };
+/** About this many y-axis ticks (d3 picks round steps near it). */
+const TICKS = 4;
+const PLAIN: readonly AxisUnit[] = [{ name: '', size: 1 }];
 
 /**
  * StackedBarChart draws stacked bars as server-rendered SVG: no client JavaScript, so it shows
@@ -33,9 +43,8 @@ const PAD = { top: 12, right: 12, bottom: 28, left: 56 };
  * numbers are in a data table under a disclosure. Colours come from CSS variables that differ
  * in dark and light schemes (charts.css).
  *
- * Hand-written rather than a library: the dashboard needs one chart type, rendered on the server
- * without client JavaScript; the SVG chart libraries that fit React are client components with
- * d3 dependencies, more code than this file for what it draws.
+ * The bars are drawn here (one chart type, rendered on the server without client JavaScript);
+ * the y-axis scale and its ticks are d3-scale's, in one unit per axis (axis-unit.ts).
  */
 export function StackedBarChart({
   title,
@@ -44,16 +53,25 @@ export function StackedBarChart({
   series,
   format,
   labelEvery = 1,
+  units = PLAIN,
   id,
 }: StackedBarChartProps) {
   const totals = categories.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0));
-  const max = niceMax(Math.max(0, ...totals));
+  const peak = Math.max(0, ...totals);
+  const unit = axisUnitFor(peak, units);
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const slot = categories.length > 0 ? plotW / categories.length : plotW;
   const barW = Math.max(1, slot * 0.8);
-  const y = (v: number) => PAD.top + plotH - (max === 0 ? 0 : (v / max) * plotH);
-  const ticks = [0, max / 2, max];
+  // The axis counts in `unit`: nice() rounds its end to a tick, ticks() picks round steps, and
+  // tickFormat prints them alike (no "0 min" twice, no unit changing along the axis).
+  const scale = scaleLinear()
+    .domain([0, peak > 0 ? peak / unit.size : 1])
+    .range([PAD.top + plotH, PAD.top])
+    .nice(TICKS);
+  const y = (v: number) => scale(v / unit.size);
+  const ticks = scale.ticks(TICKS);
+  const tickText = scale.tickFormat(TICKS);
   return (
     <figure className="chart" aria-labelledby={`${id}-title`}>
       <figcaption id={`${id}-title`} className="chart-title">
@@ -68,10 +86,16 @@ export function StackedBarChart({
       >
         <desc id={`${id}-desc`}>{description}</desc>
         {ticks.map((t) => (
-          <g key={t} aria-hidden="true">
-            <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(t)} y2={y(t)} className="chart-grid" />
-            <text x={PAD.left - 6} y={y(t) + 4} textAnchor="end" className="chart-axis">
-              {format(t)}
+          <g key={t} aria-hidden="true" data-tick={t}>
+            <line
+              x1={PAD.left}
+              x2={WIDTH - PAD.right}
+              y1={scale(t)}
+              y2={scale(t)}
+              className="chart-grid"
+            />
+            <text x={PAD.left - 6} y={scale(t) + 4} textAnchor="end" className="chart-axis">
+              {unit.name ? `${tickText(t)} ${unit.name}` : tickText(t)}
             </text>
           </g>
         ))}
@@ -156,12 +180,4 @@ export function StackedBarChart({
       </details>
     </figure>
   );
-}
-
-/** niceMax rounds an axis maximum up to 1, 2 or 5 times a power of ten. */
-export function niceMax(value: number): number {
-  if (value <= 0) return 0;
-  const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 5, 10]) if (value <= step * power) return step * power;
-  return 10 * power;
 }
