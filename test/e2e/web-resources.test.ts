@@ -89,6 +89,13 @@ describe('resource pages of the dashboard in Chromium', () => {
     expect(await row.getByRole('button', { name: 'Retry' }).count()).toBe(0);
     const again = await w.call('POST', `/v1/webhooks/${webhookId}/deliveries/${failed!.id}/retry`);
     expect(again.statusCode).toBe(409);
+    // Another tenant's key finds no such delivery.
+    const foreign = await w.s.api.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${webhookId}/deliveries/${failed!.id}/retry`,
+      headers: w.s.other.auth,
+    });
+    expect(foreign.statusCode).toBe(404);
 
     // Rotating shows the new signing secret once, and it signs the next delivery.
     await endpoint.getByRole('button', { name: 'Rotate secret' }).click();
@@ -177,9 +184,16 @@ describe('resource pages of the dashboard in Chromium', () => {
     expect(await page.getByTestId('run-status').textContent()).toContain('failed');
     await saveArtifact(page, 'run-live');
 
-    // The status filter keeps one state.
+    // The status filter keeps one state; another tenant lists none of these runs.
     await page.goto(`${w.web.url}/runs?status=succeeded`);
     expect(await page.locator('table[data-runs] tbody tr').count()).toBe(1);
+    const foreign = await w.s.api.inject({
+      method: 'GET',
+      url: '/v1/runs',
+      headers: w.s.other.auth,
+    });
+    expect(foreign.statusCode, foreign.body).toBe(200);
+    expect(foreign.json().data).toEqual([]);
   });
 
   it('an invalid pool shows each field’s error beside it and keeps what was typed', async () => {
