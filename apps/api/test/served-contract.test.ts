@@ -72,8 +72,10 @@ describe('the published document is what the server serves', () => {
     },
   );
 
-  it('documents WebSocket endpoints (the run event stream at least)', () => {
-    expect(sockets.map((s) => s.op.operationId)).toContain('streamRunEventsSocket');
+  it('documents WebSocket endpoints (the run event stream and the viewer stream at least)', () => {
+    expect(sockets.map((s) => s.op.operationId)).toEqual(
+      expect.arrayContaining(['streamRunEventsSocket', 'streamViewer']),
+    );
   });
 
   it.each(sockets.map((s) => [`GET ${s.path} (WebSocket)`, s] as const))(

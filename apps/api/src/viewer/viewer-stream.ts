@@ -1,4 +1,4 @@
-import { ViewerCloseCodes, ViewerStreamQuery } from '@cubicle/contract/api';
+import { SocketRoutes, toFastifyPath, ViewerCloseCodes } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import {
   recordViewerConnected,
@@ -22,12 +22,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 const resolvedOf = new WeakMap<FastifyRequest, ResolvedTicket>();
 const leaseOf = new WeakMap<FastifyRequest, LeaseResult>();
 const preambleOf = new WeakMap<FastifyRequest, Buffer>();
+const { streamViewer } = SocketRoutes;
 
 /**
- * registerViewerStream mounts `GET /v1/viewer/stream?ticket=…` (WebSocket, subprotocol
- * `binary`). The ticket is checked before the upgrade: a bad, expired or revoked ticket, or one
- * of an ended claim, is a plain 401 `invalid_ticket` and no socket is ever accepted. After the
- * upgrade the stream is admitted against the viewer limits and bridged to the sandbox's VNC.
+ * registerViewerStream mounts the contract's `streamViewer`, `GET /v1/viewer/stream?ticket=…`
+ * (WebSocket, subprotocol `binary`). The ticket is checked before the upgrade: a bad, expired or
+ * revoked ticket, or one of an ended claim, is a plain 401 `invalid_ticket` and no socket is
+ * ever accepted. After the upgrade the stream is admitted against the viewer limits and bridged to the sandbox's VNC.
  * With `leases` the limits hold across every API replica: the slot is taken in Redis before
  * the upgrade (the only asynchronous point), and refused or admitted after it.
  */
@@ -44,9 +45,11 @@ export function registerViewerStream(
 ) {
   app.route({
     method: 'GET',
-    url: '/v1/viewer/stream',
+    url: toFastifyPath(streamViewer.path),
     preValidation: async (request) => {
-      const query = ViewerStreamQuery.safeParse(request.query);
+      // Any refusal of the ticket, a malformed one included, is `invalid_ticket` (not socketRoute's
+      // `validation_failed`): a viewer page shows one message for every ticket it cannot use.
+      const query = streamViewer.query.safeParse(request.query);
       if (!query.success) throw new AppError('invalid_ticket', 'a viewer ticket is required');
       const resolved = await resolveViewerTicket(deps, query.data.ticket);
       if (!resolved) throw new AppError('invalid_ticket', 'not a valid viewer ticket');

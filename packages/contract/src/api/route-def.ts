@@ -36,7 +36,9 @@ export interface RouteDef {
  * from the paths never meet them); the API mounts each from its definition, and a test holds the
  * document and the server together as it does for REST routes.
  */
-export interface SocketRouteDef {
+export type SocketRouteDef = JsonSocketRouteDef | BinarySocketRouteDef;
+
+interface SocketRouteBase {
   operationId: string;
   /** OpenAPI-style path (`/v1/runs/{run_id}/events/ws`); opened with `GET` + `Upgrade: websocket`. */
   path: string;
@@ -46,12 +48,26 @@ export interface SocketRouteDef {
   auth: RouteDef['auth'];
   params?: z.ZodObject;
   query?: z.ZodObject;
-  /** Every text frame the server sends is one of these, as JSON. */
-  serverMessage: z.ZodType;
   /** Close codes the server ends the socket with, and what each tells the client. */
   closeCodes: Record<number, string>;
   /** Refusals answered before the upgrade, as the error envelope. */
   errors: ErrorCodeName[];
+}
+
+/** A socket whose every server frame is one JSON text message (a run's events). */
+export interface JsonSocketRouteDef extends SocketRouteBase {
+  frames: 'json';
+  /** Every text frame the server sends is one of these, as JSON. */
+  serverMessage: z.ZodType;
+}
+
+/** A socket that carries another protocol in binary frames (the viewer's RFB), not JSON. */
+export interface BinarySocketRouteDef extends SocketRouteBase {
+  frames: 'binary';
+  /** The subprotocol the client asks for (`Sec-WebSocket-Protocol`). */
+  subprotocol: string;
+  /** The protocol the frames carry, for a person reading the document. */
+  protocol: string;
 }
 
 /** defineSocketRoute keeps literal types while checking the shape. */

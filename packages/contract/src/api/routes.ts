@@ -8,7 +8,7 @@ import { secretRoutes } from './routes/secret-routes.js';
 import { runRoutes, runSocketRoutes } from './routes/run-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
 import { tenantRoutes } from './routes/tenant-routes.js';
-import { viewerRoutes } from './routes/viewer-routes.js';
+import { viewerRoutes, viewerSocketRoutes } from './routes/viewer-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import { usageRoutes } from './routes/usage-routes.js';
 
@@ -35,6 +35,7 @@ export type RouteName = keyof typeof Routes;
 /** SocketRoutes is every v1 WebSocket endpoint (the document's `x-cubicle-websockets`). */
 export const SocketRoutes = {
   ...runSocketRoutes,
+  ...viewerSocketRoutes,
 } satisfies Record<string, SocketRouteDef>;
 
 export type SocketRouteName = keyof typeof SocketRoutes;

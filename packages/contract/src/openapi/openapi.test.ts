@@ -49,7 +49,13 @@ describe('WebSocket endpoints', () => {
       paths: Record<string, unknown>;
       'x-cubicle-websockets': Record<
         string,
-        { get: { operationId: string; 'x-cubicle-message': { $ref: string } } }
+        {
+          get: {
+            operationId: string;
+            'x-cubicle-message'?: { $ref: string };
+            'x-cubicle-subprotocol'?: string;
+          };
+        }
       >;
     };
     const published = Object.entries(doc['x-cubicle-websockets']);
@@ -60,7 +66,9 @@ describe('WebSocket endpoints', () => {
     );
     for (const [path, ops] of published) {
       expect(doc.paths).not.toHaveProperty(path);
-      expect(ops.get['x-cubicle-message'].$ref).toMatch(/^#\/components\/schemas\//);
+      // JSON frames name their schema; binary frames (the viewer's RFB) their subprotocol.
+      if (ops.get['x-cubicle-subprotocol']) expect(ops.get['x-cubicle-message']).toBeUndefined();
+      else expect(ops.get['x-cubicle-message']?.$ref).toMatch(/^#\/components\/schemas\//);
     }
   });
 });

@@ -150,6 +150,7 @@ export const runSocketRoutes = {
       'The socket first replays the events after `after_seq`, then follows the run live, and closes with 1000 after the final status. Frames the client sends are ignored. A bad key, id or query, or an unknown run, is answered before the upgrade with the error envelope.',
     params: RunPathParams,
     query: RunStreamQuery,
+    frames: 'json',
     serverMessage: RunEvent,
     closeCodes: {
       1000: 'the run ended and its final status was sent (reason `run ended`)',

@@ -1,12 +1,19 @@
 import { z } from 'zod';
 import { ClaimPathParams } from '../claim.js';
 import { listOf, listQueryOf, ViewerTicketId } from '../common.js';
-import { defineRoute, type RouteDef } from '../route-def.js';
+import {
+  defineRoute,
+  defineSocketRoute,
+  type RouteDef,
+  type SocketRouteDef,
+} from '../route-def.js';
 import {
   CreateViewerTicketRequest,
   IntrospectViewerTicketRequest,
   ViewerTicket,
   ViewerTicketCreated,
+  ViewerCloseCodes,
+  ViewerStreamQuery,
   ViewerTicketIntrospection,
 } from '../viewer-ticket.js';
 import { claimChild, readErrors, writeErrors } from './shared.js';
@@ -65,3 +72,31 @@ export const viewerRoutes = {
     errors: ['validation_failed', 'invalid_json', 'payload_too_large', 'invalid_ticket'],
   }),
 } satisfies Record<string, RouteDef>;
+
+/** The viewer's stream: the desktop's RFB over a WebSocket, opened with a ticket. */
+export const viewerSocketRoutes = {
+  streamViewer: defineSocketRoute({
+    operationId: 'streamViewer',
+    path: '/v1/viewer/stream',
+    tag: 'viewer',
+    auth: 'none',
+    summary: "A claimed desktop's screen (and, with a control ticket, its input) as an RFB stream",
+    description:
+      "Open a ticket's `stream_url` with subprotocol `binary`; the frames carry the desktop's RFB stream. The ticket is checked before the upgrade: a missing, bad, expired or revoked ticket, or one of an ended claim, is 401 `invalid_ticket` and no socket is opened. A `view` ticket's input (keys, pointer, clipboard) is dropped by the proxy; `control` tickets forward everything.",
+    query: ViewerStreamQuery,
+    frames: 'binary',
+    subprotocol: 'binary',
+    protocol: 'RFB (RFC 6143)',
+    closeCodes: {
+      [ViewerCloseCodes.expired]: 'the ticket expired',
+      [ViewerCloseCodes.revoked]: 'the ticket was revoked',
+      [ViewerCloseCodes.ended]: 'the claim ended (released or reclaimed): the desktop is gone',
+      [ViewerCloseCodes.limit]: 'too many viewers on this ticket or this tenant',
+      [ViewerCloseCodes.protocol_violation]:
+        'the client sent what its ticket does not allow, or malformed RFB',
+      [ViewerCloseCodes.upstream]: "the desktop's VNC server could not be reached or closed",
+      [ViewerCloseCodes.shutting_down]: 'the server is shutting down: open a new stream',
+    },
+    errors: ['invalid_ticket', 'backend_unavailable', 'validation_failed'],
+  }),
+} satisfies Record<string, SocketRouteDef>;
