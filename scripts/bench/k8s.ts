@@ -8,7 +8,7 @@
 // (each Pod is a whole desktop here); the scale used is printed in every line.
 import { freemem } from 'node:os';
 import { createKubeClient, createKubernetesBackend } from '@cubicle/backends';
-import { parseKeyring, reconcilePool, sweepBackend } from '@cubicle/control-plane';
+import { createResources, parseKeyring, reconcilePool, sweepBackend } from '@cubicle/control-plane';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { startKubeCluster, startNodeAgent } from '../../test/harness/kube/index.js';
 import { cpuSnapshot, cpuSpent } from './lib/process-cpu.mjs';
@@ -104,12 +104,14 @@ try {
 
   // Reconcile: the worker's periodic pass (every pool, then the backend sweep), run here on the
   // same database and cluster, with every sandbox present.
-  const deps = {
+  const deps = createResources({
     db: stack.db,
     queues,
+    redis: queueConnection,
+    prefix: 'cubicle',
     backends: { kubernetes: backend },
     keyring: parseKeyring(stack.keyring),
-  };
+  });
   const poolRows = await stack.db.pool.findMany({ where: { name: { in: names } } });
   await backend.list(); // the informer's first sync is not part of a pass
   const passes: number[] = [];

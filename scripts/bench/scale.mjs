@@ -181,7 +181,15 @@ try {
   // `pools.sweep` job runs, timed here (twice: the first pays for preparing its statements).
   const db = stack.db;
   const backend = createHollowBackend({ url: hollow.url, adminToken: hollow.adminToken });
-  const deps = { db, queues: { enqueue: async () => undefined }, backends: { local: backend } };
+  // A control plane of this script's own: nothing listens for its jobs or announcements.
+  const deps = cp.createResources({
+    db,
+    queues: { enqueue: async () => undefined },
+    redis: { publish: async () => 0 },
+    prefix: 'bench-scale',
+    keyring: cp.parseKeyring(cp.newKeyringSpec()),
+    backends: { local: backend },
+  });
   const reconcileRuns = [];
   for (let i = 0; i < 2; i++) {
     const reconcileStarted = performance.now();

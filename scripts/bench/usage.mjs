@@ -104,11 +104,7 @@ try {
   await db.$executeRawUnsafe('ANALYZE');
   log(`seeded in ${round((performance.now() - t0) / 1000)} s`);
 
-  const deps = {
-    db,
-    queues: { enqueue: async () => undefined },
-    now: () => new Date(start + span + 3_600_000),
-  };
+  const deps = { db, now: () => new Date(start + span + 3_600_000) };
   const r0 = performance.now();
   const result = await rollupUsage(deps);
   const rollupS = (performance.now() - r0) / 1000;

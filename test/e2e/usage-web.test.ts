@@ -85,7 +85,7 @@ describe('usage and insights on the dashboard in Chromium', () => {
     );
     const released = await w.call('DELETE', `/v1/claims/${claimId}`);
     expect(released.statusCode, released.body).toBe(200);
-    await rollupUsage({ db: w.s.db, queues: { enqueue: async () => undefined } });
+    await rollupUsage({ db: w.s.db });
     page = await w.browser.newPage();
     await page.goto(`${w.web.url}/login`);
     await page.getByLabel('API key').fill(w.apiKey);

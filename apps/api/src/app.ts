@@ -149,20 +149,25 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   registerJsonBody(app);
 
   await app
-    .register(connectionsPlugin, { given: options, queuePrefix: options.queuePrefix })
+    .register(connectionsPlugin, {
+      given: options,
+      queuePrefix: options.queuePrefix,
+      keyring,
+      allowPrivateWebhooks: options.webhooks?.allowPrivate ?? false,
+    })
     .register(metricsPlugin, { metrics: options.metrics, listener: options.metricsListener })
     .register(identityPlugin, { keyVerifier: options.keyVerifier })
     .register(tenantRoutes)
-    .register(webhookRoutes, { keyring, allowPrivate: options.webhooks?.allowPrivate ?? false })
+    .register(webhookRoutes)
     .register(websocketsPlugin)
-    .register(viewerPlugin, { options: options.viewer, keyring })
+    .register(viewerPlugin, { options: options.viewer })
     .register(runFinishedWebhooksPlugin)
     .register(poolRoutes)
     .register(usageRoutes)
-    .register(claimRoutes, { keyring })
-    .register(secretRoutes, { keyring })
+    .register(claimRoutes)
+    .register(secretRoutes)
     .register(driveRoutes)
-    .register(runRoutes, { keyring })
+    .register(runRoutes)
     .register(runEventStreams)
     .register(closeRemainingWebSocketsPlugin)
     .register(systemRoutes, { checks: options.checks });

@@ -3,7 +3,13 @@
 // and claims made through the API on sandboxes seeded as warm (no desktops needed here).
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
-import { newKeyringSpec, parseKeyring, seal, type Deps } from '@cubicle/control-plane';
+import {
+  createResources,
+  newKeyringSpec,
+  parseKeyring,
+  seal,
+  type Deps,
+} from '@cubicle/control-plane';
 import { createDb, newId, type Db } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
@@ -94,7 +100,13 @@ export async function viewerFixture(): Promise<ViewerFixture> {
     b,
     keys,
     connections: { db, redis: connection, queues, queuePrefix: ns.bullPrefix },
-    workerDeps: { db, queues, events: { publisher: connection, prefix: ns.bullPrefix } },
+    workerDeps: createResources({
+      db,
+      queues,
+      redis: connection,
+      prefix: ns.bullPrefix,
+      keyring,
+    }),
     async claim(vncEndpoint, guestToken) {
       const id = newId('sandbox');
       await db.sandbox.create({

@@ -2,9 +2,9 @@
 import { createServer } from 'node:http';
 import {
   announceRunsFinished,
+  createResources,
   parseKeyring,
   secretLogHooks,
-  type WorkerDeps,
 } from '@cubicle/control-plane';
 import { createDb, pingDatabase } from '@cubicle/db';
 import { createQueueConnection, JobQueues, startWorkers } from '@cubicle/queue';
@@ -41,14 +41,17 @@ const queues = owned.own('queues', new JobQueues(connection, env.QUEUE_PREFIX), 
 const backends = owned.own('backends', await createBackends(env, log), (all) =>
   Promise.all(Object.values(all).map((b) => b?.close?.())),
 );
-const deps: WorkerDeps = {
+// The control plane's resources over these connections, made once. Claims the worker ends (TTL,
+// idle, max lifetime, lost sandbox) close their viewer streams through `redis`.
+const deps = createResources({
   db,
   queues,
+  redis: connection,
+  prefix: env.QUEUE_PREFIX,
   backends,
   keyring: parseKeyring(env.CUBICLE_KEYRING),
-  // Claims the worker ends (TTL, idle, max lifetime, lost sandbox) close their viewer streams.
-  events: { publisher: connection, prefix: env.QUEUE_PREFIX },
-};
+  webhooks: webhookOptionsOf(env),
+});
 const metrics = new WorkerMetrics();
 // Runs that end in this process are announced to webhooks (`run.finished`).
 owned.own('run webhooks', announceRunsFinished(deps), (stop) => stop());
@@ -56,12 +59,7 @@ owned.own('run webhooks', announceRunsFinished(deps), (stop) => stop());
 const runSubscriber = owned.own('run subscriber', createQueueConnection(env.REDIS_URL), (c) =>
   c.disconnect(),
 );
-const runs = await startRunSupervision(deps, {
-  connection,
-  subscriber: runSubscriber,
-  prefix: env.QUEUE_PREFIX,
-  log,
-});
+const runs = await startRunSupervision(deps, { subscriber: runSubscriber, log });
 owned.own('runs', runs, (r) => r.close());
 
 const workerConnection = owned.own('worker connection', createQueueConnection(env.REDIS_URL), (c) =>
@@ -73,7 +71,7 @@ const workers = startWorkers({
   queues: [...staticQueues, ...usageQueues],
   handlers: {
     ...buildHandlers(deps, metrics, runs),
-    ...buildWebhookHandlers(deps, webhookOptionsOf(env)),
+    ...buildWebhookHandlers(deps),
     ...buildUsageHandlers(deps),
   },
   concurrency: env.WORKER_CONCURRENCY,

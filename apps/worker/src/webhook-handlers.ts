@@ -2,7 +2,7 @@ import {
   deliverWebhook,
   relayWebhookDeliveries,
   type WebhookDeliveryOptions,
-  type WorkerDeps,
+  type WebhookWorkerDeps,
 } from '@cubicle/control-plane';
 import type { JobHandlers } from '@cubicle/queue';
 import type { WorkerEnv } from './env.js';
@@ -23,14 +23,11 @@ export function webhookOptionsOf(env: WorkerEnv): WebhookDeliveryOptions {
 /**
  * buildWebhookHandlers maps the webhook jobs to the control plane: one delivery attempt, and the
  * periodic relay that enqueues what the outbox holds due (the database decides what is due).
+ * The delivery settings are the resources' `webhooks` (webhookOptionsOf at start-up).
  */
-export function buildWebhookHandlers(
-  deps: WorkerDeps,
-  options: WebhookDeliveryOptions,
-): JobHandlers {
-  const webhookDeps = { ...deps, webhooks: options };
+export function buildWebhookHandlers(deps: WebhookWorkerDeps): JobHandlers {
   return {
-    'webhook.deliver': (p) => deliverWebhook(webhookDeps, p.delivery_id, p.attempt),
-    'webhooks.relay': async () => ({ enqueued: await relayWebhookDeliveries(webhookDeps) }),
+    'webhook.deliver': (p) => deliverWebhook(deps, p.delivery_id, p.attempt),
+    'webhooks.relay': async () => ({ enqueued: await relayWebhookDeliveries(deps) }),
   };
 }

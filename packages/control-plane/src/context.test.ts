@@ -1,5 +1,16 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { nudgeReconcile, type Deps, type Enqueue } from './context.js';
+import { nudgeReconcile, type Enqueue } from './context.js';
+import { createResources, type Deps } from './resources.js';
+
+/** A control plane whose only working part is its queue client (nudges touch nothing else). */
+const resourcesWith = (queues: Enqueue): Deps =>
+  createResources({
+    db: null as never,
+    queues,
+    redis: null as never,
+    prefix: 'test',
+    keyring: null as never,
+  });
 
 /** A queue client that records what it was asked to enqueue. */
 function recordingQueue() {
@@ -9,7 +20,7 @@ function recordingQueue() {
       calls.push({ name, payload, options });
     },
   };
-  return { calls, deps: { db: null as never, queues } satisfies Deps };
+  return { calls, queues, deps: resourcesWith(queues) };
 }
 
 describe('nudgeReconcile', () => {
@@ -65,14 +76,11 @@ describe('nudgeReconcile', () => {
       vi.useFakeTimers();
       const t0 = Date.now();
       const sent: { pool: string; at: number }[] = [];
-      const deps: Deps = {
-        db: null as never,
-        queues: {
-          enqueue: async (_name, payload) => {
-            sent.push({ pool: (payload as { pool_id: string }).pool_id, at: Date.now() - t0 });
-          },
+      const deps = resourcesWith({
+        enqueue: async (_name, payload) => {
+          sent.push({ pool: (payload as { pool_id: string }).pool_id, at: Date.now() - t0 });
         },
-      };
+      });
       for (let i = 0; i < 30; i++) {
         void nudgeReconcile(deps, 'ten_a', 'pool_1');
         void nudgeReconcile(deps, 'ten_a', `other_${i}`); // other pools are not held back
@@ -87,11 +95,15 @@ describe('nudgeReconcile', () => {
     });
   });
 
+  it('two control planes on one queue client nudge apart (the burst state is per Resources)', async () => {
+    const { calls, queues } = recordingQueue();
+    const [a, b] = [resourcesWith(queues), resourcesWith(queues)];
+    await Promise.all([nudgeReconcile(a, 'ten_a', 'pool_1'), nudgeReconcile(b, 'ten_a', 'pool_1')]);
+    expect(calls).toHaveLength(2);
+  });
+
   it('swallows queue errors (the periodic sweep covers a lost nudge)', async () => {
-    const deps: Deps = {
-      db: null as never,
-      queues: { enqueue: () => Promise.reject(new Error('redis down')) },
-    };
+    const deps = resourcesWith({ enqueue: () => Promise.reject(new Error('redis down')) });
     await expect(nudgeReconcile(deps, 'ten_a', 'pool_1')).resolves.toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
-import type { Db } from '@cubicle/db';
 import type { JobName, JobPayload } from '@cubicle/contract/jobs';
+import { defineDevice, type Deps } from './resources.js';
 
 /** Enqueue is the one side effect services have besides the database (a JobQueues in production). */
 export interface Enqueue {
@@ -26,21 +26,25 @@ export interface Subscriber {
   on(event: 'message', listener: (channel: string, message: string) => void): unknown;
 }
 
+/**
+ * RunRedis is the part of a Redis connection runs need (ioredis fits): pub/sub for events and
+ * control nudges, and one list per run for its pending input (stdin, cancel) so input sent
+ * before the worker holds the run's stream, or while a message is lost, still arrives in order.
+ */
+export interface RunRedis extends Publisher {
+  /** Several commands in one write (the worker's event committer publishes many runs at once). */
+  pipeline(): { publish(channel: string, message: string): unknown; exec(): Promise<unknown> };
+  rpush(key: string, ...values: string[]): Promise<unknown>;
+  expire(key: string, seconds: number): Promise<unknown>;
+  lpop(key: string, count: number): Promise<string[] | null>;
+  del(...keys: string[]): Promise<unknown>;
+}
+
 /** ViewerEvents tells every API process's stream proxy to close streams (Redis pub/sub). */
 export interface ViewerEvents {
   publisher: Publisher;
   /** The BullMQ prefix; scopes the channel so test namespaces and deployments stay apart. */
   prefix: string;
-}
-
-/** Deps are what every service function receives; tenant scoping is an explicit argument. */
-export interface Deps {
-  db: Db;
-  queues: Enqueue;
-  /** Injected so tests can move time; production uses Date.now. */
-  now?: () => Date;
-  /** Where claim ends are announced so open viewer streams close (absent: they close on re-check). */
-  events?: ViewerEvents;
 }
 
 /** The injectable clock every service reads "now" from (Deps, RunDeps and WorkerDeps carry it). */
@@ -58,13 +62,17 @@ interface PendingNudge {
   dueAt: number;
 }
 
-/** Per queue client: nudges waiting to be sent, and when each pool's last one was sent. */
+/** Per control plane: nudges waiting to be sent, and when each pool's last one was sent. */
 interface NudgeState {
   pending: Map<string, PendingNudge>;
   sentAt: Map<string, number>;
 }
 
-const nudgeStates = new WeakMap<Enqueue, NudgeState>();
+/** The reconcile nudges of one control plane (its Resources' devices hold them). */
+export const reconcileNudges = defineDevice('reconcile nudges', (): NudgeState => ({
+  pending: new Map(),
+  sentAt: new Map(),
+}));
 /** A nudge goes this long after the last one of a burst… */
 const NUDGE_QUIET_MS = 20;
 /** …and never later than this after the first… */
@@ -73,7 +81,7 @@ const NUDGE_MAX_DELAY_MS = 100;
 const NUDGE_MIN_INTERVAL_MS = 500;
 
 /**
- * nudgeReconcile asks the worker to reconcile a pool soon. Nudges of one process share one
+ * nudgeReconcile asks the worker to reconcile a pool soon. Nudges of one control plane share one
  * enqueue: it is sent 20 ms after the last nudge of a burst, at most 100 ms after the first, so
  * a burst of claims becomes one reconcile that runs after the burst instead of beside it (the
  * reconcile's queries would compete with the claims for the database and CPU; a refill that
@@ -84,10 +92,12 @@ const NUDGE_MIN_INTERVAL_MS = 500;
  * Across processes BullMQ's deduplication merges them. Callers do not wait for it (the promise
  * is for tests): a lost nudge is harmless, the periodic sweep reconciles every pool.
  */
-export function nudgeReconcile(deps: Deps, tenantId: string, poolId: string): Promise<unknown> {
-  let state = nudgeStates.get(deps.queues);
-  if (!state) nudgeStates.set(deps.queues, (state = { pending: new Map(), sentAt: new Map() }));
-  const { pending: byPool, sentAt } = state;
+export function nudgeReconcile(
+  deps: Pick<Deps, 'queues' | 'devices'>,
+  tenantId: string,
+  poolId: string,
+): Promise<unknown> {
+  const { pending: byPool, sentAt } = deps.devices.of(reconcileNudges);
   const now = Date.now();
   // When the nudge may go: the burst rule, held back by the pool's minimum interval.
   const dueAt = (firstAt: number) =>

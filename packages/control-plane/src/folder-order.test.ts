@@ -9,16 +9,18 @@ import { lineOf, readSource, sourcesUnder } from '../test/support/repo-sources.j
 const SRC = 'packages/control-plane/src';
 
 /**
- * The floors, lowest first. Root files other than index.ts (context.ts: the Deps every service
- * takes; page-by-id.ts) form the floor named '.'. index.ts is the package's face above them all.
- * Why this order: crypto and the backend contract need nothing; the Deps (with the pub/sub
- * connections) name them; the repositories (one module per table family: its statements and row
- * mappers) need only the database, so every system may read and write through them; viewer revocations, idempotency and the webhook outbox are recorded by
- * the systems above; the lifecycle owns claim and sandbox states and their rows; the guest door
- * reads the lifecycle's liveness; claims use the lifecycle; sandboxes hand themselves to pending
- * claims and name the WorkerDeps the systems above take; secrets ride on claims and the guest
- * door; guest calls redact with secrets; runs use all of those; the worker's loops (reconcile,
- * reclaim) drive claims and sandboxes from the top.
+ * The floors, lowest first. Root files other than index.ts (resources.ts: the Resources and the
+ * narrow views every service takes; context.ts: the connection shapes and nudges; page-by-id.ts)
+ * form the floor named '.'. index.ts is the package's face above them all.
+ * Why this order: crypto and the backend contract need nothing; the Resources (with the pub/sub
+ * connections) name them, and each floor above brings its own devices (defineDevice); the
+ * repositories (one module per table family: its statements and row mappers) need only the
+ * database, so every system may read and write through them; viewer revocations, idempotency and
+ * the webhook outbox are recorded by the systems above; the lifecycle owns claim and sandbox
+ * states and their rows; the guest door reads the lifecycle's liveness; claims use the lifecycle;
+ * sandboxes hand themselves to pending claims; secrets ride on claims and the guest door; guest
+ * calls redact with secrets; runs use all of those; the worker's loops (reconcile, reclaim) drive
+ * claims and sandboxes from the top.
  */
 const FLOORS = [
   'crypto',

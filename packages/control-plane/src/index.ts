@@ -3,8 +3,15 @@
 // package (its own tests import modules directly). Add a name here only when something outside
 // uses it: public-face.test.ts fails on a name that nothing outside the package mentions.
 
-// Dependencies every service takes, and paging.
-export { type Deps, type Enqueue, nudgeReconcile, type ViewerEvents } from './context.js';
+// The control plane's resources (made once per process) and the narrow views services take.
+export {
+  createResources,
+  type Deps,
+  type Resources,
+  type WebhookWorkerDeps,
+  type WorkerDeps,
+} from './resources.js';
+export { type Enqueue, nudgeReconcile, type ViewerEvents } from './context.js';
 export { pageById } from './page-by-id.js';
 
 // What sandbox backends (local, Kubernetes, hollow) implement; endpoints the viewer and tests read.
@@ -32,12 +39,8 @@ export {
   listClaims,
   releaseClaim,
 } from './claims/manage-claims.js';
+export { destroySandbox, provisionSandbox } from './sandboxes/provision-sandbox.js';
 export { poolSandboxCountRows } from './repositories/sandboxes.js';
-export {
-  destroySandbox,
-  provisionSandbox,
-  type WorkerDeps,
-} from './sandboxes/provision-sandbox.js';
 
 // The worker's loops: reconcile, sweep, reclaim.
 export { reconcileAll } from './reconcile/reconcile-all.js';
@@ -67,16 +70,10 @@ export {
   writeRunStdin,
 } from './runs/manage-runs.js';
 export { listRuns } from './runs/list-runs.js';
-export type { RunDeps } from './runs/run-deps.js';
 export { RunSupervisor } from './runs/run-supervisor.js';
 
 // Secrets: claim secrets, stored secrets, log redaction, the admin CLI.
-export {
-  addClaimSecret,
-  deleteClaimSecret,
-  listClaimSecrets,
-  type SecretsDeps,
-} from './secrets/claim-secrets.js';
+export { addClaimSecret, deleteClaimSecret, listClaimSecrets } from './secrets/claim-secrets.js';
 export { createClaimWithSecrets } from './secrets/create-claim-with-secrets.js';
 export { secretLogHooks } from './secrets/log-redaction.js';
 export { runSecretsCli } from './secrets/secrets-cli.js';
@@ -101,7 +98,6 @@ export {
   deliverWebhook,
   relayWebhookDeliveries,
   type WebhookDeliveryOptions,
-  type WebhookWorkerDeps,
 } from './webhooks/deliver-webhook.js';
 export { emitWebhookEvent } from './webhooks/emit-webhook-event.js';
 export {
@@ -112,7 +108,6 @@ export {
   listWebhooks,
   rotateWebhookSecret,
   updateWebhook,
-  type WebhookApiDeps,
 } from './webhooks/manage-webhooks.js';
 export { retryWebhookDelivery } from './webhooks/retry-webhook-delivery.js';
 

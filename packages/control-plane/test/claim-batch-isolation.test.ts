@@ -75,11 +75,11 @@ describe('a claim batch isolates its items (real Postgres)', () => {
       now: new Date(),
     });
     const results = await Promise.all([
-      decideClaim(w.db, item({ a: '1' })),
-      decideClaim(w.db, item({ a: POISONS.nul })),
-      decideClaim(w.db, item({ a: '2' })),
-      decideClaim(w.db, item({ a: POISONS.loneHigh })),
-      decideClaim(w.db, item({ a: '3' })),
+      decideClaim(w.deps, item({ a: '1' })),
+      decideClaim(w.deps, item({ a: POISONS.nul })),
+      decideClaim(w.deps, item({ a: '2' })),
+      decideClaim(w.deps, item({ a: POISONS.loneHigh })),
+      decideClaim(w.deps, item({ a: '3' })),
     ]);
     expect(results.map((r) => r.kind)).toEqual([
       'pending',
@@ -96,7 +96,7 @@ describe('a claim batch isolates its items (real Postgres)', () => {
     const texts = ['a\nb', '\r\n', 'x\u2028y\u2029z', '\n'];
     const results = await Promise.all(
       texts.map((text, i) =>
-        decideClaim(w.db, {
+        decideClaim(w.deps, {
           claimId: newId('claim'),
           tenantId: w.tenantId,
           poolName: 'lines',

@@ -2,7 +2,14 @@ import { CreateClaimRequest, PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { createDb, type Db } from '@cubicle/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyPool, createClaim, reclaimClaims, releaseClaim, type Deps } from '../src/index.js';
+import {
+  applyPool,
+  createClaim,
+  createResources,
+  reclaimClaims,
+  releaseClaim,
+  type Deps,
+} from '../src/index.js';
 import { fulfilPendingClaims } from '../src/claims/fulfil-claims.js';
 import { seedWarm, world, type World } from './setup.js';
 
@@ -88,7 +95,7 @@ describe('the live-claims counter (real Postgres)', () => {
     await seedWarm(w.db, tenantId, pool.id, 6);
     await w.db.tenant.update({ where: { id: tenantId }, data: { maxConcurrentClaims: 5 } });
     const second = createDb({ databaseUrl: w.databaseUrl, maxConnections: 8 });
-    const apis: Deps[] = [w.deps, { ...w.deps, db: second }];
+    const apis: Deps[] = [w.deps, createResources({ ...w.deps, db: second })];
     try {
       for (let round = 0; round < 3; round++) {
         const { live: before } = await counts(w.db, tenantId);

@@ -31,7 +31,7 @@ describe('reportOomKills', () => {
       PoolSpec.parse({ image: 'a', memory_mb: 512, autoscaling: { min: 0, initial: 0, max: 2 } }),
     );
     await createWebhook(
-      { db: w.db, keyring: parseKeyring(newKeyringSpec()), allowPrivate: false },
+      { db: w.db, keyring: parseKeyring(newKeyringSpec()), webhooks: { allowPrivate: false } },
       w.tenantId,
       { url: 'https://93.184.215.14/hook', events: ['sandbox.oom_killed'] },
     );

@@ -2,7 +2,12 @@ import { CreateClaimRequest, PoolSpec } from '@cubicle/contract/api';
 import { newId, sqlPoolOf } from '@cubicle/db';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyPool, createClaimWithSecrets } from '../src/index.js';
+import {
+  applyPool,
+  createClaimWithSecrets,
+  createResources,
+  type Resources,
+} from '../src/index.js';
 import type { NewRunEvent } from '../src/runs/append-run-events.js';
 import { decodeRunEventBatch, runEventsChannel } from '../src/runs/run-channels.js';
 import { commitRunEvents } from '../src/runs/run-event-committer.js';
@@ -21,7 +26,9 @@ describe('run event group commit (real Postgres and Redis)', () => {
   let subscriber: Redis;
   let prefix: string;
   let claimId: string;
-  const deps = () => ({ db: w.db, redis, prefix });
+  // The worker's control plane: its own Redis connection and prefix for run events.
+  const deps = () => resources;
+  let resources: Resources;
 
   beforeAll(async () => {
     w = await world();
@@ -29,6 +36,7 @@ describe('run event group commit (real Postgres and Redis)', () => {
     prefix = ns.bullPrefix;
     redis = createQueueConnection(ns.url);
     subscriber = createQueueConnection(ns.url);
+    resources = createResources({ ...w.deps, redis, prefix });
     const { pool } = await applyPool(w.deps, w.tenantId, 'runs', PoolSpec.parse({ image: 'img' }));
     await seedWarm(w.db, w.tenantId, pool.id, 1);
     const claim = await createClaimWithSecrets(

@@ -2,10 +2,11 @@ import { createDb, newId, type Db } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import type { Redis } from 'ioredis';
 import { createTestDatabase, createTestRedisNamespace } from '../../../test/harness/index.js';
-import type { Deps } from '../src/index.js';
+import { createResources, newKeyringSpec, parseKeyring, type Resources } from '../src/index.js';
 
 export interface World {
-  deps: Deps;
+  /** The file's control plane: one Resources, as a process makes it. */
+  deps: Resources;
   db: Db;
   /** The file's database, for a second client (a second API process). */
   databaseUrl: string;
@@ -31,7 +32,13 @@ export async function world(): Promise<World> {
     ],
   });
   return {
-    deps: { db, queues },
+    deps: createResources({
+      db,
+      queues,
+      redis: connection,
+      prefix: ns.bullPrefix,
+      keyring: parseKeyring(newKeyringSpec()),
+    }),
     db,
     databaseUrl: database.url,
     queues,

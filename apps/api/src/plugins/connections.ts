@@ -1,5 +1,10 @@
 import { createDb, type Db } from '@cubicle/db';
-import type { Deps, Enqueue, ViewerEvents } from '@cubicle/control-plane';
+import {
+  createResources,
+  type Enqueue,
+  type Keyring,
+  type Resources,
+} from '@cubicle/control-plane';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -42,6 +47,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Set by the connections plugin: every other plugin reads its clients from here. */
     connections: AppConnections;
+    /**
+     * The control plane's resources over these connections, made once per app: what every
+     * service takes, and the owner of its group commits (two apps in one process share none).
+     */
+    resources: Resources;
   }
 }
 
@@ -80,23 +90,37 @@ async function openConnections(
   return { db, redis, queues };
 }
 
+export interface ConnectionsOptions {
+  given: ApiConnections;
+  queuePrefix: string;
+  /** Seals secret values and webhook signing secrets at rest (CUBICLE_KEYRING). */
+  keyring: Keyring;
+  /** The operator's opt-out of the webhook address guard (CUBICLE_WEBHOOKS_ALLOW_PRIVATE). */
+  allowPrivateWebhooks: boolean;
+}
+
 /**
  * connectionsPlugin opens (or takes) Postgres, Redis and the job queues and decorates the app with
- * them as `app.connections`. It is registered first: what it opened closes last.
+ * them as `app.connections`, and with the control plane's resources over them as
+ * `app.resources` (claim ends and revoked tickets are announced on this Redis, so every replica
+ * closes its streams). It is registered first: what it opened closes last.
  */
-export const connectionsPlugin = fp<{ given: ApiConnections; queuePrefix: string }>(
-  async (app, { given, queuePrefix }) => {
+export const connectionsPlugin = fp<ConnectionsOptions>(
+  async (app, { given, queuePrefix, keyring, allowPrivateWebhooks }) => {
     const connections = await openConnections(app, given, queuePrefix);
     app.decorate('connections', { ...connections, prefix: queuePrefix });
+    const { db, redis, queues } = connections;
+    app.decorate(
+      'resources',
+      createResources({
+        db,
+        queues,
+        redis,
+        prefix: queuePrefix,
+        keyring,
+        webhooks: { allowPrivate: allowPrivateWebhooks },
+      }),
+    );
   },
   { name: Plugin.connections },
 );
-
-/**
- * controlPlaneDeps are what the control plane's services take: the database, the queues, and
- * where claim ends and revoked tickets are announced (so every replica closes its streams).
- */
-export function controlPlaneDeps(app: FastifyInstance): Deps & { events: ViewerEvents } {
-  const { db, redis, queues, prefix } = app.connections;
-  return { db, queues, events: { publisher: redis, prefix } };
-}

@@ -1,6 +1,5 @@
 import { announceRunsFinished } from '@cubicle/control-plane';
 import fp from 'fastify-plugin';
-import { controlPlaneDeps } from './connections.js';
 import { Plugin } from './plugin-names.js';
 
 /**
@@ -9,7 +8,7 @@ import { Plugin } from './plugin-names.js';
  */
 export const runFinishedWebhooksPlugin = fp(
   async (app) => {
-    const stop = announceRunsFinished(controlPlaneDeps(app));
+    const stop = announceRunsFinished(app.resources);
     app.addHook('onClose', async () => stop());
   },
   { name: Plugin.runFinishedWebhooks, dependencies: [Plugin.connections] },

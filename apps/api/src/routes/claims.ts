@@ -6,58 +6,53 @@ import {
   heartbeatClaim,
   listClaims,
   releaseClaim,
-  type Keyring,
 } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
-import { controlPlaneDeps } from '../plugins/connections.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
 
 /**
- * Claim routes: claim (idempotent with Idempotency-Key; with `secrets`, sealed with `keyring`),
+ * Claim routes: claim (idempotent with Idempotency-Key; with `secrets`, sealed with the resources' keyring),
  * read, heartbeat, extend, release.
  */
-export const claimRoutes = routeGroup<{ keyring: Keyring }>(
-  Plugin.claimRoutes,
-  (app, { keyring }) => {
-    const deps = { ...controlPlaneDeps(app), keyring };
-    route(app, Routes.createClaim, async ({ request, params, body, headers, auth }) => {
-      const key = headers['idempotency-key'];
-      const { claim, status } = await createClaimWithSecrets(
-        deps,
-        tenantOf(request),
-        params.name,
-        body,
-        key ? { key, scope: `POST /v1/pools/${params.name}/claims` } : undefined,
-        auth.role,
-      );
-      return { status, body: claim };
-    });
+export const claimRoutes = routeGroup(Plugin.claimRoutes, (app) => {
+  const deps = app.resources;
+  route(app, Routes.createClaim, async ({ request, params, body, headers, auth }) => {
+    const key = headers['idempotency-key'];
+    const { claim, status } = await createClaimWithSecrets(
+      deps,
+      tenantOf(request),
+      params.name,
+      body,
+      key ? { key, scope: `POST /v1/pools/${params.name}/claims` } : undefined,
+      auth.role,
+    );
+    return { status, body: claim };
+  });
 
-    route(app, Routes.listClaims, async ({ request, query }) => ({
-      status: 200,
-      body: await listClaims(deps, tenantOf(request), query),
-    }));
+  route(app, Routes.listClaims, async ({ request, query }) => ({
+    status: 200,
+    body: await listClaims(deps, tenantOf(request), query),
+  }));
 
-    route(app, Routes.getClaim, async ({ request, params }) => ({
-      status: 200,
-      body: await getClaim(deps, tenantOf(request), params.id),
-    }));
+  route(app, Routes.getClaim, async ({ request, params }) => ({
+    status: 200,
+    body: await getClaim(deps, tenantOf(request), params.id),
+  }));
 
-    route(app, Routes.heartbeatClaim, async ({ request, params }) => ({
-      status: 200,
-      body: await heartbeatClaim(deps, tenantOf(request), params.id),
-    }));
+  route(app, Routes.heartbeatClaim, async ({ request, params }) => ({
+    status: 200,
+    body: await heartbeatClaim(deps, tenantOf(request), params.id),
+  }));
 
-    route(app, Routes.updateClaim, async ({ request, params, body }) => ({
-      status: 200,
-      body: await extendClaim(deps, tenantOf(request), params.id, body.ttl_seconds),
-    }));
+  route(app, Routes.updateClaim, async ({ request, params, body }) => ({
+    status: 200,
+    body: await extendClaim(deps, tenantOf(request), params.id, body.ttl_seconds),
+  }));
 
-    route(app, Routes.releaseClaim, async ({ request, params }) => ({
-      status: 200,
-      body: await releaseClaim(deps, tenantOf(request), params.id),
-    }));
-  },
-);
+  route(app, Routes.releaseClaim, async ({ request, params }) => ({
+    status: 200,
+    body: await releaseClaim(deps, tenantOf(request), params.id),
+  }));
+});

@@ -3,7 +3,6 @@ import { ScreenshotImage, type GuestOperation } from '@cubicle/contract/guest';
 import { GuestCalls, listActions } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
-import { controlPlaneDeps } from '../plugins/connections.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
 
@@ -21,7 +20,7 @@ declare module 'fastify' {
  * Answers come back over Redis pub/sub: one subscriber connection per process, closed with the app.
  */
 export const driveRoutes = routeGroup(Plugin.driveRoutes, (app) => {
-  const deps = controlPlaneDeps(app);
+  const deps = app.resources;
   const { redis, prefix } = app.connections;
   const subscriber = redis.duplicate();
   const guest = new GuestCalls(deps, { subscriber, prefix });

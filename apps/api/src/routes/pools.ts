@@ -2,13 +2,12 @@ import { Routes } from '@cubicle/contract/api';
 import { applyPool, deletePool, getPool, listPools } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
-import { controlPlaneDeps } from '../plugins/connections.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
 
 /** Pool routes: declarative apply (PUT), read with live counts, drain (DELETE). */
 export const poolRoutes = routeGroup(Plugin.poolRoutes, (app) => {
-  const deps = controlPlaneDeps(app);
+  const deps = app.resources;
   route(app, Routes.listPools, async ({ request, query }) => ({
     status: 200,
     body: await listPools(deps, tenantOf(request), query),

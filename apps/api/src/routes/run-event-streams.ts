@@ -1,11 +1,10 @@
 import { Routes, SocketRoutes, toFastifyPath, type RunEvent } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { findRun, RunEventFeed, type RunDeps } from '@cubicle/control-plane';
+import { findRun, RunEventFeed } from '@cubicle/control-plane';
 import type { FastifyRequest } from 'fastify';
 import { parsePart } from '../lib/define-handler.js';
 import { socketRoute } from '../lib/define-socket.js';
 import { tenantOf } from '../lib/tenant-of.js';
-import { controlPlaneDeps } from '../plugins/connections.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
 import { openEventStream, sseFrame } from '../streams/event-stream.js';
@@ -23,7 +22,7 @@ export const runEventStreams = routeGroup(
   Plugin.runEventStreams,
   (app) => {
     const { db, redis, prefix } = app.connections;
-    const deps: RunDeps = { ...controlPlaneDeps(app), redis, prefix };
+    const deps = app.resources;
     const subscriber = redis.duplicate();
     const feed = new RunEventFeed(db, subscriber, prefix);
     const closing = new AbortController();

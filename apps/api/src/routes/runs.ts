@@ -7,12 +7,9 @@ import {
   listRunEvents,
   listRuns,
   writeRunStdin,
-  type Keyring,
-  type RunDeps,
 } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
-import { controlPlaneDeps } from '../plugins/connections.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
 
@@ -21,9 +18,8 @@ import { routeGroup } from '../plugins/route-group.js';
  * log as JSON pages. Input is queued in Redis for the worker holding the run; the live forms of
  * the event log are in run-event-streams.ts.
  */
-export const runRoutes = routeGroup<{ keyring: Keyring }>(Plugin.runRoutes, (app, { keyring }) => {
-  const { redis, prefix } = app.connections;
-  const deps: RunDeps = { ...controlPlaneDeps(app), redis, prefix, keyring };
+export const runRoutes = routeGroup(Plugin.runRoutes, (app) => {
+  const deps = app.resources;
 
   route(app, Routes.createRun, async ({ request, params, body, headers, auth }) => ({
     status: 202,

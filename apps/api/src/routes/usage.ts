@@ -7,7 +7,6 @@ import {
 } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
-import { controlPlaneDeps } from '../plugins/connections.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
 
@@ -16,7 +15,7 @@ import { routeGroup } from '../plugins/route-group.js';
  * (viewer connections, kept screenshots) for the dashboard's timeline.
  */
 export const usageRoutes = routeGroup(Plugin.usageRoutes, (app) => {
-  const deps = controlPlaneDeps(app);
+  const deps = app.resources;
   route(app, Routes.getUsage, async ({ request, query }) => ({
     status: 200,
     body: await getUsage(deps, tenantOf(request), query),

@@ -1,4 +1,3 @@
-import type { Keyring } from '@cubicle/control-plane';
 import {
   createStreamLeases,
   DEFAULT_STREAM_LIMITS,
@@ -8,7 +7,6 @@ import {
   type TicketDeps,
 } from '@cubicle/viewer';
 import fp from 'fastify-plugin';
-import { controlPlaneDeps } from '../plugins/connections.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { registerViewerTicketRoutes } from '../routes/viewer-tickets.js';
 import type { ViewerOptions } from './viewer-options.js';
@@ -18,8 +16,6 @@ const DEFAULT_RECHECK_MS = 5_000;
 
 export interface ViewerPluginOptions {
   options: ViewerOptions;
-  /** Opens sandboxes' guest tokens: the stream proves it holds one to the sandbox's VNC port. */
-  keyring: Keyring;
 }
 
 /**
@@ -30,9 +26,10 @@ export interface ViewerPluginOptions {
  * re-check in case a pub/sub message was lost. It needs the app's WebSocket server.
  */
 export const viewerPlugin = fp<ViewerPluginOptions>(
-  async (app, { options, keyring }) => {
+  async (app, { options }) => {
     const { db, redis } = app.connections;
-    const { events } = controlPlaneDeps(app);
+    // The keyring opens sandboxes' guest tokens: the stream proves it holds one to the VNC port.
+    const { events, keyring } = app.resources;
     const deps: TicketDeps = { db, keys: options.keys, events };
     const limits = { ...DEFAULT_STREAM_LIMITS, ...options.limits };
     const streams = new LiveStreams(limits);

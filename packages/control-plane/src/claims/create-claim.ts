@@ -1,7 +1,8 @@
 import type { Claim as ClaimView, CreateClaimRequest } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { newId, ulid, type Claim, type Sandbox } from '@cubicle/db';
-import { nowOf, nudgeReconcile, type Deps } from '../context.js';
+import { nowOf, nudgeReconcile } from '../context.js';
+import type { Deps } from '../resources.js';
 import {
   IDEMPOTENCY_TTL_MS,
   requestHash,
@@ -66,7 +67,7 @@ export async function createClaim(
         }
       : {}),
   };
-  const outcome = await decideClaim(deps.db, item);
+  const outcome = await decideClaim(deps, item);
   switch (outcome.kind) {
     case 'pool_not_found':
       throw new AppError('not_found', `pool ${poolName} not found`);

@@ -1,5 +1,6 @@
 import type { Pool } from '@cubicle/db';
-import { nowOf, type Deps } from '../context.js';
+import { nowOf } from '../context.js';
+import type { Deps } from '../resources.js';
 import { activatePendingClaims } from '../lifecycle/claim-transitions.js';
 import { claimActivatedData } from '../webhooks/event-data.js';
 import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';

@@ -1,7 +1,8 @@
 import type { Claim as ClaimView, ClaimListQuery, ReleaseReason } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import type { Prisma } from '@cubicle/db';
-import { nowOf, nudgeReconcile, type Deps } from '../context.js';
+import { nowOf, nudgeReconcile } from '../context.js';
+import type { Deps } from '../resources.js';
 import { pageById } from '../page-by-id.js';
 import { publishViewerRevocation } from '../viewer/viewer-events.js';
 import { claimInclude, toClaimView } from './claim-view.js';

@@ -1,4 +1,4 @@
-import type { Deps } from '../context.js';
+import type { Deps } from '../resources.js';
 import { claimInclude } from './claim-view.js';
 import type { ClaimRow } from '../repositories/claims.js';
 

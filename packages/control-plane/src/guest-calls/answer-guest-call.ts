@@ -1,6 +1,6 @@
 import { AppError } from '@cubicle/contract/errors';
 import { dispatchJob, type DispatchableJob } from '@cubicle/queue';
-import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import type { WorkerDeps } from '../resources.js';
 import { guestResultChannel, replyToOf, type GuestCallOutcome } from './guest-call-messages.js';
 import type { Publisher } from '../context.js';
 import { answerOf, runGuestCall, type GuestCallAnswer } from './run-guest-call.js';

@@ -1,6 +1,6 @@
 import type { ActionRecord, ListQuery } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import type { Deps } from '../context.js';
+import type { Deps } from '../resources.js';
 import { pageById } from '../page-by-id.js';
 
 /**

@@ -4,7 +4,7 @@ import type { JobPayload } from '@cubicle/contract/jobs';
 import { newId } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import { guestClientFor, type GuestCallOperation } from '../guest/guest-client.js';
-import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import type { WorkerDeps } from '../resources.js';
 import { GUEST_CALL_MIN_START_MS, guestCallBoundMs } from './guest-call-bounds.js';
 import { redactRequest } from './redact-request.js';
 import { claimRedactor } from '../secrets/claim-redactor.js';

@@ -1,9 +1,9 @@
 import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
 import { GuestRoutes, type GuestOperation } from '@cubicle/contract/guest';
-import type { Db } from '@cubicle/db';
 import type WebSocket from 'ws';
 import type { z } from 'zod';
 import { open, type Keyring } from '../crypto/keyring.js';
+import type { GuestClientDeps } from '../resources.js';
 import {
   findLiveGuest,
   liveGuestOrThrow,
@@ -56,11 +56,6 @@ export interface GuestClient {
   ): Promise<GuestResponseOf<Op>>;
   /** stream opens one stream operation (a run's shell); its frames are the route's schemas. */
   stream(op: GuestStreamOperation, options: { maxPayload: number }): WebSocket;
-}
-
-export interface GuestClientDeps {
-  db: Db;
-  keyring: Keyring;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { sqlOf, type Db, type Sql } from '@cubicle/db';
+import { sqlOf, type Sql } from '@cubicle/db';
+import { defineDevice, type Resources } from '../resources.js';
 import type { Envelope } from '../crypto/envelope.js';
 import { ClaimBatchRow, claimOutcomeOf, type ClaimOutcome } from './claim-outcome.js';
 import { claimBatch } from './state-statements.js';
@@ -42,7 +43,10 @@ const SPLIT_MIN = 8;
 // subtransaction ids, past which every snapshot in the cluster has to read pg_subtrans.
 const MAX_BATCH = 64;
 
-const batchers = new WeakMap<Db, (input: ClaimRequestItem) => Promise<ClaimOutcome>>();
+/** The claim batcher of one control plane, on its database's pool. */
+const claimBatcher = defineDevice('claim batcher', (resources) =>
+  createBatcher(sqlOf(resources.db)),
+);
 
 /**
  * decideClaim runs the claim hot path: cubicle_claim_batch (packages/db/sql/functions) decides
@@ -55,10 +59,11 @@ const batchers = new WeakMap<Db, (input: ClaimRequestItem) => Promise<ClaimOutco
  * database refuses (a document Postgres cannot store) comes back `refused` and changes nothing;
  * the others in its batch are unaffected, whoever sent them.
  */
-export function decideClaim(db: Db, input: ClaimRequestItem): Promise<ClaimOutcome> {
-  let submit = batchers.get(db);
-  if (!submit) batchers.set(db, (submit = createBatcher(sqlOf(db))));
-  return submit(input);
+export function decideClaim(
+  deps: Pick<Resources, 'devices'>,
+  input: ClaimRequestItem,
+): Promise<ClaimOutcome> {
+  return deps.devices.of(claimBatcher)(input);
 }
 
 function createBatcher(sql: Sql) {

@@ -2,11 +2,12 @@ import type { Pool as PoolView, PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import type { Prisma } from '@cubicle/db';
 import { newId, type Pool } from '@cubicle/db';
-import { nudgeReconcile, type Deps } from '../context.js';
+import { nudgeReconcile } from '../context.js';
+import type { Deps } from '../resources.js';
 import { countSandboxes } from './count-sandboxes.js';
 import { toPoolView } from './pool-view.js';
-import { checkQuota } from '@cubicle/tenancy';
 import { lockForTransaction } from '../repositories/transaction-locks.js';
+import { checkQuota } from '@cubicle/tenancy';
 
 /**
  * canonicalJson stringifies with object keys sorted: Postgres JSONB returns keys in its own

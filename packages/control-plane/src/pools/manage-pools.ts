@@ -1,5 +1,6 @@
 import type { ListQuery, Pool as PoolView } from '@cubicle/contract/api';
-import { nudgeReconcile, type Deps } from '../context.js';
+import { nudgeReconcile } from '../context.js';
+import type { Deps } from '../resources.js';
 import { pageById } from '../page-by-id.js';
 import { findLivePool } from './apply-pool.js';
 import { countSandboxes } from './count-sandboxes.js';

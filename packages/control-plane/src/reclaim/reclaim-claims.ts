@@ -1,5 +1,6 @@
 import type { ReleaseReason } from '@cubicle/contract/api';
-import { nowOf, type Deps } from '../context.js';
+import { nowOf } from '../context.js';
+import type { Deps } from '../resources.js';
 import { releaseClaim } from '../claims/manage-claims.js';
 import { claimsDueToEnd } from '../lifecycle/claim-deadlines.js';
 

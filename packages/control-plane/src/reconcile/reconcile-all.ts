@@ -1,4 +1,4 @@
-import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import type { WorkerDeps } from '../resources.js';
 import { reconcilePool, type ReconcileResult } from './reconcile-pool.js';
 import { sweepBackend, type SweepResult } from './sweep-backend.js';
 

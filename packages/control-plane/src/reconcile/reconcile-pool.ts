@@ -2,7 +2,7 @@ import { newId } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
 import { releaseClaim } from '../claims/manage-claims.js';
-import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import type { WorkerDeps } from '../resources.js';
 import { ControlPlaneFailure } from './failure-reasons.js';
 import { readPoolState, type PoolForReconcile, type PoolState } from './read-pool-state.js';
 import { planCreate } from './plan-pool.js';

@@ -1,6 +1,6 @@
 import { nowOf, nudgeReconcile } from '../context.js';
 import type { SandboxBackend } from '../backend/types.js';
-import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import type { WorkerDeps } from '../resources.js';
 import { releaseClaim } from '../claims/manage-claims.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 import { sandboxFailedData } from '../webhooks/event-data.js';

@@ -1,4 +1,4 @@
-import type { Deps } from '../context.js';
+import type { Deps } from '../resources.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 import { onRunFinished } from './run-finished.js';
 

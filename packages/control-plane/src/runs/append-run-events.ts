@@ -3,7 +3,7 @@ import { sqlOf } from '@cubicle/db';
 import type { PoolTarget } from '../repositories/pool-target.js';
 import { appendRunEventsStatement } from '../repositories/runs-events.js';
 import { encodeRunEventBatch, runEventsChannel } from './run-channels.js';
-import type { RunDeps } from './run-deps.js';
+import type { RunDeps } from '../resources.js';
 
 /** NewRunEvent is an event before it has a seq. */
 export interface NewRunEvent {

@@ -13,7 +13,7 @@ import {
 import { insertRun, selectRun, selectRunClaim } from '../repositories/runs.js';
 import type { ApiKeyRole } from '../secrets/usable-by.js';
 import { appendRunEvents, publishRunEvents } from './append-run-events.js';
-import type { RunDeps } from './run-deps.js';
+import type { RunDeps } from '../resources.js';
 import { checkRunSecretNames } from './run-secrets.js';
 import { runView } from './run-view.js';
 

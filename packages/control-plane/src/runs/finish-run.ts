@@ -3,7 +3,7 @@ import { sqlOf } from '@cubicle/db';
 import { inPgTransaction } from '../repositories/pg-transaction.js';
 import { finishRunStatements } from '../repositories/runs.js';
 import { appendRunEvents, publishRunEvents, type NewRunEvent } from './append-run-events.js';
-import type { RunDeps } from './run-deps.js';
+import type { RunDeps } from '../resources.js';
 import { notifyRunFinished } from './run-finished.js';
 import { runView } from './run-view.js';
 

@@ -11,7 +11,7 @@ import type { GuestClient } from '../guest/guest-client.js';
 import { cleanText } from './append-run-events.js';
 import { finishRun, type RunOutcome } from './finish-run.js';
 import { RunEventLog } from './run-event-log.js';
-import type { RunDeps } from './run-deps.js';
+import type { RunDeps } from '../resources.js';
 import { outcomeOfExit, outcomeOfLostStream, type EndRequest } from './run-outcome.js';
 import type { StreamRedactor } from '../secrets/redact.js';
 import { passThrough } from './run-secrets.js';

@@ -14,7 +14,7 @@ import {
   runInputKey,
   type RunInput,
 } from './run-channels.js';
-import type { RunDeps } from './run-deps.js';
+import type { RunDeps } from '../resources.js';
 import { selectRunEvents } from '../repositories/runs-events.js';
 import type { RunRow } from '../repositories/runs-rows.js';
 import { requestRunCancel, selectClaimRuns, selectRun } from '../repositories/runs.js';

@@ -1,20 +1,8 @@
 import { z } from 'zod';
 import { RunEventType, RunId, Timestamp, type RunEvent } from '@cubicle/contract/api';
 
-/**
- * RunRedis is the part of a Redis connection runs need (ioredis fits): pub/sub for events and
- * control nudges, and one list per run for its pending input (stdin, cancel) so input sent
- * before the worker holds the run's stream, or while a message is lost, still arrives in order.
- */
-export interface RunRedis {
-  publish(channel: string, message: string): Promise<unknown>;
-  /** Several commands in one write (the worker's event committer publishes many runs at once). */
-  pipeline(): { publish(channel: string, message: string): unknown; exec(): Promise<unknown> };
-  rpush(key: string, ...values: string[]): Promise<unknown>;
-  expire(key: string, seconds: number): Promise<unknown>;
-  lpop(key: string, count: number): Promise<string[] | null>;
-  del(...keys: string[]): Promise<unknown>;
-}
+/** RunRedis (context.ts) is the part of a Redis connection runs need. */
+export type { RunRedis } from '../context.js';
 
 /** Each run's events are published (after they are committed) on a channel of its own. */
 export const runEventsChannel = (prefix: string, runId: string) => `${prefix}:run-events:${runId}`;

@@ -1,5 +1,5 @@
 import type { RunEvent } from '@cubicle/contract/api';
-import type { Db } from '@cubicle/db';
+import { defineDevice, type Resources } from '../resources.js';
 import {
   appendRunEventBatches,
   eventBytes,
@@ -7,17 +7,10 @@ import {
   type NewRunEvent,
   type RunAppend,
 } from './append-run-events.js';
-import type { RunRedis } from './run-channels.js';
 
 interface Waiting extends RunAppend {
   resolve: (events: RunEvent[]) => void;
   reject: (err: unknown) => void;
-}
-
-export interface RunEventCommitterDeps {
-  db: Db;
-  redis: RunRedis;
-  prefix: string;
 }
 
 /** One statement carries at most this many runs' batches (a bound on its locks)… */
@@ -27,30 +20,33 @@ const MAX_COMMIT_BYTES = 4 * 1024 * 1024;
 
 const bytesOf = (events: NewRunEvent[]) => events.reduce((n, e) => n + eventBytes(e), 0);
 
-const committers = new WeakMap<Db, (waiting: Waiting) => void>();
+/** The run-event committer of one control plane, on its database and Redis. */
+const runEventCommitter = defineDevice('run-event committer', (resources) =>
+  createCommitter(resources),
+);
 
 /**
  * commitRunEvents stores one run's batch and publishes it, together with whatever other runs of
- * this process have ready: batches that arrive while a commit is in flight go in the next one,
- * as one statement, one commit and one Redis write for all of them. Per message, not per event,
- * is where a busy event path spends (with 16 chatty runs, the worker's profile was led by its
- * socket writes to Postgres and Redis, one pair per run's commit). One commit is in
- * flight at a time per process, so a run's batches (one at a time from its RunEventLog) keep
- * their order, and each is published only once durable. When the database refuses a statement,
- * its batches are tried one by one, so only a batch that fails alone fails (its log retries it);
- * nothing of a failed statement was stored, so nothing of it is announced.
+ * this control plane have ready: batches that arrive while a commit is in flight go in the next
+ * one, as one statement, one commit and one Redis write for all of them. Per message, not per
+ * event, is where a busy event path spends (with 16 chatty runs, the worker's profile was led by
+ * its socket writes to Postgres and Redis, one pair per run's commit). One commit is in flight at
+ * a time per control plane (the devices of its Resources), so a run's batches (one at a time
+ * from its RunEventLog) keep their order, and each is published only once durable. When the
+ * database refuses a statement, its batches are tried one by one, so only a batch that fails
+ * alone fails (its log retries it); nothing of a failed statement was stored, so nothing of it is
+ * announced.
  */
 export function commitRunEvents(
-  deps: RunEventCommitterDeps,
+  deps: Pick<Resources, 'devices'>,
   runId: string,
   events: NewRunEvent[],
 ): Promise<RunEvent[]> {
-  let submit = committers.get(deps.db);
-  if (!submit) committers.set(deps.db, (submit = createCommitter(deps)));
+  const submit = deps.devices.of(runEventCommitter);
   return new Promise((resolve, reject) => submit({ runId, events, resolve, reject }));
 }
 
-function createCommitter(deps: RunEventCommitterDeps) {
+function createCommitter(deps: Pick<Resources, 'db' | 'redis' | 'prefix'>) {
   let queue: Waiting[] = [];
   let busy = false;
 

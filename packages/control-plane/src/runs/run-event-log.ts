@@ -1,7 +1,7 @@
 import type { RunEvent } from '@cubicle/contract/api';
 import { eventBytes, type NewRunEvent } from './append-run-events.js';
 import { commitRunEvents } from './run-event-committer.js';
-import type { RunDeps } from './run-deps.js';
+import type { RunDeps } from '../resources.js';
 
 /** One commit carries at most this much output (a bound on statement and message size). */
 const MAX_BATCH_BYTES = 2 * 1024 * 1024;

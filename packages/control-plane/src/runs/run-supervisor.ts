@@ -5,12 +5,12 @@ import { nowOf, type Subscriber } from '../context.js';
 import { isClaimLive } from '../lifecycle/claim-liveness.js';
 import { findLiveGuest } from '../guest/find-live-guest.js';
 import { guestClientOf, type GuestClient } from '../guest/guest-client.js';
-import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import type { WorkerDeps } from '../resources.js';
 import { viewerChannel } from '../viewer/viewer-events.js';
 import { finishRun, type RunOutcome } from './finish-run.js';
 import { LiveRun } from './live-run.js';
-import { RunInput, runControlChannel, runInputKey, type RunRedis } from './run-channels.js';
-import type { RunDeps } from './run-deps.js';
+import { RunInput, runControlChannel, runInputKey } from './run-channels.js';
+import type { RunDeps } from '../resources.js';
 import { claimSecretsChannel, onClaimSecretsOpened } from '../secrets/claim-secrets-opened.js';
 import { openClaimSecrets } from '../secrets/claim-redactor.js';
 import { secretsForRun } from '../secrets/secrets-for-run.js';
@@ -27,11 +27,10 @@ export const RUN_LEASE_MS = 6000;
 const ORPHAN_AFTER_MS = 10_000;
 
 export interface RunSupervisorOptions {
-  deps: WorkerDeps;
-  redis: RunRedis;
+  /** The worker's resources: run events and input go through their `redis` under `prefix`. */
+  deps: WorkerDeps & RunDeps;
   /** A connection of its own in subscriber mode (control nudges, claim ends). */
   subscriber: Subscriber;
-  prefix: string;
   log?: { warn(obj: object, msg: string): void };
 }
 
@@ -59,19 +58,13 @@ export class RunSupervisor {
   private closed = false;
 
   constructor(private readonly options: RunSupervisorOptions) {
-    this.runDeps = {
-      db: options.deps.db,
-      queues: options.deps.queues,
-      now: options.deps.now,
-      redis: options.redis,
-      prefix: options.prefix,
-    };
+    this.runDeps = options.deps;
   }
 
   async start(): Promise<void> {
-    const control = runControlChannel(this.options.prefix);
-    const claims = viewerChannel(this.options.prefix);
-    const secrets = claimSecretsChannel(this.options.prefix);
+    const control = runControlChannel(this.options.deps.prefix);
+    const claims = viewerChannel(this.options.deps.prefix);
+    const secrets = claimSecretsChannel(this.options.deps.prefix);
     // Secrets this process opens for a claim reach its runs' redaction before the desktop.
     this.stopHearing = onClaimSecretsOpened((_tenantId, claimId, values) => {
       for (const redaction of this.redactions.get(claimId)?.values() ?? []) redaction.add(values);
@@ -220,7 +213,9 @@ export class RunSupervisor {
       onEnded: (ended) => {
         this.live.delete(ended.id);
         this.forgetRedaction(ended.claimId, ended.id);
-        void this.options.redis.del(runInputKey(this.options.prefix, ended.id)).catch(() => 0);
+        void this.options.deps.redis
+          .del(runInputKey(this.options.deps.prefix, ended.id))
+          .catch(() => 0);
       },
     });
     this.live.set(runId, run);
@@ -239,11 +234,11 @@ export class RunSupervisor {
   private drainInput(runId: string) {
     const previous = this.inputChains.get(runId) ?? Promise.resolve();
     const next = previous.then(async () => {
-      const key = runInputKey(this.options.prefix, runId);
+      const key = runInputKey(this.options.deps.prefix, runId);
       for (;;) {
         const run = this.live.get(runId);
         if (!run) return;
-        const items = await this.options.redis.lpop(key, 100);
+        const items = await this.options.deps.redis.lpop(key, 100);
         if (!items || items.length === 0) return;
         for (const item of items) {
           const input = RunInput.safeParse(JSON.parse(item));

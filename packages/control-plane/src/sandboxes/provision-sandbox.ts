@@ -1,18 +1,14 @@
 import type { PoolKubernetes } from '@cubicle/contract/api';
-import type { Backends, ProvisionedSandbox } from '../backend/types.js';
+import type { ProvisionedSandbox } from '../backend/types.js';
 import { untilReachable } from './until-reachable.js';
-import { nowOf, nudgeReconcile, type Deps } from '../context.js';
-import { seal, type Keyring } from '../crypto/keyring.js';
+import { nowOf, nudgeReconcile } from '../context.js';
+import type { WorkerDeps } from '../resources.js';
+import { seal } from '../crypto/keyring.js';
 import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
 import { sandboxFailedData } from '../webhooks/event-data.js';
 import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 import { moveSandboxes } from '../lifecycle/sandbox-transitions.js';
 import { readResources, reportOomKills } from './report-oom-kills.js';
-
-export interface WorkerDeps extends Deps {
-  backends: Backends;
-  keyring: Keyring;
-}
 
 /**
  * provisionSandbox brings a provisioning sandbox up on its backend and marks it warm, then hands

@@ -1,6 +1,6 @@
 import { writeAuditEvent } from '@cubicle/tenancy';
 import type { SandboxBackend, SandboxResources } from '../backend/types.js';
-import type { Deps } from '../context.js';
+import type { Deps } from '../resources.js';
 import { raiseOomKillsRow } from '../repositories/sandboxes.js';
 import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 

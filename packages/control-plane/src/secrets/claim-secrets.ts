@@ -1,21 +1,16 @@
 import type { ClaimSecrets, SecretRef } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { newId, sqlOf } from '@cubicle/db';
-import { nowOf, type Deps } from '../context.js';
+import { nowOf } from '../context.js';
+import type { Deps, SecretsDeps } from '../resources.js';
 import { isClaimLive, whyClaimIsNotLive } from '../lifecycle/claim-liveness.js';
 import { sealEnvelope, secretAad, type Envelope } from '../crypto/envelope.js';
-import type { Keyring } from '../crypto/keyring.js';
 import { insertClaimSecret } from '../repositories/secrets-claim.js';
 import { checkSecretValue, CLAIM_SECRETS_MAX } from './check-secret-value.js';
 import { requestSecretsDelivery } from './deliver-secrets.js';
 import { recentSecrets } from './log-redaction.js';
 import { latestStoredEnvelopes } from './stored-secrets.js';
 import { checkUsableBy, type ApiKeyRole } from './usable-by.js';
-
-/** SecretsDeps: services that seal values need the keyring besides the usual deps. */
-export interface SecretsDeps extends Deps {
-  keyring: Keyring;
-}
 
 /** A secret ready to store: its name and its sealed value. */
 export interface SealedSecret {

@@ -1,7 +1,7 @@
 import type { CreateClaimRequest } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { newId } from '@cubicle/db';
-import type { Deps } from '../context.js';
+import type { Deps } from '../resources.js';
 import { createClaim, type CreateClaimResult } from '../claims/create-claim.js';
 import { idempotencyHashKey, type IdempotencyInput } from '../idempotency/idempotency.js';
 import type { Keyring } from '../crypto/keyring.js';

@@ -1,4 +1,5 @@
-import { nowOf, type Deps } from '../context.js';
+import { nowOf } from '../context.js';
+import type { Deps } from '../resources.js';
 import { isClaimLive } from '../lifecycle/claim-liveness.js';
 import { guestAttachChannel } from '../guest/guest-attach.js';
 

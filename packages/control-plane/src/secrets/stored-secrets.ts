@@ -1,7 +1,7 @@
 import type { StoredSecret, StoredSecretUsableBy } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { newId, sqlOf } from '@cubicle/db';
-import type { Deps } from '../context.js';
+import type { Deps } from '../resources.js';
 import { sealEnvelope, secretAad, type Envelope } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
 import { insertStoredSecretVersion, selectStoredSecrets } from '../repositories/secrets-stored.js';

@@ -11,7 +11,7 @@ import {
   selectClaimWithSecretsOfSandbox,
 } from '../repositories/secrets-claim.js';
 import { guestClientOf } from '../guest/guest-client.js';
-import type { WorkerDeps } from '../sandboxes/provision-sandbox.js';
+import type { WorkerDeps } from '../resources.js';
 import { announceClaimSecrets } from './claim-secrets-opened.js';
 import { recentSecrets } from './log-redaction.js';
 

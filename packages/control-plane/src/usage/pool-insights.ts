@@ -1,6 +1,7 @@
 import type { PoolHint, PoolInsights, PoolInsightsQuery, PoolSample } from '@cubicle/contract/api';
 import { sqlOf } from '@cubicle/db';
-import { nowOf, type Deps } from '../context.js';
+import { nowOf } from '../context.js';
+import type { Deps } from '../resources.js';
 import { findLivePool } from '../pools/apply-pool.js';
 import {
   selectPoolClaimWaits,

@@ -6,7 +6,7 @@ import {
   sumTenantUsage,
   type UsageSumRow,
 } from '../repositories/usage-query.js';
-import type { Deps } from '../context.js';
+import type { DbDeps } from '../resources.js';
 
 /** A usage row of the operator export: the tenant's row with its tenant named. */
 export interface TenantUsageRow extends UsageRow {
@@ -14,7 +14,7 @@ export interface TenantUsageRow extends UsageRow {
 }
 
 /** sumUsage groups usage_hourly rows of the span (one tenant, or all when tenantId is null). */
-async function sumUsage(deps: Deps, tenantId: string | null, query: UsageQuery) {
+async function sumUsage(deps: DbDeps, tenantId: string | null, query: UsageQuery) {
   const from = new Date(query.from);
   const to = new Date(query.to);
   const sql = sqlOf(deps.db);
@@ -69,7 +69,7 @@ export function totalsOf(rows: UsageTotals[]): UsageTotals {
  * getUsage is a tenant's rolled-up usage over [from, to), per pool or per pool and UTC day/hour.
  * Only this tenant's rows are read; other tenants' pools never appear.
  */
-export async function getUsage(deps: Deps, tenantId: string, query: UsageQuery): Promise<Usage> {
+export async function getUsage(deps: DbDeps, tenantId: string, query: UsageQuery): Promise<Usage> {
   const { rows, rolledTo } = await sumUsage(deps, tenantId, query);
   const out = rows.map((r) => {
     const { tenant_id: _tenant, ...row } = toRow(r);
@@ -87,7 +87,7 @@ export async function getUsage(deps: Deps, tenantId: string, query: UsageQuery):
 
 /** exportUsage is the operator's view: every tenant's rows of the span (CLI `usage export`). */
 export async function exportUsage(
-  deps: Deps,
+  deps: DbDeps,
   query: UsageQuery,
 ): Promise<{ rolledTo: Date | null; rows: TenantUsageRow[] }> {
   const { rows, rolledTo } = await sumUsage(deps, null, query);

@@ -1,5 +1,6 @@
 import { sqlOf, type Prisma } from '@cubicle/db';
-import { nowOf, type Deps } from '../context.js';
+import { nowOf } from '../context.js';
+import type { DbDeps } from '../resources.js';
 import { insertUsageHours } from '../repositories/usage-facts.js';
 import {
   advanceUsageRollupState,
@@ -40,7 +41,7 @@ const ROLLUP_TIMEOUT_MS = 600_000;
  * passed its hour (late events land in their own hour). Concurrent rollups queue on the state
  * row.
  */
-export async function rollupUsage(deps: Deps): Promise<RollupResult> {
+export async function rollupUsage(deps: DbDeps): Promise<RollupResult> {
   const now = nowOf(deps);
   return deps.db.$transaction(
     async (tx) => {

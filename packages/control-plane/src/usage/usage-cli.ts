@@ -57,7 +57,7 @@ export async function runUsageCli(argv: string[], db: Db, io: Io): Promise<numbe
     io.err(`${detail}\n${USAGE}`);
     return 2;
   }
-  const { rows, rolledTo } = await exportUsage({ db, queues: noQueues }, query);
+  const { rows, rolledTo } = await exportUsage({ db }, query);
   if (format === 'csv') io.out(usageToCsv(rows).trimEnd());
   else
     io.out(
@@ -76,8 +76,3 @@ export async function runUsageCli(argv: string[], db: Db, io: Io): Promise<numbe
     );
   return 0;
 }
-
-/** Reading usage enqueues nothing. */
-const noQueues = {
-  enqueue: () => Promise.reject(new Error('usage export enqueues no jobs')),
-};

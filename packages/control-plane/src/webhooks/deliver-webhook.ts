@@ -1,33 +1,20 @@
-import { sqlOf, type Db, type WebhookEndpoint } from '@cubicle/db';
-import type { Enqueue } from '../context.js';
+import { sqlOf, type WebhookEndpoint } from '@cubicle/db';
 import { open, type Keyring } from '../crypto/keyring.js';
 import { leaseDueWebhookDeliveries } from '../repositories/webhooks.js';
 import { DELIVERY_LEASE_MS } from './emit-webhook-event.js';
 import { postWebhook, type PostOutcome } from './post-webhook.js';
-import { DEFAULT_RETRY_POLICY, nextAttemptAt, type WebhookRetryPolicy } from './retry-schedule.js';
+import { DEFAULT_RETRY_POLICY, nextAttemptAt } from './retry-schedule.js';
 import { signWebhook } from './webhook-signature.js';
 
-export interface WebhookDeliveryOptions {
-  /** Operator setting (CUBICLE_WEBHOOKS_ALLOW_PRIVATE): deliver to private and loopback addresses. */
-  allowPrivate: boolean;
-  /** Bound of one attempt: resolution, connection, request and the response excerpt. */
-  timeoutMs: number;
-  retry: WebhookRetryPolicy;
-}
+import type { WebhookDeliveryOptions, WebhookWorkerDeps } from '../resources.js';
+
+export type { WebhookDeliveryOptions };
 
 export const DEFAULT_DELIVERY_OPTIONS: WebhookDeliveryOptions = {
   allowPrivate: false,
   timeoutMs: 10_000,
   retry: DEFAULT_RETRY_POLICY,
 };
-
-export interface WebhookWorkerDeps {
-  db: Db;
-  queues: Enqueue;
-  keyring: Keyring;
-  webhooks?: Partial<WebhookDeliveryOptions>;
-  now?: () => Date;
-}
 
 export type DeliveryResult = 'delivered' | 'retrying' | 'failed' | 'skipped';
 

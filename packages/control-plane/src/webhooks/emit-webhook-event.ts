@@ -1,11 +1,12 @@
 import type { WebhookEventDataOf, WebhookEventType } from '@cubicle/contract/api';
 import { newId, sqlOf, type Prisma } from '@cubicle/db';
-import { nowOf, type Deps } from '../context.js';
+import { nowOf } from '../context.js';
 import {
   insertWebhookDeliveries,
   MAX_WEBHOOKS_PER_TENANT,
   selectHasWebhookTargets,
 } from '../repositories/webhooks.js';
+import type { OutboxDeps } from '../resources.js';
 
 export { MAX_WEBHOOKS_PER_TENANT };
 
@@ -71,7 +72,7 @@ export async function recordWebhookEvent<T extends WebhookEventType>(
  * enqueue is healed by the relay once the lease passes.
  */
 export async function emitWebhookEvent<T extends WebhookEventType>(
-  deps: Deps,
+  deps: OutboxDeps,
   tenantId: string,
   type: T,
   data: WebhookEventDataOf<T> | (() => Promise<WebhookEventDataOf<T> | null>),

@@ -10,7 +10,8 @@ import type {
 } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { newId, type Db, type WebhookDelivery as DeliveryRow } from '@cubicle/db';
-import { seal, type Keyring } from '../crypto/keyring.js';
+import { seal } from '../crypto/keyring.js';
+import type { WebhookApiDeps } from '../resources.js';
 import { pageById } from '../page-by-id.js';
 import { lockForTransaction } from '../repositories/transaction-locks.js';
 import { AddressRefusal, hostOf, resolveDeliverable } from './address-guard.js';
@@ -20,13 +21,8 @@ import { newWebhookSecret } from './webhook-signature.js';
 /** How long the previous secret keeps signing after a rotation. */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600_000;
 
-export interface WebhookApiDeps {
-  db: Db;
-  keyring: Keyring;
-  /** Operator setting (CUBICLE_WEBHOOKS_ALLOW_PRIVATE): accept private and loopback destinations. */
-  allowPrivate: boolean;
-  now?: () => Date;
-}
+/** Operator setting (CUBICLE_WEBHOOKS_ALLOW_PRIVATE): accept private and loopback destinations. */
+const allowPrivateOf = (deps: WebhookApiDeps) => deps.webhooks?.allowPrivate ?? false;
 
 type EndpointRow = NonNullable<Awaited<ReturnType<Db['webhookEndpoint']['findFirst']>>>;
 
@@ -70,7 +66,7 @@ export async function createWebhook(
   tenantId: string,
   body: CreateWebhookRequest,
 ): Promise<WebhookWithSecret> {
-  await assertDeliverableUrl(body.url, deps.allowPrivate);
+  await assertDeliverableUrl(body.url, allowPrivateOf(deps));
   const id = newId('webhook');
   const secret = newWebhookSecret();
   const row = await deps.db.$transaction(async (tx) => {
@@ -118,7 +114,7 @@ export async function updateWebhook(
   body: UpdateWebhookRequest,
 ): Promise<Webhook> {
   await findEndpoint(deps.db, tenantId, id);
-  if (body.url !== undefined) await assertDeliverableUrl(body.url, deps.allowPrivate);
+  if (body.url !== undefined) await assertDeliverableUrl(body.url, allowPrivateOf(deps));
   const { count } = await deps.db.webhookEndpoint.updateMany({
     where: { id, tenantId },
     data: {

@@ -1,10 +1,6 @@
-/** WebhookRetryPolicy: exponential backoff from `baseMs`, each gap capped, for `windowMs` after the event. */
-export interface WebhookRetryPolicy {
-  baseMs: number;
-  windowMs: number;
-  /** The longest gap between two attempts. */
-  maxGapMs: number;
-}
+import type { WebhookRetryPolicy } from '../resources.js';
+
+export type { WebhookRetryPolicy };
 
 export const DEFAULT_RETRY_POLICY: WebhookRetryPolicy = {
   baseMs: 10_000,

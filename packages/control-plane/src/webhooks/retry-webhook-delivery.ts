@@ -1,15 +1,8 @@
 import type { WebhookDelivery } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import type { Db } from '@cubicle/db';
-import type { Enqueue } from '../context.js';
+import type { OutboxDeps } from '../resources.js';
 import { DELIVERY_LEASE_MS } from './emit-webhook-event.js';
 import { toDeliveryView } from './manage-webhooks.js';
-
-export interface WebhookRetryDeps {
-  db: Db;
-  queues: Enqueue;
-  now?: () => Date;
-}
 
 const ATTEMPTS = {
   orderBy: { attempt: 'asc' },
@@ -32,7 +25,7 @@ const ATTEMPTS = {
  * those of a disabled endpoint, whose attempt would be refused anyway.
  */
 export async function retryWebhookDelivery(
-  deps: WebhookRetryDeps,
+  deps: OutboxDeps,
   tenantId: string,
   webhookId: string,
   deliveryId: string,
