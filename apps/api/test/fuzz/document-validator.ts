@@ -5,10 +5,8 @@
 import { createRequire } from 'node:module';
 import type { JsonSchema } from './schema-arbitrary.js';
 
+// ajv 8 with draft 2020-12 (apps/api's own devDependency: the hoisted `ajv` is eslint's ajv 6).
 const require = createRequire(import.meta.url);
-// ajv 8 is Fastify's own schema compiler's dependency (the hoisted `ajv` is eslint's ajv 6,
-// which has no draft 2020-12); it is loaded from there rather than added as another copy.
-const fromFastify = createRequire(require.resolve('@fastify/ajv-compiler'));
 type Validate = ((value: unknown) => boolean) & {
   errors?: { instancePath: string; message?: string }[] | null;
 };
@@ -16,9 +14,8 @@ type AjvInstance = {
   compile(schema: object): Validate;
   addKeyword(definition: object): unknown;
 };
-const Ajv2020 = (fromFastify('ajv/dist/2020') as { default: new (o: object) => AjvInstance })
-  .default;
-const addFormats = require('ajv-formats') as (ajv: AjvInstance) => void;
+const Ajv2020 = (require('ajv/dist/2020') as { default: new (o: object) => AjvInstance }).default;
+const addFormats = (require('ajv-formats') as { default: (ajv: AjvInstance) => void }).default;
 
 export interface DocParameter {
   name: string;
