@@ -119,6 +119,7 @@ describe('tenant isolation and bad input on every endpoint', () => {
       .replace('{ticket_id}', a.ticketId)
       .replace('{run_id}', newId('run'))
       .replace('{screenshot_id}', 'p1')
+      .replace('{delivery_id}', newId('webhook_delivery'))
       .replace(/\{[a-z_]+\}/g, newId('secret'));
   }
 
