@@ -257,6 +257,7 @@ class AuditEvent(TypedDict):
 
 
 class Autoscaling(TypedDict):
+    "min \u2264 initial \u2264 max."
     min: int
     initial: int
     max: int
@@ -311,6 +312,7 @@ class CreateApiKeyRequest(TypedDict):
 
 
 class CreateClaimRequest(TypedDict):
+    "A secret name is given as a value (`secrets`) or stored (`stored_secrets`), not both."
     name: "NotRequired[ResourceName]"
     ttl_seconds: NotRequired[int]
     metadata: "NotRequired[Metadata]"
@@ -654,6 +656,7 @@ GuestEnvVars: TypeAlias = Dict[str, str]
 
 class GuestFileDeleteRequest(TypedDict):
     path: "GuestAbsolutePath"
+    "Any absolute path but `/`."
     recursive: NotRequired[bool]
     missing_ok: NotRequired[bool]
 
@@ -880,6 +883,7 @@ class GuestPixelActionRequestVariant5(TypedDict):
 
 
 class GuestPixelActionRequestVariant6(TypedDict):
+    "dx and dy are not both 0 (a missing one is 0)."
     action: Literal["scroll"]
     window_id: "GuestWindowId"
     screenshot_id: "GuestScreenshotId"
@@ -1303,6 +1307,7 @@ class GuestWindowLaunchRequestVariant1(TypedDict):
 
 
 class GuestWindowLaunchRequestVariant2(TypedDict):
+    "`url` only with a browser app."
     app: "GuestLaunchApp"
     url: NotRequired[str]
     cwd: "NotRequired[GuestAbsolutePath]"
@@ -1493,6 +1498,7 @@ class PoolSample(TypedDict):
 
 
 class PoolSpec(TypedDict):
+    "claim_ttl_seconds \u2264 max_claim_lifetime_seconds."
     image: str
     backend: "NotRequired[Backend]"
     cpu: NotRequired[float]
@@ -1509,6 +1515,7 @@ PoolState: TypeAlias = Literal["active", "draining"]
 
 
 class PoolToleration(TypedDict):
+    "operator Exists takes no value."
     key: NotRequired[str]
     operator: Literal["Exists", "Equal"]
     value: NotRequired[str]
@@ -1517,6 +1524,7 @@ class PoolToleration(TypedDict):
 
 
 class PoolTolerationInput(TypedDict):
+    "operator Exists takes no value."
     key: NotRequired[str]
     operator: NotRequired[Literal["Exists", "Equal"]]
     value: NotRequired[str]

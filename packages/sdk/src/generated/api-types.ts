@@ -54,7 +54,7 @@ export type AuditEvent = {
   created_at: string;
 };
 
-export type Autoscaling = { min: number; initial: number; max: number };
+/** min ≤ initial ≤ max. */ export type Autoscaling = { min: number; initial: number; max: number };
 
 export type Backend = 'local' | 'kubernetes' | 'kubevirt';
 
@@ -99,14 +99,15 @@ export type ClaimStatus = 'pending' | 'active' | 'released';
 
 export type CreateApiKeyRequest = { name: string; role?: ApiKeyRole };
 
-export type CreateClaimRequest = {
-  name?: ResourceName;
-  ttl_seconds?: number;
-  metadata?: Metadata;
-  wait_seconds?: number;
-  secrets?: Record<string, string>;
-  stored_secrets?: Array<string>;
-};
+/** A secret name is given as a value (`secrets`) or stored (`stored_secrets`), not both. */ export type CreateClaimRequest =
+  {
+    name?: ResourceName;
+    ttl_seconds?: number;
+    metadata?: Metadata;
+    wait_seconds?: number;
+    secrets?: Record<string, string>;
+    stored_secrets?: Array<string>;
+  };
 
 export type CreateRunRequest = {
   argv: Array<string>;
@@ -457,7 +458,7 @@ export type GuestEmptyRequest = Record<string, never>;
 export type GuestEnvVars = Record<string, string>;
 
 export type GuestFileDeleteRequest = {
-  path: GuestAbsolutePath;
+  /** Any absolute path but `/`. */ path: GuestAbsolutePath;
   recursive?: boolean;
   missing_ok?: boolean;
 };
@@ -1033,7 +1034,7 @@ export type PoolKubernetes = {
 
 export type PoolSample = { at: string; provisioning: number; warm: number; claimed: number };
 
-export type PoolSpec = {
+/** claim_ttl_seconds ≤ max_claim_lifetime_seconds. */ export type PoolSpec = {
   image: string;
   backend?: Backend;
   cpu?: number;
@@ -1048,7 +1049,7 @@ export type PoolSpec = {
 
 export type PoolState = 'active' | 'draining';
 
-export type PoolToleration = {
+/** operator Exists takes no value. */ export type PoolToleration = {
   key?: string;
   operator: 'Exists' | 'Equal';
   value?: string;
@@ -1056,7 +1057,7 @@ export type PoolToleration = {
   toleration_seconds?: number;
 };
 
-export type PoolTolerationInput = {
+/** operator Exists takes no value. */ export type PoolTolerationInput = {
   key?: string;
   operator?: 'Exists' | 'Equal';
   value?: string;
