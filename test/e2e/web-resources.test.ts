@@ -237,7 +237,9 @@ describe('resource pages of the dashboard in Chromium', () => {
   it('audit: a call on a claim’s shell names the claim as its target, not a type', async () => {
     const shell = await w.call('POST', `/v1/claims/${claimId}/shell`, { argv: ['/bin/true'] });
     expect(shell.statusCode, shell.body).toBe(200);
-    await w.s.api.auditSettled?.();
+    // The API decorates itself with auditSettled (audit-plugin.ts); its type augmentation is not
+    // visible from here.
+    await (w.s.api as { auditSettled?: () => Promise<void> }).auditSettled?.();
     await page.goto(`${w.web.url}/audit`);
     const row = page.locator('tr[data-action="claim_shell.run"]').first();
     const target = row.locator('td[data-target-type]');
