@@ -61,10 +61,12 @@ describe('pixel input', () => {
   it('refuses background delivery, points outside the image and unknown windows', async () => {
     const f = await g.launchFixture('refusals');
     const shot = await screenshot(f.window.window_id);
+    // Pixel input defaults to foreground; background must be asked for, and is refused.
     const background = await pixel({
       action: 'click',
       window_id: f.window.window_id,
       screenshot_id: shot.screenshot_id,
+      delivery_mode: 'background',
       ...BUTTON,
     });
     expect(background.result).toMatchObject({
