@@ -219,10 +219,11 @@ describe('resource pages of the dashboard in Chromium', () => {
   });
 
   it('an unknown path renders the dashboard’s not-found page inside its shell, and the favicon is served', async () => {
-    await page.goto(`${w.web.url}/no/such/page`);
+    const answer = await page.goto(`${w.web.url}/no/such/page`);
     await page.getByTestId('not-found').waitFor();
-    // The shell streams before the page decides (the dashboard's loading boundary), so the answer
-    // is Next's streamed not-found: status 200, marked for robots as not a page.
+    // Loading boundaries sit in each page's folder, not over the whole group, so the page decides
+    // before anything streams: a real 404 (it was a streamed 200 with a group-level boundary).
+    expect(answer?.status()).toBe(404);
     expect(await page.locator('meta[name="robots"][content="noindex"]').count()).toBeGreaterThan(0);
     expect(await page.getByRole('heading', { name: 'Not found' }).count()).toBe(1);
     expect(await page.locator('nav.nav').getByRole('link', { name: 'Pools' }).count()).toBe(1);
