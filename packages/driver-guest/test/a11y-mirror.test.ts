@@ -80,6 +80,7 @@ describe('a11y live mirror', () => {
       window_id: app.windowId,
       max_elements: 10_000,
       max_depth: 64,
+      include_hidden: true,
       include_screenshot: false,
       max_dimension: 1568,
     });

@@ -139,6 +139,12 @@ const rowFields = {
   /** Token of the nearest returned ancestor; omitted for top rows of the response. */
   parent: ElementToken.optional(),
   unreadable: z.array(ReadableProperty).min(1).optional(),
+  /**
+   * Elements under this one left out of a lean observe because none of them is showing (a
+   * closed menu's items); `include_hidden: true` returns them. Omitted when nothing was left out,
+   * so returned rows plus these counts add up to the full tree.
+   */
+  hidden_descendants: z.int().min(1).optional(),
 };
 
 /**

@@ -34,11 +34,12 @@ const response = {
 };
 
 describe('ObserveRequest', () => {
-  it('fills defaults: 500 elements, screenshot on, long edge 1568', () => {
+  it('fills defaults: 500 elements, lean (hidden subtrees summarised), screenshot on, long edge 1568', () => {
     expect(ObserveRequest.parse({ window_id: 7 })).toEqual({
       window_id: 7,
       max_elements: 500,
       max_depth: 64,
+      include_hidden: false,
       include_screenshot: true,
       max_dimension: 1568,
     });

@@ -10,6 +10,7 @@ import type { A11yDesktop } from './a11y-desktop.js';
 import type { AppMirror } from './app-mirror.js';
 import { actionsFor, isSecure } from './atspi-constants.js';
 import { fingerprintOf } from './fingerprint.js';
+import { walkWindow } from './lean-tree.js';
 import { APP_ROOT, type NodeData } from './read-node.js';
 import { readValues } from './read-values.js';
 import { SnapshotStore, type TokenBinding } from './snapshot-store.js';
@@ -54,25 +55,12 @@ export async function observeWindow(
   const { mirror, frame, props } = bound.binding;
 
   const keepsStatic = req.roles?.includes('static') ?? false;
-  // Depth-first in child order, so rows read top to bottom as the window does.
-  const inDepth: { node: NodeData; depth: number }[] = [];
-  let depthCut = false;
-  const stack: { path: string; depth: number }[] = [{ path: frame.path, depth: 0 }];
-  while (stack.length > 0) {
-    const { path, depth } = stack.pop() as { path: string; depth: number };
-    const node = mirror.nodes.get(path);
-    if (!node) continue;
-    inDepth.push({ node, depth });
-    if (depth >= req.max_depth) {
-      if (node.children.length > 0) depthCut = true;
-      continue;
-    }
-    for (let i = node.children.length - 1; i >= 0; i--) {
-      const child = mirror.nodes.get(node.children[i] as string);
-      if (child && !keepsStatic && isEchoedText(child, node)) continue;
-      stack.push({ path: node.children[i] as string, depth: depth + 1 });
-    }
-  }
+  // A filter is a search: it looks through hidden subtrees too (its answer is already small).
+  const { entries: inDepth, depthCut } = walkWindow((p) => mirror.nodes.get(p), frame.path, {
+    maxDepth: req.max_depth,
+    includeHidden: req.include_hidden || req.query !== undefined || req.roles !== undefined,
+    skip: (child, parent) => !keepsStatic && isEchoedText(child, parent),
+  });
 
   const values = await readValues(
     desktop.bus,
@@ -121,7 +109,7 @@ export async function observeWindow(
   const elements: ElementRow[] = [];
   // Snapshot id first, so tokens can be formatted while rows are built.
   const { snapshot, invalidated } = desktop.snapshots.create(req.window_id, frame.path, tokens);
-  returned.forEach(({ node, depth }, n) => {
+  returned.forEach(({ node, depth, hidden }, n) => {
     rowIndex.set(node.path, n);
     const ancestors = mirror.ancestors(node.path);
     tokens.push({
@@ -145,6 +133,7 @@ export async function observeWindow(
         ? { parent: SnapshotStore.tokenFor(snapshot.id, parentRow) }
         : {}),
       ...(v?.kind === 'unreadable' ? { unreadable: ['value' as const] } : {}),
+      ...(hidden ? { hidden_descendants: hidden } : {}),
     };
     if (v?.kind === 'unreadable') degraded.add('properties_unreadable');
     if (isSecure(node.role)) elements.push({ ...row, redacted: true });
