@@ -95,6 +95,19 @@ describe('driving a claimed desktop through the API', () => {
       timeout_ms: 5_000,
     });
     expect(verify.json()).toMatchObject({ status: 'satisfied' });
+    // The API passes include_hidden through: the full tree is the lean one plus what its rows
+    // count as hidden (galculator's closed menus).
+    const lean = (await drive('observe', { window_id: windowId, include_screenshot: false })).json()
+      .elements as { hidden_descendants?: number }[];
+    const full = await drive('observe', {
+      window_id: windowId,
+      include_screenshot: false,
+      include_hidden: true,
+    });
+    expect(full.statusCode).toBe(200);
+    const hidden = lean.reduce((n, r) => n + (r.hidden_descendants ?? 0), 0);
+    expect(hidden).toBeGreaterThan(0);
+    expect(full.json().elements.length).toBe(lean.length + hidden);
     const malformed = await drive('act', {
       window_id: windowId,
       element_token: 'nonsense',
