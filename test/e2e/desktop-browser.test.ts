@@ -43,7 +43,9 @@ describe('the guest driver on Chromium', () => {
     expect(row, `${role} "${name}"`).toBeDefined();
     return row!;
   };
-  const all = () => observe({ max_elements: 10_000 }).then((s) => s.elements as Row[]);
+  // The whole page, off-screen rows included (the default observe is lean: issue 38).
+  const all = () =>
+    observe({ max_elements: 10_000, include_hidden: true }).then((s) => s.elements as Row[]);
 
   beforeAll(async () => {
     pages = await servePages(2000);
