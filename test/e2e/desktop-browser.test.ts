@@ -107,8 +107,14 @@ describe('the guest driver on Chromium', () => {
       ['Notes', 'line one — ünïcode 本'],
     ] as const) {
       const element_token = find(rows, 'entry', name).element_token;
-      // A web field has no EditableText: only the keyboard focus reaches it, and the driver says so.
-      const background = await act({ action: 'set_value', element_token, value });
+      // A web field has no EditableText: only the keyboard focus reaches it, and the driver says so
+      // when background is asked for (omitted, the driver picks foreground: issue 38).
+      const background = await act({
+        action: 'set_value',
+        element_token,
+        value,
+        delivery_mode: 'background',
+      });
       expect(background.effect).toBe('refused');
       expect(background.escalation.target).toBe('foreground');
       const res = await act({

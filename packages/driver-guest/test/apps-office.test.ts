@@ -82,6 +82,7 @@ describe('LibreOffice Calc and Writer through the guest driver', () => {
       action: 'type_text',
       element_token: cell.element_token,
       text: '1',
+      delivery_mode: 'background', // omitted, the driver would type it in the foreground
     });
     expect(res.json.effect).toBe('refused');
     expect(res.json.error.code).toBe('action_not_supported');

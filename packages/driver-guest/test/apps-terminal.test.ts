@@ -61,6 +61,7 @@ describe('a terminal through the guest driver', () => {
       action: 'type_text',
       element_token: row.element_token,
       text: 'echo never\n',
+      delivery_mode: 'background', // omitted, the driver would type it in the foreground
     });
     expect(res.json.effect).toBe('refused');
     expect(res.json.escalation.target).toBe('foreground');

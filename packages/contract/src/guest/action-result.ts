@@ -37,6 +37,10 @@ export type ActionRoute = z.infer<typeof ActionRoute>;
 
 const deliveryFields = {
   mode: DeliveryMode,
+  /** True when the request named no delivery_mode and the driver chose `mode` for the element. */
+  auto_selected: z.boolean().optional().meta({
+    description: 'True when the request named no delivery_mode and the driver chose `mode`.',
+  }),
   /** Units the request asked for: characters to type, key presses, clicks of a double click. */
   requested_count: z.int().min(1).optional(),
   delivered_count: z.int().min(0).optional(),

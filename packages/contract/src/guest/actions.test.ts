@@ -6,7 +6,7 @@ const element = { window_id: 7, element_token: 's2b:14' };
 const pixel = { window_id: 7, screenshot_id: 'p3' };
 
 describe('ElementActionRequest', () => {
-  it('accepts every action and defaults to background delivery', () => {
+  it('accepts every action and leaves an omitted delivery mode to the driver', () => {
     const requests: Record<string, unknown>[] = [
       { ...element, action: 'click' },
       { ...element, action: 'set_value', value: '' },
@@ -19,7 +19,7 @@ describe('ElementActionRequest', () => {
     ];
     for (const request of requests) {
       const parsed = ElementActionRequest.parse(request);
-      expect(parsed.delivery_mode).toBe(request.delivery_mode ?? 'background');
+      expect(parsed.delivery_mode).toBe(request.delivery_mode);
     }
   });
 

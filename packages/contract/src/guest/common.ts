@@ -45,8 +45,10 @@ export type Point = z.infer<typeof Point>;
 /**
  * DeliveryMode says how input may reach the app. `background` uses AT-SPI (or events sent to
  * the window) and must not move the pointer, raise or focus anything, so a person watching over
- * VNC is not disturbed; `foreground` may activate the window and use XTest, and is used only when
- * a request asks for it: failing in the background is never taken as permission.
+ * VNC is not disturbed; `foreground` may activate the window and use XTest. A request that names
+ * a mode gets that mode or a refusal: failing in the background is never taken as permission.
+ * An element action that names none lets the driver choose before delivering (see
+ * ElementActionRequest); the result's `delivery` says which mode was used.
  */
 export const DeliveryMode = named('GuestDeliveryMode', z.enum(['background', 'foreground']));
 export type DeliveryMode = z.infer<typeof DeliveryMode>;

@@ -17,7 +17,18 @@ export const SET_VALUE_MAX_CHARS = 65_536;
 const target = {
   window_id: WindowId,
   element_token: ElementToken,
-  delivery_mode: DeliveryMode.default('background'),
+  /**
+   * Omitted, the driver chooses per element and says so in `delivery` (`auto_selected: true`):
+   * background where the element takes the action through AT-SPI, foreground where only the
+   * keyboard focus reaches it (Chromium's web fields, spreadsheet cells, terminals). A default
+   * of `background` refused typing into every web form unless the caller knew to ask for
+   * foreground. Named explicitly, the mode is honoured: `background` is refused where the
+   * element cannot take it, never turned into foreground.
+   */
+  delivery_mode: DeliveryMode.optional().meta({
+    description:
+      'Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused.',
+  }),
 };
 
 const action = <A extends string, S extends z.core.$ZodLooseShape>(name: A, shape: S) =>

@@ -3,6 +3,7 @@ import type { A11yDesktop } from './a11y-desktop.js';
 import { type ActionContext, deliveryFailed, refused } from '../actions/action-results.js';
 import type { X11Display } from '../windows/x11/x11-display.js';
 import { actionsFor } from './atspi-constants.js';
+import { autoDelivery, markAutoSelected } from './auto-delivery.js';
 import { click, setValue, typeText } from './element-actions.js';
 import type { Target } from './element-target.js';
 import { focus, select, toggle } from './state-actions.js';
@@ -81,14 +82,25 @@ export async function actOnElement(
     ...base,
     delivery: { mode: 'background', focus_changed: false, pointer_moved: false },
   };
+  const mode = req.delivery_mode ?? autoDelivery(req.action, node);
+  const result = await deliver(t, ctx, req, mode);
+  return req.delivery_mode ? result : markAutoSelected(result);
+}
+
+async function deliver(
+  t: Target,
+  ctx: ActionContext,
+  req: ElementActionRequest,
+  mode: 'background' | 'foreground',
+): Promise<ActionResult> {
   try {
     switch (req.action) {
       case 'click':
-        return await click(t, ctx, req.delivery_mode);
+        return await click(t, ctx, mode);
       case 'set_value':
-        return await setValue(t, ctx, req.value, req.delivery_mode);
+        return await setValue(t, ctx, req.value, mode);
       case 'type_text':
-        return await typeText(t, ctx, req.text, req.delivery_mode);
+        return await typeText(t, ctx, req.text, mode);
       case 'focus':
         return await focus(t, ctx);
       case 'toggle':
@@ -102,7 +114,7 @@ export async function actOnElement(
     }
   } catch (err) {
     const isXtest =
-      req.delivery_mode === 'foreground' &&
+      mode === 'foreground' &&
       (req.action === 'click' || req.action === 'type_text' || req.action === 'set_value');
     return deliveryFailed(
       isXtest ? { ...ctx, route: 'xtest', delivery: { mode: 'foreground' } } : ctx,

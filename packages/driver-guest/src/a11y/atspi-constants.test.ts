@@ -46,6 +46,8 @@ describe('AT-SPI constants', () => {
   it('offers set_value on an editable web field without EditableText, not on cells or terminals', () => {
     const web = new Set([IFACE.accessible, IFACE.text, IFACE.component]);
     expect(actionsFor('entry', web, ['editable'])).toContain('set_value');
+    // Typed through the focus as well (issue 38): both text actions reach a web field.
+    expect(actionsFor('entry', web, ['editable'])).toContain('type_text');
     expect(actionsFor('entry', web, [])).not.toContain('set_value');
     expect(actionsFor('terminal', web, ['editable', 'focusable'])).not.toContain('set_value');
     expect(actionsFor('table_cell', web, ['editable', 'focusable'])).not.toContain('set_value');

@@ -291,6 +291,7 @@ export function actionsFor(
     out.push('set_value');
   if (
     ifaces.has(IFACE.editableText) ||
+    isTypedField(role, ifaces, states) ||
     (KEY_TARGET_ROLES.has(role) && ifaces.has(IFACE.component) && states.includes('focusable'))
   )
     out.push('type_text');

@@ -143,7 +143,17 @@ export async function typeText(
   text: string,
   mode: 'background' | 'foreground',
 ): Promise<ActionResult> {
-  if (!t.node.ifaces.has(IFACE.editableText)) return typeIntoFocusable(t, ctx, text, mode);
+  const editable = t.node.ifaces.has(IFACE.editableText);
+  // A web field (Text without EditableText) is typed through the focus, then read back below.
+  if (!editable && !isTypedField(t.node.role, t.node.ifaces, t.states))
+    return typeIntoFocusable(t, ctx, text, mode);
+  if (!editable && mode === 'background')
+    return refused(
+      ctx,
+      'action_not_supported',
+      'This field exposes no editable text, so it can only be typed into through the keyboard focus: send the same request with delivery_mode "foreground", or without one.',
+      { target: 'foreground', reason: 'route_unavailable' },
+    );
   const secure = isSecure(t.node.role);
   const beforeText = await readValue(t.desktop.bus, t.mirror.appBus, t.node);
   const caret = Number(

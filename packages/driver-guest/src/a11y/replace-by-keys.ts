@@ -26,7 +26,7 @@ export async function replaceByKeys(
     return refused(
       ctx,
       'action_not_supported',
-      'This field exposes no editable text, so its value can only be typed through the keyboard focus: send the same request with delivery_mode "foreground".',
+      'This field exposes no editable text, so its value can only be typed through the keyboard focus: send the same request with delivery_mode "foreground", or without one.',
       { target: 'foreground', reason: 'route_unavailable' },
     );
   const raised = await raiseForTyping(t, ctx);

@@ -67,8 +67,12 @@ export async function resolveToken(
   const mirrored = mirror.nodes.get(binding.ref.path);
   if (!live || !mirrored) {
     if (mirrored) mirror.remove(binding.ref.path);
-    // Slow path only: count look-alikes against the window's current structure.
-    await mirror.syncSubtree(snapshot.framePath).catch(() => undefined);
+    // Count look-alikes against the window's current structure. A web document announces every
+    // child it adds, so after the fence above the mirror already holds it; re-syncing would read
+    // a navigation's new document whole (1.55 s on a small page, measured on Chromium) only to
+    // refuse anyway. Other toolkits add children silently (GTK3): their structure is re-synced.
+    if (!inWebDocument(binding.fingerprint))
+      await mirror.syncSubtree(snapshot.framePath).catch(() => undefined);
     const twins = lookAlikes(mirror, snapshot.framePath, binding.fingerprint);
     if (twins >= 2) {
       return {
@@ -117,6 +121,10 @@ async function readIdentity(
   } catch {
     return null;
   }
+}
+
+function inWebDocument(fp: Fingerprint): boolean {
+  return fp.role === 'document_web' || fp.ancestors.some((a) => a.role === 'document_web');
 }
 
 function lookAlikes(mirror: AppMirror, framePath: string, fp: Fingerprint): number {

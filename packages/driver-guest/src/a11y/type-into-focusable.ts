@@ -25,7 +25,7 @@ export async function typeIntoFocusable(
     return refused(
       ctx,
       'action_not_supported',
-      'The element takes keys only through the keyboard focus (no editable text): send the same request with delivery_mode "foreground".',
+      'The element takes keys only through the keyboard focus (no editable text): send the same request with delivery_mode "foreground", or without one.',
       { target: 'foreground', reason: 'route_unavailable' },
     );
   const raised = await raiseForTyping(t, ctx);

@@ -1,0 +1,149 @@
+// Defaults that work on the web (issue 38): typing into a Chromium form field by token with no
+// options succeeds (the driver picks foreground for a field only the keyboard focus reaches and
+// says so in `delivery`), an explicit background request is still refused, and a token from a
+// page the browser has navigated away from is refused in milliseconds.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startA11yHarness, type A11yDesktopHarness } from './helpers/a11y-desktop.js';
+import { killGroupAndWait } from './helpers/launched-app.js';
+// @ts-expect-error -- a plain ES module fixture shared with the benches (no types).
+import { servePages } from './fixtures/web-app-page.mjs';
+
+type Row = { element_token: string; role: string; name?: string };
+
+describe('element actions on a Chromium form with default options', () => {
+  let h: A11yDesktopHarness;
+  let pages: { url: string; close(): Promise<void> };
+  let home: string;
+  let windowId: number;
+  let browserPid: number | undefined;
+  const observe = async () =>
+    (await h.call('/v1/observe', { window_id: windowId, include_screenshot: false })).json
+      .elements as Row[];
+  const field = async (name: string) => {
+    const row = (await observe()).find((r) => r.role === 'entry' && r.name === name);
+    expect(row, `a field named ${name}`).toBeDefined();
+    return row!.element_token;
+  };
+  const act = async (body: Record<string, unknown>) => {
+    const res = await h.call('/v1/act/element', { window_id: windowId, ...body });
+    expect(res.status).toBe(200);
+    return res.json;
+  };
+
+  beforeAll(async () => {
+    pages = await servePages(2000);
+    home = mkdtempSync(join(tmpdir(), 'cubicle-web-form-'));
+    h = await startA11yHarness();
+    const launched = await h.call('/v1/windows/launch', {
+      app: 'browser',
+      url: pages.url,
+      env: { HOME: home },
+      wait_for_window_ms: 30_000,
+    });
+    expect(launched.json.window_wait).toBe('found');
+    windowId = launched.json.window.window_id;
+    browserPid = launched.json.pid;
+    // The page's tree arrives after the window (see web-evidence.test.ts).
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const rows = await observe().catch(() => [] as Row[]);
+      if (rows.some((r) => r.role === 'entry' && r.name === 'Full name')) break;
+      if (Date.now() > deadline) throw new Error('the page never became observable');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }, 120_000);
+  afterAll(async () => {
+    if (browserPid) await killGroupAndWait(browserPid);
+    await h?.stop();
+    await pages?.close();
+    if (home) rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  });
+
+  it('set_value with no options is confirmed by read-back, delivered in the foreground', async () => {
+    const token = await field('Full name');
+    const t0 = performance.now();
+    const res = await act({ action: 'set_value', element_token: token, value: 'Ada Lovelace' });
+    console.log(`set_value default: ${(performance.now() - t0).toFixed(1)} ms`);
+    expect(res.effect, JSON.stringify(res)).toBe('confirmed');
+    expect(res.evidence).toContainEqual(
+      expect.objectContaining({ kind: 'value_readback', after: 'Ada Lovelace' }),
+    );
+    expect(res.delivery).toMatchObject({ mode: 'foreground', auto_selected: true });
+    expect(res.route).toBe('xtest');
+  });
+
+  it('type_text with no options is confirmed by read-back, delivered in the foreground', async () => {
+    const token = await field('Notes');
+    const t0 = performance.now();
+    const res = await act({ action: 'type_text', element_token: token, text: 'typed by token' });
+    console.log(`type_text default: ${(performance.now() - t0).toFixed(1)} ms`);
+    expect(res.effect, JSON.stringify(res)).toBe('confirmed');
+    expect(res.evidence).toContainEqual(
+      expect.objectContaining({ kind: 'value_readback', after: 'typed by token' }),
+    );
+    expect(res.delivery).toMatchObject({ mode: 'foreground', auto_selected: true });
+  });
+
+  it('an explicit background request is honoured: refused, nothing delivered', async () => {
+    const token = await field('Full name');
+    for (const body of [
+      { action: 'set_value', value: 'never' },
+      { action: 'type_text', text: 'never' },
+    ]) {
+      const res = await act({ ...body, element_token: token, delivery_mode: 'background' });
+      expect(res.effect, JSON.stringify(res)).toBe('refused');
+      expect(res.error.code).toBe('action_not_supported');
+      expect(res.escalation.target).toBe('foreground');
+      expect(res.delivery).toBeUndefined();
+    }
+    const after = (await observe()).find((r) => r.role === 'entry' && r.name === 'Full name');
+    expect(JSON.stringify(after)).not.toContain('never');
+  });
+
+  // Measured before the fix: 1.2–1.6 s when the new page is the 2,000-row one, since the
+  // refusal first re-read the new document whole to count look-alikes of the element.
+  it('a token from before a navigation is refused stale in milliseconds', async () => {
+    const refuseStale = async (token: string) => {
+      const times: number[] = [];
+      for (const body of [
+        { action: 'set_value', value: 'x' },
+        { action: 'type_text', text: 'x' },
+        { action: 'click' },
+      ]) {
+        const t0 = performance.now();
+        const res = await act({ ...body, element_token: token });
+        times.push(performance.now() - t0);
+        expect(res.effect, JSON.stringify(res)).toBe('refused');
+        expect(res.error.code).toBe('stale_element_token');
+      }
+      return times;
+    };
+    const clickLink = async (rows: Row[], name: string) => {
+      const link = rows.find((r) => r.role === 'link' && r.name === name);
+      expect(link, `a link named ${name}`).toBeDefined();
+      const clicked = await act({ action: 'click', element_token: link!.element_token });
+      expect(clicked.effect, JSON.stringify(clicked)).toBe('confirmed');
+    };
+    // To the small second page, then back to the large form page (a 2,000-row table).
+    const main = await observe();
+    const fromMain = main.find((r) => r.role === 'entry' && r.name === 'Full name')!.element_token;
+    await clickLink(main, 'Go to the second page');
+    const toSmall = await refuseStale(fromMain);
+    const second = await observe();
+    const fromSecond = second.find((r) => r.role === 'link' && r.name === 'Back')!.element_token;
+    await clickLink(second, 'Back');
+    const toLarge = await refuseStale(fromSecond);
+    // Once the new page has settled the browser reports it; an old refusal then read it whole.
+    await new Promise((r) => setTimeout(r, 1_000));
+    toLarge.push(...(await refuseStale(fromSecond)));
+    const ms = (t: number[]) => t.map((x) => x.toFixed(1)).join(', ');
+    console.log(
+      `stale token refused in ${ms(toSmall)} ms (new page small), ${ms(toLarge)} ms (new page 2,000 rows)`,
+    );
+    // A generous bound for a loaded 2-core machine; the goal is ≤ 10 ms (issue 38).
+    expect(Math.max(...toSmall, ...toLarge)).toBeLessThan(200);
+  });
+});
