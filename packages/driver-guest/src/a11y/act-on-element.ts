@@ -3,7 +3,7 @@ import type { A11yDesktop } from './a11y-desktop.js';
 import { type ActionContext, deliveryFailed, refused } from '../actions/action-results.js';
 import type { X11Display } from '../windows/x11/x11-display.js';
 import { actionsFor } from './atspi-constants.js';
-import { autoDelivery, markAutoSelected } from './auto-delivery.js';
+import { autoDelivery, inWebPage, markAutoSelected } from './auto-delivery.js';
 import { click, setValue, typeText } from './element-actions.js';
 import type { Target } from './element-target.js';
 import { focus, select, toggle } from './state-actions.js';
@@ -82,7 +82,8 @@ export async function actOnElement(
     ...base,
     delivery: { mode: 'background', focus_changed: false, pointer_moved: false },
   };
-  const mode = req.delivery_mode ?? autoDelivery(req.action, node);
+  const mode =
+    req.delivery_mode ?? autoDelivery(req.action, node, inWebPage(mirror.ancestors(node.path)));
   const result = await deliver(t, ctx, req, mode);
   return req.delivery_mode ? result : markAutoSelected(result);
 }

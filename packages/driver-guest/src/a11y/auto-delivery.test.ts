@@ -1,7 +1,7 @@
 import type { ActionResult } from '@cubicle/contract/guest';
 import { describe, expect, it } from 'vitest';
 import { IFACE } from './atspi-constants.js';
-import { autoDelivery, markAutoSelected } from './auto-delivery.js';
+import { autoDelivery, inWebPage, markAutoSelected } from './auto-delivery.js';
 import type { NodeData } from './read-node.js';
 
 const node = (role: string, ifaces: string[]): NodeData => ({
@@ -18,22 +18,32 @@ const node = (role: string, ifaces: string[]): NodeData => ({
 describe('autoDelivery', () => {
   it('keeps text in the background where EditableText (or Value) takes it', () => {
     const gtkEntry = node('text', [IFACE.text, IFACE.editableText]);
-    expect(autoDelivery('type_text', gtkEntry)).toBe('background');
-    expect(autoDelivery('set_value', gtkEntry)).toBe('background');
-    expect(autoDelivery('set_value', node('spin_button', [IFACE.value]))).toBe('background');
+    expect(autoDelivery('type_text', gtkEntry, false)).toBe('background');
+    expect(autoDelivery('set_value', gtkEntry, false)).toBe('background');
+    expect(autoDelivery('set_value', node('spin_button', [IFACE.value]), false)).toBe('background');
   });
 
   it('types through the focus where only the keyboard reaches the element', () => {
     const webField = node('entry', [IFACE.text, IFACE.component]);
-    expect(autoDelivery('type_text', webField)).toBe('foreground');
-    expect(autoDelivery('set_value', webField)).toBe('foreground');
-    expect(autoDelivery('type_text', node('terminal', [IFACE.component]))).toBe('foreground');
+    expect(autoDelivery('type_text', webField, true)).toBe('foreground');
+    expect(autoDelivery('set_value', webField, true)).toBe('foreground');
+    expect(autoDelivery('type_text', node('terminal', [IFACE.component]), false)).toBe(
+      'foreground',
+    );
+  });
+
+  it('types into a web page through the focus even where it offers EditableText (Firefox)', () => {
+    const firefoxField = node('entry', [IFACE.text, IFACE.editableText, IFACE.component]);
+    expect(autoDelivery('type_text', firefoxField, true)).toBe('foreground');
+    expect(autoDelivery('set_value', firefoxField, true)).toBe('foreground');
+    expect(inWebPage([{ role: 'form' }, { role: 'document_web' }, { role: 'frame' }])).toBe(true);
+    expect(inWebPage([{ role: 'panel' }, { role: 'frame' }])).toBe(false);
   });
 
   it('leaves every other action in the background', () => {
     const webField = node('entry', [IFACE.text, IFACE.component, IFACE.action]);
     for (const action of ['click', 'focus', 'toggle', 'select', 'scroll_into_view'] as const)
-      expect(autoDelivery(action, webField)).toBe('background');
+      expect(autoDelivery(action, webField, true)).toBe('background');
   });
 });
 

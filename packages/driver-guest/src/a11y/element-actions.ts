@@ -11,6 +11,7 @@ import { activateWindow } from '../input/activate-window.js';
 import { typeText as typeKeys } from '../input/type-text.js';
 import { XTestPointer } from '../input/xtest-input.js';
 import { awaitEvidence, deliverWatched } from './action-evidence.js';
+import { inWebPage } from './auto-delivery.js';
 import { effectWindowMs } from './action-latency.js';
 import { IFACE, isSecure, isTypedField } from './atspi-constants.js';
 import { call, defaultActionIndex, evidenceScope, type Target } from './element-target.js';
@@ -98,7 +99,14 @@ export async function setValue(
   mode: 'background' | 'foreground' = 'background',
 ): Promise<ActionResult> {
   const secure = isSecure(t.node.role);
-  if (t.node.ifaces.has(IFACE.editableText)) {
+  // A web page's field asked in the foreground is typed over even where it has EditableText:
+  // Firefox accepts SetTextContents there and changes nothing (see inWebPage).
+  const byKeys =
+    mode === 'foreground' &&
+    t.node.ifaces.has(IFACE.text) &&
+    t.states.includes('editable') &&
+    inWebPage(t.mirror.ancestors(t.node.path));
+  if (t.node.ifaces.has(IFACE.editableText) && !byKeys) {
     const before = secure
       ? await readLength(t.desktop.bus, t.mirror.appBus, t.node)
       : await readValue(t.desktop.bus, t.mirror.appBus, t.node);
@@ -133,7 +141,8 @@ export async function setValue(
       { evidence: ev },
     );
   }
-  if (isTypedField(t.node.role, t.node.ifaces, t.states)) return replaceByKeys(t, ctx, value, mode);
+  if (byKeys || isTypedField(t.node.role, t.node.ifaces, t.states))
+    return replaceByKeys(t, ctx, value, mode);
   return refused(ctx, 'action_not_supported', 'The element has neither editable text nor a value.');
 }
 
