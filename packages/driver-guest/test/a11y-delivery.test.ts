@@ -19,9 +19,16 @@ type Row = { element_token: string; role: string; name?: string; states: string[
 describe('a11y delivery and other actions', () => {
   let h: A11yDesktopHarness;
   let app: GtkApp;
+  // The whole tree: these cases act on rows a lean observe leaves out (a list's rows below the
+  // fold, a button added a moment ago that GTK has not yet marked showing).
   const observe = async () =>
-    (await h.call('/v1/observe', { window_id: app.windowId, include_screenshot: false })).json
-      .elements as Row[];
+    (
+      await h.call('/v1/observe', {
+        window_id: app.windowId,
+        include_screenshot: false,
+        include_hidden: true,
+      })
+    ).json.elements as Row[];
   const token = (rows: Row[], name: string) => rows.find((r) => r.name === name)!.element_token;
   const act = (body: object) => h.call('/v1/act/element', { window_id: app.windowId, ...body });
 
