@@ -375,6 +375,8 @@ GuestAbsolutePath: TypeAlias = str
 
 class GuestActionDelivery(TypedDict):
     mode: "GuestDeliveryMode"
+    auto_selected: NotRequired[bool]
+    "True when the request named no delivery_mode and the driver chose `mode`."
     requested_count: NotRequired[int]
     delivered_count: NotRequired[int]
     focus_changed: NotRequired[bool]
@@ -546,6 +548,7 @@ class GuestElementActionRequestVariant1(TypedDict):
     window_id: "GuestWindowId"
     element_token: "GuestElementToken"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
+    "Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused."
 
 
 class GuestElementActionRequestVariant2(TypedDict):
@@ -553,6 +556,7 @@ class GuestElementActionRequestVariant2(TypedDict):
     window_id: "GuestWindowId"
     element_token: "GuestElementToken"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
+    "Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused."
     value: str
 
 
@@ -561,6 +565,7 @@ class GuestElementActionRequestVariant3(TypedDict):
     window_id: "GuestWindowId"
     element_token: "GuestElementToken"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
+    "Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused."
     text: str
 
 
@@ -569,6 +574,7 @@ class GuestElementActionRequestVariant4(TypedDict):
     window_id: "GuestWindowId"
     element_token: "GuestElementToken"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
+    "Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused."
 
 
 class GuestElementActionRequestVariant5(TypedDict):
@@ -576,6 +582,7 @@ class GuestElementActionRequestVariant5(TypedDict):
     window_id: "GuestWindowId"
     element_token: "GuestElementToken"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
+    "Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused."
     checked: NotRequired[bool]
 
 
@@ -584,6 +591,7 @@ class GuestElementActionRequestVariant6(TypedDict):
     window_id: "GuestWindowId"
     element_token: "GuestElementToken"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
+    "Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused."
 
 
 class GuestElementActionRequestVariant7(TypedDict):
@@ -591,6 +599,7 @@ class GuestElementActionRequestVariant7(TypedDict):
     window_id: "GuestWindowId"
     element_token: "GuestElementToken"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
+    "Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused."
 
 
 GuestElementActionRequest: TypeAlias = Union[GuestElementActionRequestVariant1, GuestElementActionRequestVariant2, GuestElementActionRequestVariant3, GuestElementActionRequestVariant4, GuestElementActionRequestVariant5, GuestElementActionRequestVariant6, GuestElementActionRequestVariant7]
@@ -611,6 +620,7 @@ class GuestElementRowVariant1(TypedDict):
     depth: int
     parent: "NotRequired[GuestElementToken]"
     unreadable: "NotRequired[List[GuestReadableProperty]]"
+    hidden_descendants: NotRequired[int]
     value: NotRequired[str]
 
 
@@ -626,6 +636,7 @@ class GuestElementRowVariant2(TypedDict):
     depth: int
     parent: "NotRequired[GuestElementToken]"
     unreadable: "NotRequired[List[GuestReadableProperty]]"
+    hidden_descendants: NotRequired[int]
     redacted: Literal[true]
 
 
@@ -785,6 +796,7 @@ class GuestObserveRequest(TypedDict):
     roles: "NotRequired[List[GuestElementRole]]"
     max_elements: NotRequired[int]
     max_depth: NotRequired[int]
+    include_hidden: NotRequired[bool]
     include_screenshot: NotRequired[bool]
     max_dimension: NotRequired[int]
 
@@ -822,6 +834,8 @@ GuestOutputEncoding: TypeAlias = Literal["utf8", "base64"]
 
 class GuestPartialDelivery(TypedDict):
     mode: "GuestDeliveryMode"
+    auto_selected: NotRequired[bool]
+    "True when the request named no delivery_mode and the driver chose `mode`."
     requested_count: int
     delivered_count: int
     focus_changed: NotRequired[bool]

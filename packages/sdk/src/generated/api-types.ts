@@ -183,6 +183,7 @@ export type GuestAbsolutePath = string;
 
 export type GuestActionDelivery = {
   mode: GuestDeliveryMode;
+  /** True when the request named no delivery_mode and the driver chose `mode`. */ auto_selected?: boolean;
   requested_count?: number;
   delivered_count?: number;
   focus_changed?: boolean;
@@ -322,46 +323,46 @@ export type GuestElementActionRequest =
       action: 'click';
       window_id: GuestWindowId;
       element_token: GuestElementToken;
-      delivery_mode?: GuestDeliveryMode;
+      /** Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused. */ delivery_mode?: GuestDeliveryMode;
     }
   | {
       action: 'set_value';
       window_id: GuestWindowId;
       element_token: GuestElementToken;
-      delivery_mode?: GuestDeliveryMode;
+      /** Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused. */ delivery_mode?: GuestDeliveryMode;
       value: string;
     }
   | {
       action: 'type_text';
       window_id: GuestWindowId;
       element_token: GuestElementToken;
-      delivery_mode?: GuestDeliveryMode;
+      /** Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused. */ delivery_mode?: GuestDeliveryMode;
       text: string;
     }
   | {
       action: 'focus';
       window_id: GuestWindowId;
       element_token: GuestElementToken;
-      delivery_mode?: GuestDeliveryMode;
+      /** Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused. */ delivery_mode?: GuestDeliveryMode;
     }
   | {
       action: 'toggle';
       window_id: GuestWindowId;
       element_token: GuestElementToken;
-      delivery_mode?: GuestDeliveryMode;
+      /** Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused. */ delivery_mode?: GuestDeliveryMode;
       checked?: boolean;
     }
   | {
       action: 'select';
       window_id: GuestWindowId;
       element_token: GuestElementToken;
-      delivery_mode?: GuestDeliveryMode;
+      /** Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused. */ delivery_mode?: GuestDeliveryMode;
     }
   | {
       action: 'scroll_into_view';
       window_id: GuestWindowId;
       element_token: GuestElementToken;
-      delivery_mode?: GuestDeliveryMode;
+      /** Omitted: the driver picks background where the element takes the action through AT-SPI, else foreground, and reports `delivery.auto_selected`. Named: honoured or refused. */ delivery_mode?: GuestDeliveryMode;
     };
 
 export type GuestElementRole = string;
@@ -379,6 +380,7 @@ export type GuestElementRow =
       depth: number;
       parent?: GuestElementToken;
       unreadable?: Array<GuestReadableProperty>;
+      hidden_descendants?: number;
       value?: string;
     }
   | {
@@ -393,6 +395,7 @@ export type GuestElementRow =
       depth: number;
       parent?: GuestElementToken;
       unreadable?: Array<GuestReadableProperty>;
+      hidden_descendants?: number;
       redacted: true;
     };
 
@@ -551,6 +554,7 @@ export type GuestObserveRequest = {
   roles?: Array<GuestElementRole>;
   max_elements?: number;
   max_depth?: number;
+  include_hidden?: boolean;
   include_screenshot?: boolean;
   max_dimension?: number;
 };
@@ -570,6 +574,7 @@ export type GuestOutputEncoding = 'utf8' | 'base64';
 
 export type GuestPartialDelivery = {
   mode: GuestDeliveryMode;
+  /** True when the request named no delivery_mode and the driver chose `mode`. */ auto_selected?: boolean;
   requested_count: number;
   delivered_count: number;
   focus_changed?: boolean;
