@@ -8,11 +8,10 @@
 // Bounds: FUZZ_RUNS requests per operation (default 25, about 1,500 in all), FUZZ_SEED to replay.
 // Calls that would reach a desktop use claims that are not active (no worker runs here), and
 // createClaim is sent with wait_seconds 0, so no request waits for a worker.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullAppFixture, type FullAppFixture } from './full-app-fixture.js';
+import { committedDocument } from './fuzz/committed-document.js';
 import {
   hostileString,
   hostileValue,
@@ -34,16 +33,7 @@ interface Operation {
   requestBody?: { content: { 'application/json': { schema: JsonSchema } } };
 }
 
-const documentPath = fileURLToPath(
-  new URL('../../../packages/contract/openapi.json', import.meta.url),
-);
-const doc = JSON.parse(readFileSync(documentPath, 'utf8')) as {
-  paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, JsonSchema> };
-};
-const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
-  Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
-);
+const { doc, operations } = committedDocument<Operation>();
 const components = doc.components.schemas;
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);

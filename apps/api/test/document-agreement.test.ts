@@ -9,34 +9,19 @@
 //
 // Bounds: AGREEMENT_RUNS requests per operation (default 60), AGREEMENT_SEED to replay. Calls that
 // would reach a desktop use claims that are not active (no worker runs here).
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fullAppFixture, type FullAppFixture } from './full-app-fixture.js';
+import { committedDocument } from './fuzz/committed-document.js';
 import {
   documentJudge,
   type DocOperation,
   type DocParameter,
   type DocRequest,
 } from './fuzz/document-validator.js';
-import {
-  hostileValue,
-  schemaArbitrary,
-  withOneFieldReplaced,
-  type JsonSchema,
-} from './fuzz/schema-arbitrary.js';
+import { hostileValue, schemaArbitrary, withOneFieldReplaced } from './fuzz/schema-arbitrary.js';
 
-const documentPath = fileURLToPath(
-  new URL('../../../packages/contract/openapi.json', import.meta.url),
-);
-const doc = JSON.parse(readFileSync(documentPath, 'utf8')) as {
-  paths: Record<string, Record<string, DocOperation>>;
-  components: { schemas: Record<string, JsonSchema> };
-};
-const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
-  Object.entries(ops).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
-);
+const { doc, operations } = committedDocument<DocOperation>();
 const RUNS = Number(process.env.AGREEMENT_RUNS ?? 60);
 const SEED = process.env.AGREEMENT_SEED === undefined ? 37 : Number(process.env.AGREEMENT_SEED);
 const judge = documentJudge(doc.components.schemas);

@@ -2,28 +2,17 @@
 // options succeeds (the driver picks foreground for a field only the keyboard focus reaches and
 // says so in `delivery`), an explicit background request is still refused, and a token from a
 // page the browser has navigated away from is refused in milliseconds.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startA11yHarness, type A11yDesktopHarness } from './helpers/a11y-desktop.js';
-import {
-  killGroupAndWait,
-  launchApp,
-  observeUntil,
-  type LaunchedApp,
-} from './helpers/launched-app.js';
+import { launchApp, observeUntil, type LaunchedApp, type Row } from './helpers/launched-app.js';
 // @ts-expect-error -- a plain ES module fixture shared with the benches (no types).
 import { servePages } from './fixtures/web-app-page.mjs';
-
-type Row = { element_token: string; role: string; name?: string };
 
 describe('element actions on a Chromium form with default options', () => {
   let h: A11yDesktopHarness;
   let pages: { url: string; close(): Promise<void> };
-  let home: string;
+  let chromium: LaunchedApp | undefined;
   let windowId: number;
-  let browserPid: number | undefined;
   const observe = async () =>
     (await h.call('/v1/observe', { window_id: windowId, include_screenshot: false })).json
       .elements as Row[];
@@ -40,31 +29,22 @@ describe('element actions on a Chromium form with default options', () => {
 
   beforeAll(async () => {
     pages = await servePages(2000);
-    home = mkdtempSync(join(tmpdir(), 'cubicle-web-form-'));
     h = await startA11yHarness();
-    const launched = await h.call('/v1/windows/launch', {
-      app: 'browser',
-      url: pages.url,
-      env: { HOME: home },
-      wait_for_window_ms: 30_000,
-    });
-    expect(launched.json.window_wait).toBe('found');
-    windowId = launched.json.window.window_id;
-    browserPid = launched.json.pid;
+    chromium = await launchApp(h, 'browser', { url: pages.url });
+    windowId = chromium.windowId;
     // The page's tree arrives after the window (see web-evidence.test.ts).
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const rows = await observe().catch(() => [] as Row[]);
-      if (rows.some((r) => r.role === 'entry' && r.name === 'Full name')) break;
-      if (Date.now() > deadline) throw new Error('the page never became observable');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await observeUntil(
+      h,
+      windowId,
+      (r) => r.role === 'entry' && r.name === 'Full name',
+      {},
+      60_000,
+    );
   }, 120_000);
   afterAll(async () => {
-    if (browserPid) await killGroupAndWait(browserPid);
+    await chromium?.stop();
     await h?.stop();
     await pages?.close();
-    if (home) rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
 
   it('set_value with no options is confirmed by read-back, delivered in the foreground', async () => {
