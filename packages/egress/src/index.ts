@@ -1,2 +1,2 @@
 // The egress package's public face: policy evaluation (./policy) and the egress point (./point).
-export {};
+export * from './policy/index.js';

@@ -12,5 +12,6 @@ export * from './usage.js';
 export * from './action-record.js';
 export * from './claim-history.js';
 export * from './system.js';
+export * from './egress.js';
 export * from './route-def.js';
 export * from './routes.js';

@@ -18,11 +18,12 @@ import {
 import { RunStatus } from './run.js';
 
 const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
-const IPV4 = `(${OCTET}\\.){3}${OCTET}`;
+/** IPV4_PATTERN and IPV6_PATTERN are literal-address patterns (no anchors), shared with the egress rules. */
+export const IPV4_PATTERN = `(${OCTET}\\.){3}${OCTET}`;
 // IPv6 literals in their full and `::`-compressed forms, and with a dotted-quad tail (mapped,
 // NAT64): RFC 4291 §2.2. Whether the address is deliverable is the server's later check.
 const H = '[0-9A-Fa-f]{1,4}';
-const IPV6 = [
+export const IPV6_PATTERN = [
   `(${H}:){7}${H}`,
   `(${H}:){1,7}:`,
   `(${H}:){1,6}:${H}`,
@@ -32,9 +33,9 @@ const IPV6 = [
   `(${H}:){1,2}(:${H}){1,5}`,
   `${H}:(:${H}){1,6}`,
   `:((:${H}){1,7}|:)`,
-  `(${H}:){6}${IPV4}`,
-  `(${H}:){1,4}:${IPV4}`,
-  `::(${H}:){0,5}${IPV4}`,
+  `(${H}:){6}${IPV4_PATTERN}`,
+  `(${H}:){1,4}:${IPV4_PATTERN}`,
+  `::(${H}:){0,5}${IPV4_PATTERN}`,
 ].join('|');
 
 /** WebhookEventType is what an endpoint subscribes to. */
@@ -64,7 +65,7 @@ export const WebhookUrl = named(
     // IPv6), so the parse below never refuses what the pattern lets through.
     .regex(
       new RegExp(
-        `^https?://((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?|${IPV4}|\\[(${IPV6})\\])(:${PORT_PATTERN})?([/?][^\\s#]*)?$`,
+        `^https?://((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?|${IPV4_PATTERN}|\\[(${IPV6_PATTERN})\\])(:${PORT_PATTERN})?([/?][^\\s#]*)?$`,
       ),
       'an absolute http(s) URL without credentials or fragment',
     )

@@ -87,6 +87,15 @@ export const ErrorCodes = {
     status: 422,
     description: 'Pixel input must refer to the latest screenshot of the window.',
   },
+  /**
+   * A claim's `egress` would widen its pool's policy (a wider mode, an allow rule outside the
+   * pool's allow list). `details.field` names the field, `details.rule` the rule.
+   */
+  egress_widens_pool: {
+    status: 422,
+    description:
+      "A claim's `egress` may only narrow its pool's policy: `details.field` names the mode or allow rule that would widen it.",
+  },
   quota_exceeded: {
     status: 429,
     description: 'A tenant quota is reached; `details.limit` and `details.quota` say which.',
