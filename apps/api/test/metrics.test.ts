@@ -67,6 +67,20 @@ describe('metrics', () => {
     expect((await fetch(`${open.url}/metrics`, { method: 'POST' })).status).toBe(404);
   });
 
+  it('time to first confirmed action is a histogram with no tenant or pool label', async () => {
+    // The app's own series (drive routes observe it there) and the set main.ts serves alike.
+    expect(fx.app.metrics.firstConfirmedAction).toBeDefined();
+    metrics.firstConfirmedAction.observe(0.08);
+    metrics.firstConfirmedAction.observe(1.7);
+    const body = await (await fetch(`${open.url}/metrics`)).text();
+    expect(body).toContain('# TYPE cubicle_time_to_first_confirmed_action_seconds histogram');
+    expect(body).toContain('cubicle_time_to_first_confirmed_action_seconds_bucket{le="0.1"} 1');
+    expect(body).toContain('cubicle_time_to_first_confirmed_action_seconds_bucket{le="2.5"} 2');
+    expect(body).toContain('cubicle_time_to_first_confirmed_action_seconds_count 2');
+    const lines = body.split('\n').filter((l) => l.startsWith('cubicle_time_to_first_'));
+    expect(lines.some((l) => l.includes('tenant=') || l.includes('pool='))).toBe(false);
+  });
+
   it('with a token, scrapes without it are 401', async () => {
     expect((await fetch(`${guarded.url}/metrics`)).status).toBe(401);
     const wrong = await fetch(`${guarded.url}/metrics`, {

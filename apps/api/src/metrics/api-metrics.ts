@@ -16,6 +16,18 @@ export class ApiMetrics {
     buckets: [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1, 5, 30],
     registers: [this.registry],
   });
+  /**
+   * The SLO an agent's owner feels: claim created → its first ActionResult with effect
+   * `confirmed`. Observed once per claim, by the replica that answered that action (the worker
+   * stamps the claim and says so in the call's outcome). Labelled as the claim latency is: no
+   * tenant or pool (those series grow with customers; per pool it is in the pool's insights).
+   */
+  readonly firstConfirmedAction = new Histogram({
+    name: 'cubicle_time_to_first_confirmed_action_seconds',
+    help: 'Time from a claim being created to its first ActionResult with effect confirmed',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
   readonly requestDuration = new Histogram({
     name: 'cubicle_http_request_duration_seconds',
     help: 'HTTP request duration by route and status class',

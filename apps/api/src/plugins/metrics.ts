@@ -19,6 +19,13 @@ async function registerMetricsListener(
   return server.url;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's Prometheus series (routes observe what only they see, e.g. first actions). */
+    metrics: ApiMetrics;
+  }
+}
+
 export interface MetricsPluginOptions {
   /** Request timings (default: a new set reading pool sizes from the app's database). */
   metrics?: ApiMetrics | undefined;
@@ -33,6 +40,7 @@ export interface MetricsPluginOptions {
 export const metricsPlugin = fp<MetricsPluginOptions>(
   async (app, options) => {
     const metrics = options.metrics ?? new ApiMetrics(app.connections.db);
+    app.decorate('metrics', metrics);
     if (options.listener) {
       const url = await registerMetricsListener(app, metrics, options.listener);
       app.log.info({ url: `${url}/metrics` }, 'metrics listener');

@@ -23,7 +23,11 @@ export const driveRoutes = routeGroup(Plugin.driveRoutes, (app) => {
   const deps = app.resources;
   const { redis, prefix } = app.connections;
   const subscriber = redis.duplicate();
-  const guest = new GuestCalls(deps, { subscriber, prefix });
+  const guest = new GuestCalls(deps, {
+    subscriber,
+    prefix,
+    onFirstConfirmedAction: (ms) => app.metrics.firstConfirmedAction.observe(ms / 1000),
+  });
   app.addHook('onClose', async () => {
     await guest.close();
     subscriber.disconnect();
@@ -78,4 +82,4 @@ export const driveRoutes = routeGroup(Plugin.driveRoutes, (app) => {
     status: 200,
     body: await listActions(deps, tenantOf(request), params.id, query),
   }));
-});
+}, [Plugin.metrics]);

@@ -43,6 +43,11 @@ export const Claim = named(
     released_at: Timestamp.nullable(),
     release_reason: ReleaseReason.nullable(),
     created_at: Timestamp,
+    /**
+     * Time to first confirmed action: ms from the claim's creation to its first ActionResult with
+     * `effect: confirmed` (the SLO an agent's owner feels); null until there is one.
+     */
+    time_to_first_confirmed_action_ms: z.number().min(0).nullable(),
   }),
 );
 export type Claim = z.infer<typeof Claim>;

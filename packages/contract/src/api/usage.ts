@@ -118,6 +118,26 @@ export const PoolSample = named(
 );
 export type PoolSample = z.infer<typeof PoolSample>;
 
+/**
+ * PoolLatencySample: the claims activated in the bucket starting at `at`: how long they waited
+ * (created → activated) and, of those that have reached one, their time to first confirmed
+ * action (created → first ActionResult with `effect: confirmed`). Percentiles are null for a
+ * bucket without such claims.
+ */
+export const PoolLatencySample = named(
+  'PoolLatencySample',
+  z.strictObject({
+    at: Timestamp,
+    claims: z.int().min(0),
+    wait_p50_ms: z.number().min(0).nullable(),
+    wait_p99_ms: z.number().min(0).nullable(),
+    first_actions: z.int().min(0),
+    first_action_p50_ms: z.number().min(0).nullable(),
+    first_action_p99_ms: z.number().min(0).nullable(),
+  }),
+);
+export type PoolLatencySample = z.infer<typeof PoolLatencySample>;
+
 /** PoolHint: advice on the pool's warm minimum, from what happened in the window. */
 export const PoolHint = named(
   'PoolHint',
@@ -143,6 +163,15 @@ export const PoolInsights = named(
     waited_claims: z.int().min(0),
     wait_p50_ms: z.number().min(0).nullable(),
     wait_p99_ms: z.number().min(0).nullable(),
+    /**
+     * Of the claims activated in the window, those that reached a confirmed action, and their
+     * time to first confirmed action p50/p99 (created → first `confirmed` ActionResult).
+     */
+    first_actions: z.int().min(0),
+    first_action_p50_ms: z.number().min(0).nullable(),
+    first_action_p99_ms: z.number().min(0).nullable(),
+    /** Both latencies per bucket (the buckets of `samples`), to chart over time. */
+    latency: z.array(PoolLatencySample),
     /** Claims that ended in the window, by reason. */
     releases: z.array(z.strictObject({ reason: ReleaseReason, count: z.int().min(0) })),
     /** Sandboxes that failed in the window, by failure reason. */

@@ -23,5 +23,8 @@ export function toClaimView(row: ClaimRow): ClaimView {
     released_at: row.releasedAt ? row.releasedAt.toISOString() : null,
     release_reason: row.releaseReason,
     created_at: row.createdAt.toISOString(),
+    time_to_first_confirmed_action_ms: row.firstConfirmedActionAt
+      ? Math.max(0, row.firstConfirmedActionAt.getTime() - row.createdAt.getTime())
+      : null,
   };
 }

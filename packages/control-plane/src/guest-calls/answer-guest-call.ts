@@ -62,7 +62,14 @@ export async function answerGuestCallJob(
   }
   const replyTo = job.id ? replyToOf(job.id) : undefined;
   if (replyTo) {
-    const outcome: GuestCallOutcome = { job_id: job.id!, ...answer };
+    const { firstConfirmedActionMs, ...reply } = answer;
+    const outcome: GuestCallOutcome = {
+      job_id: job.id!,
+      ...reply,
+      ...(firstConfirmedActionMs === undefined
+        ? {}
+        : { first_confirmed_action_ms: firstConfirmedActionMs }),
+    };
     await options.publisher.publish(
       guestResultChannel(options.prefix, replyTo),
       JSON.stringify(outcome),

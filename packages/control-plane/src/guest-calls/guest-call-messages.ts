@@ -8,6 +8,8 @@ export const GuestCallOutcome = z.object({
   job_id: z.string(),
   status: z.int().min(200).max(599),
   body: z.unknown(),
+  /** Set when this call was its claim's first `confirmed` action: the claim's time to it. */
+  first_confirmed_action_ms: z.number().min(0).optional(),
 });
 export type GuestCallOutcome = z.infer<typeof GuestCallOutcome>;
 

@@ -18,6 +18,11 @@ export interface GuestCallsOptions {
   subscriber: Subscriber;
   /** The BullMQ prefix; channels are scoped by it. */
   prefix: string;
+  /**
+   * Told the claim's time to first confirmed action (ms) when a call answered here was that
+   * action (the worker stamped it: once per claim). The API's metrics observe it.
+   */
+  onFirstConfirmedAction?: (ms: number) => void;
 }
 
 /**
@@ -143,6 +148,8 @@ export class GuestCalls {
         return { waiting };
       });
       const outcome = await waiting;
+      if (outcome?.first_confirmed_action_ms !== undefined)
+        this.options.onFirstConfirmedAction?.(outcome.first_confirmed_action_ms);
       if (!outcome)
         throw new AppError(
           'timeout',

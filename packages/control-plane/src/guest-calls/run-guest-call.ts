@@ -13,10 +13,14 @@ import { keepActionScreenshots } from '../usage/keep-action-screenshots.js';
 
 export type GuestCallPayload = JobPayload<'guest.call'>;
 
-/** GuestCallAnswer is the status and body the caller gets. */
+/**
+ * GuestCallAnswer is the status and body the caller gets, and, when this call was its claim's
+ * first confirmed action, the claim's time to it (the API observes it in its metrics).
+ */
 export interface GuestCallAnswer {
   status: number;
   body: unknown;
+  firstConfirmedActionMs?: number;
 }
 
 /**
@@ -107,7 +111,7 @@ async function deliverGuestCall(
     // The claim's secret values never rest in an ActionRecord, typed or echoed: `[secret:NAME]`.
     const redactor = hasSecrets ? await claimRedactor(deps, p.tenant_id, p.claim_id) : undefined;
     const stored = <T>(value: T): T => (redactor ? redactor.redactDeep(value) : value);
-    await insertActionRecordRow(deps.db, {
+    const firstMs = await insertActionRecordRow(deps.db, {
       id: newId('action_record'),
       tenantId: p.tenant_id,
       claimId: p.claim_id,
@@ -118,6 +122,7 @@ async function deliverGuestCall(
       effect: result.effect,
       durationMs: Math.round(durationMs),
     });
+    if (firstMs !== null) return { status: 200, body: answer, firstConfirmedActionMs: firstMs };
   }
   return { status: 200, body: answer };
 }

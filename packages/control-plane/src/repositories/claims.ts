@@ -38,6 +38,7 @@ export function claimFromJson(j: Json): Claim {
     releaseReason: (j.release_reason as Claim['releaseReason']) ?? null,
     createdAt: dateOrThrow(j.created_at),
     updatedAt: dateOrThrow(j.updated_at),
+    firstConfirmedActionAt: date(j.first_confirmed_action_at),
   };
 }
 

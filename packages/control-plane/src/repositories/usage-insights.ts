@@ -58,19 +58,78 @@ export const selectPoolSamples = statement<
 /** The pool's window: claims activated in [from, to). */
 type WindowParams = [poolId: string, tenantId: string, from: Date, to: Date];
 
-/** Claims activated in the window, how many waited (created → activated), the wait p50/p99. */
+// The window's claims (the (pool_id, activated_at) index finds them) with their wait and their
+// time to first confirmed action, in ms; first_ms is null until the claim has one.
+const WINDOW_CLAIMS = `
+  SELECT activated_at,
+         EXTRACT(EPOCH FROM activated_at - created_at) * 1000 AS wait_ms,
+         -- GREATEST skips nulls (GREATEST(0, NULL) is 0): the claims without one stay null.
+         CASE WHEN first_confirmed_action_at IS NOT NULL THEN
+           GREATEST(0, EXTRACT(EPOCH FROM first_confirmed_action_at - created_at) * 1000) END
+           AS first_ms
+  FROM claims
+  WHERE pool_id = $1 AND tenant_id = $2
+    AND activated_at >= $3::timestamptz AND activated_at < $4::timestamptz`;
+
+/**
+ * Claims activated in the window, how many waited (created → activated), the wait p50/p99, and
+ * of those the ones that reached a confirmed action with its p50/p99 (created → first
+ * confirmed action). Percentiles skip nulls: a claim that has not acted yet is not counted.
+ */
 export const selectPoolClaimWaits = statement<
-  { claims: number; waited: number; p50: number | null; p99: number | null },
+  {
+    claims: number;
+    waited: number;
+    p50: number | null;
+    p99: number | null;
+    first_actions: number;
+    first_p50: number | null;
+    first_p99: number | null;
+  },
   WindowParams
 >(
-  'cubicle_pool_insight_waits_v1',
-  `SELECT count(*)::int AS claims,
-     count(*) FILTER (WHERE activated_at > created_at)::int AS waited,
-     percentile_cont(0.5) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM activated_at - created_at) * 1000) AS p50,
-     percentile_cont(0.99) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM activated_at - created_at) * 1000) AS p99
-   FROM claims
-   WHERE pool_id = $1 AND tenant_id = $2
-     AND activated_at >= $3::timestamptz AND activated_at < $4::timestamptz`,
+  'cubicle_pool_insight_waits_v2',
+  `WITH c AS (${WINDOW_CLAIMS})
+   SELECT count(*)::int AS claims,
+     count(*) FILTER (WHERE wait_ms > 0)::int AS waited,
+     percentile_cont(0.5) WITHIN GROUP (ORDER BY wait_ms) AS p50,
+     percentile_cont(0.99) WITHIN GROUP (ORDER BY wait_ms) AS p99,
+     count(first_ms)::int AS first_actions,
+     percentile_cont(0.5) WITHIN GROUP (ORDER BY first_ms) AS first_p50,
+     percentile_cont(0.99) WITHIN GROUP (ORDER BY first_ms) AS first_p99
+   FROM c`,
+);
+
+/**
+ * The same figures per bucket of [from, to) (claims by the bucket they were activated in), every
+ * bucket present, so the two latencies chart over time beside the pool's samples.
+ */
+export const selectPoolLatencySeries = statement<
+  {
+    at: Date;
+    claims: number;
+    wait_p50: number | null;
+    wait_p99: number | null;
+    first_actions: number;
+    first_p50: number | null;
+    first_p99: number | null;
+  },
+  [...WindowParams, step: string]
+>(
+  'cubicle_pool_insight_latency_v1',
+  `WITH c AS (${WINDOW_CLAIMS}),
+   buckets AS (
+     SELECT g.t, g.t + $5::interval AS u
+     FROM generate_series($3::timestamptz, $4::timestamptz - $5::interval, $5::interval) g(t)
+   )
+   SELECT b.t AS at, count(c.activated_at)::int AS claims,
+     percentile_cont(0.5) WITHIN GROUP (ORDER BY c.wait_ms) AS wait_p50,
+     percentile_cont(0.99) WITHIN GROUP (ORDER BY c.wait_ms) AS wait_p99,
+     count(c.first_ms)::int AS first_actions,
+     percentile_cont(0.5) WITHIN GROUP (ORDER BY c.first_ms) AS first_p50,
+     percentile_cont(0.99) WITHIN GROUP (ORDER BY c.first_ms) AS first_p99
+   FROM buckets b LEFT JOIN c ON c.activated_at >= b.t AND c.activated_at < b.u
+   GROUP BY b.t ORDER BY b.t`,
 );
 
 /** Claims released in the window, by reason (most first). */

@@ -1,4 +1,10 @@
-import type { PoolHint, PoolInsights, PoolInsightsQuery, PoolSample } from '@cubicle/contract/api';
+import type {
+  PoolHint,
+  PoolInsights,
+  PoolInsightsQuery,
+  PoolLatencySample,
+  PoolSample,
+} from '@cubicle/contract/api';
 import { sqlOf } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import type { Deps } from '../resources.js';
@@ -6,6 +12,7 @@ import { findLivePool } from '../pools/apply-pool.js';
 import {
   selectPoolClaimWaits,
   selectPoolFailures,
+  selectPoolLatencySeries,
   selectPoolReleases,
   selectPoolSamples,
   selectPoolWarmSeconds,
@@ -23,8 +30,9 @@ const WAITED_SHARE_HINT = 0.1;
 /**
  * poolInsights describes a pool's recent past from its facts: average sandbox counts by state
  * per bucket of the window (derived from each sandbox's created/ready/claimed/ended times, so no
- * sampler has to have been running), claim waits (created → activated) p50/p99, releases by
- * reason, failures by reason, and hints on the warm minimum.
+ * sampler has to have been running), claim waits (created → activated) p50/p99 and time to
+ * first confirmed action p50/p99, for the window and per bucket, releases by reason, failures
+ * by reason, and hints on the warm minimum.
  */
 export async function poolInsights(
   deps: Deps,
@@ -45,11 +53,20 @@ export async function poolInsights(
   const window = [pool.id, tenantId, from, to] as const;
   const samples = await sql.rows(selectPoolSamples, ...window, now, step, stepSeconds);
   const waits = await sql.row(selectPoolClaimWaits, ...window);
+  const latency = await sql.rows(selectPoolLatencySeries, ...window, step);
   const releases = await sql.rows(selectPoolReleases, ...window);
   const failures = await sql.rows(selectPoolFailures, ...window);
   const warm = await sql.row(selectPoolWarmSeconds, ...window, now);
 
-  const stats = waits ?? { claims: 0, waited: 0, p50: null, p99: null };
+  const stats = waits ?? {
+    claims: 0,
+    waited: 0,
+    p50: null,
+    p99: null,
+    first_actions: 0,
+    first_p50: null,
+    first_p99: null,
+  };
   const sampleViews: PoolSample[] = samples.map((s) => ({ ...s, at: s.at.toISOString() }));
   return {
     pool: pool.name,
@@ -62,12 +79,29 @@ export async function poolInsights(
     waited_claims: stats.waited,
     wait_p50_ms: stats.p50 === null ? null : Number(stats.p50),
     wait_p99_ms: stats.p99 === null ? null : Number(stats.p99),
+    first_actions: stats.first_actions,
+    first_action_p50_ms: msOrNull(stats.first_p50),
+    first_action_p99_ms: msOrNull(stats.first_p99),
+    latency: latency.map(
+      (b): PoolLatencySample => ({
+        at: b.at.toISOString(),
+        claims: b.claims,
+        wait_p50_ms: msOrNull(b.wait_p50),
+        wait_p99_ms: msOrNull(b.wait_p99),
+        first_actions: b.first_actions,
+        first_action_p50_ms: msOrNull(b.first_p50),
+        first_action_p99_ms: msOrNull(b.first_p99),
+      }),
+    ),
     releases,
     failures,
     warm_seconds: Math.max(0, warm?.seconds ?? 0),
     hints: sizingHints(pool.minSize, stats, sampleViews),
   };
 }
+
+/** percentile_cont answers double precision (a number, or null with nothing to rank). */
+const msOrNull = (v: number | null) => (v === null ? null : Math.max(0, Number(v)));
 
 /**
  * sizingHints: claims that had to wait for a desktop mean the warm minimum is too low; desktops
