@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
-import { ClaimId, PoolId, PORT_PATTERN, Timestamp } from './common.js';
+import { ClaimId, PoolId, PORT_PATTERN, SandboxId, Timestamp } from './common.js';
 import { IPV4_PATTERN, IPV6_PATTERN } from './webhook.js';
 
 /**
@@ -144,3 +144,16 @@ export const EgressEvent = named(
   }),
 );
 export type EgressEvent = z.infer<typeof EgressEvent>;
+
+/**
+ * EGRESS_CHANGED_CHANNEL is the Redis pub/sub channel (after the deployment's prefix and a colon)
+ * on which the control plane tells egress points that effective policies may have changed; a
+ * point then reloads the named sandboxes' policies (all of a pool's, or one sandbox's).
+ */
+export const EGRESS_CHANGED_CHANNEL = 'egress:changed';
+
+export const EgressChange = z.union([
+  z.strictObject({ pool_id: PoolId }),
+  z.strictObject({ sandbox_id: SandboxId }),
+]);
+export type EgressChange = z.infer<typeof EgressChange>;

@@ -17,3 +17,9 @@ export {
 export { parseRule, ruleWithin, normalizeName, type ParsedRule, type RuleTarget } from './rule.js';
 export { parseAddress, parseCidr, formatAddress, type Cidr } from './address.js';
 export { floorKind, type FloorKind } from './floor.js';
+export type {
+  EgressDenialReport,
+  EgressDenialSink,
+  EgressPolicySource,
+  SandboxEgress,
+} from './source.js';

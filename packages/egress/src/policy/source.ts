@@ -1,0 +1,55 @@
+import type { EffectiveEgressPolicy, EgressChange, EgressProtocol } from '@cubicle/contract/api';
+
+/**
+ * SandboxEgress is one sandbox's effective policy as the control plane computed it: its pool's
+ * policy (or the installation default) narrowed by its live claim's, with the operator ranges.
+ * `version` changes exactly when `policy` does, so a point can skip reapplying an equal policy.
+ */
+export interface SandboxEgress {
+  sandboxId: string;
+  /** The backend's handle of the sandbox (the local desktop id, the Pod or VMI name). */
+  backendRef: string | null;
+  tenantId: string;
+  poolId: string;
+  /** The live claim holding the sandbox; null while warm (the pool's policy applies). */
+  claimId: string | null;
+  version: string;
+  policy: EffectiveEgressPolicy;
+}
+
+/**
+ * EgressPolicySource is how an egress point learns policies (the control plane implements it:
+ * `egressPolicySource` in @cubicle/control-plane). `load` reads the current policy, null for a
+ * sandbox that is gone (enforce `none`). `subscribe` calls back within milliseconds of a change
+ * (Redis pub/sub): the point then loads again every sandbox the change names — one sandbox, or
+ * all of a pool's. Reload everything after a reconnect; a missed message is otherwise missed.
+ */
+export interface EgressPolicySource {
+  load(sandboxId: string): Promise<SandboxEgress | null>;
+  subscribe(listener: (change: EgressChange) => void): Promise<() => Promise<void>>;
+}
+
+/** One destination's denials, collapsed by the point over its batch window. */
+export interface EgressDenialReport {
+  sandboxId: string;
+  protocol: EgressProtocol;
+  name: string | null;
+  ip: string | null;
+  port: number | null;
+  /** Decision.rule, as decided. */
+  rule: string;
+  process: string | null;
+  count: number;
+  firstAt: Date;
+  lastAt: Date;
+}
+
+/**
+ * EgressDenialSink takes the point's batches (`ingestEgressDenials` in the control plane): it
+ * collapses them per claim, destination and minute, and fans them out to the event list, the
+ * claim's live stream, webhooks, audit and usage. Denials of a sandbox with no live claim are
+ * counted and dropped.
+ */
+export interface EgressDenialSink {
+  report(batch: readonly EgressDenialReport[]): Promise<void>;
+}
