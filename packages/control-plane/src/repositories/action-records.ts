@@ -40,10 +40,7 @@ const insertActionRecord = statement<
  * when it is the claim's first `confirmed` one, stamps the claim's first_confirmed_action_at.
  * Answers the claim's time to first confirmed action in ms when this action set it, else null.
  */
-export async function insertActionRecordRow(
-  db: Db,
-  r: ActionRecordInsert,
-): Promise<number | null> {
+export async function insertActionRecordRow(db: Db, r: ActionRecordInsert): Promise<number | null> {
   const row = await sqlOf(db).row(
     insertActionRecord,
     r.id,

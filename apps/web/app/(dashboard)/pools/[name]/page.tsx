@@ -3,12 +3,19 @@ import { ApiError } from '../../../../lib/api/client';
 import { poolInsights } from '../../../../lib/api/usage';
 import { requireSession } from '../../../../lib/session/current';
 import { AutoRefresh } from '../../../components/auto-refresh';
+import { LineChart } from '../../../components/charts/line-chart';
 import { StackedBarChart } from '../../../components/charts/stacked-bar-chart';
 import { formatHours, formatMs } from '../../../components/charts/format';
 
 export const metadata = { title: 'Pool insights · Cubicle' };
 
 const STATES = ['claimed', 'warm', 'provisioning'] as const;
+
+/** Latencies in ms on the axis: ms below two seconds, then s. */
+const MS_UNITS = [
+  { name: 'ms', size: 1 },
+  { name: 's', size: 1000 },
+] as const;
 
 export default async function PoolInsightsPage({
   params,
@@ -62,6 +69,27 @@ export default async function PoolInsightsPage({
         format={(v) => String(Math.round(v * 100) / 100)}
         labelEvery={window === 'hour' ? 10 : 8}
       />
+      <LineChart
+        id="pool-latency"
+        title={`Claim wait and time to first confirmed action, last ${window} (UTC, p50 / p99 per ${window === 'hour' ? 'minute' : '15 minutes'})`}
+        description={`For the claims of pool ${insights.pool} activated in each ${window === 'hour' ? 'minute' : '15 minutes'} from ${insights.from} to ${insights.to}: how long they waited for a desktop and how long from the claim to its first action confirmed to have worked, p50 and p99; gaps where no claim was activated or none acted.`}
+        categories={insights.latency.map((b) => time(b.at))}
+        series={[
+          { name: 'claim wait p50', values: insights.latency.map((b) => b.wait_p50_ms) },
+          { name: 'claim wait p99', values: insights.latency.map((b) => b.wait_p99_ms) },
+          {
+            name: 'first confirmed action p50',
+            values: insights.latency.map((b) => b.first_action_p50_ms),
+          },
+          {
+            name: 'first confirmed action p99',
+            values: insights.latency.map((b) => b.first_action_p99_ms),
+          },
+        ]}
+        format={(v) => formatMs(v)}
+        units={MS_UNITS}
+        labelEvery={window === 'hour' ? 10 : 8}
+      />
       <dl className="stats" data-insights>
         <dt>Claims activated</dt>
         <dd data-stat="claims">{insights.claims}</dd>
@@ -70,6 +98,12 @@ export default async function PoolInsightsPage({
         <dt>Claim wait p50 / p99</dt>
         <dd data-stat="wait">
           {formatMs(insights.wait_p50_ms)} / {formatMs(insights.wait_p99_ms)}
+        </dd>
+        <dt>Claims that reached a confirmed action</dt>
+        <dd data-stat="first-actions">{insights.first_actions}</dd>
+        <dt>Time to first confirmed action p50 / p99</dt>
+        <dd data-stat="first-action">
+          {formatMs(insights.first_action_p50_ms)} / {formatMs(insights.first_action_p99_ms)}
         </dd>
         <dt>Warm (idle) desktop time</dt>
         <dd data-stat="warm">{formatHours(insights.warm_seconds)}</dd>
