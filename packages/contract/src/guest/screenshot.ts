@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
-import { Point, WindowId } from './common.js';
+import { Point, Rect, WindowId } from './common.js';
 
 /**
  * SCREENSHOT_DEFAULT_MAX_DIMENSION is the default long edge in pixels. Vision models downscale
@@ -33,6 +33,12 @@ const captureFields = {
     .min(SCREENSHOT_MIN_DIMENSION)
     .max(SCREENSHOT_MAX_DIMENSION)
     .default(SCREENSHOT_DEFAULT_MAX_DIMENSION),
+  /**
+   * A part of the capture, in screen pixels relative to the window's client area (or the
+   * display's top-left): a close look at one region (computer-use `zoom`). It is clipped to the
+   * capture; a region capture is never the latest screenshot, so it cannot anchor pixel input.
+   */
+  region: Rect.optional(),
 };
 
 /** ScreenshotRequest: PNG by default; `quality` exists only for JPEG. */
@@ -67,6 +73,11 @@ export const ScreenshotImage = named(
     scale: z.number().gt(0).max(1),
     /** Screen position of the image's top-left pixel. */
     origin: Point,
+    /**
+     * Where the pointer was, in this image's pixels; null when it is outside the image. Absent
+     * from drivers older than the field.
+     */
+    cursor: Point.nullable().optional(),
   }),
 );
 export type ScreenshotImage = z.infer<typeof ScreenshotImage>;

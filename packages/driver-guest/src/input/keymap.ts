@@ -92,15 +92,20 @@ export class Keymap {
 
   /**
    * press sends one key stroke with `held` keys pressed around it (modifiers), and Shift when the
-   * key needs it; one round trip confirms the server processed it all.
+   * key needs it; one round trip confirms the server processed it all. With `holdMs` the keys
+   * stay down that long before the release (a held key, which apps may auto-repeat).
    */
-  async press(key: Key, held: Key[] = []): Promise<void> {
+  async press(key: Key, held: Key[] = [], holdMs = 0): Promise<void> {
     const x = await this.x11.conn();
     const op = await this.x11.xtestOpcode();
     const down = [...held, ...(key.shift ? [this.home.get(SHIFT_L)!] : [])];
     const events = [];
     for (const k of down) events.push(fakeInput(x, op, XTEST_KEY_PRESS, k.keycode));
     events.push(fakeInput(x, op, XTEST_KEY_PRESS, key.keycode));
+    if (holdMs > 0) {
+      await Promise.all([...events.splice(0), x.sync()]);
+      await sleep(holdMs);
+    }
     events.push(fakeInput(x, op, XTEST_KEY_RELEASE, key.keycode));
     for (const k of [...down].reverse())
       events.push(fakeInput(x, op, XTEST_KEY_RELEASE, k.keycode));

@@ -11,7 +11,7 @@ import { typeText } from './type-text.js';
 import { parseCombo, pressKeys } from './press-keys.js';
 import { XTestPointer } from './xtest-input.js';
 
-const BUTTONS = { left: 1, middle: 2, right: 3 } as const;
+const BUTTONS = { left: 1, middle: 2, right: 3, back: 8, forward: 9 } as const;
 
 /** scrollButtons maps wheel notches to X buttons 4/5 (up/down) and 6/7 (left/right). */
 function scrollButtons(dx: number, dy: number): { button: number; count: number }[] {
@@ -28,6 +28,8 @@ function pointsOf(req: PixelActionRequest): { x: number; y: number }[] {
     case 'double_click':
     case 'right_click':
     case 'move':
+    case 'mouse_down':
+    case 'mouse_up':
     case 'scroll':
       return [{ x: req.x, y: req.y }];
     case 'drag':
@@ -48,26 +50,31 @@ function pointsOf(req: PixelActionRequest): { x: number; y: number }[] {
  * the screenshot is the window's latest and the window has not moved since, every point lies in
  * the image, and the caller allowed the foreground: XTest moves the real pointer and focus, which
  * background mode promises not to do. Delivered input is `confirmed` only by a visible change.
+ * Without `window_id` the screenshot is the display's latest: no window is raised and the input
+ * lands on whatever is at the point, as on a person's screen; the change is looked for anywhere.
  */
 export async function performPixelAction(
   io: DesktopIo,
   req: PixelActionRequest,
 ): Promise<ActionResult> {
   const started = performance.now();
-  const win = await findWindow(io.x11, req.window_id);
-  if (!win) throw new AppError('window_not_found', `no window ${req.window_id}`);
+  const windowId = req.window_id ?? null;
+  const win = windowId === null ? null : await findWindow(io.x11, windowId);
+  if (windowId !== null && !win) throw new AppError('window_not_found', `no window ${windowId}`);
   const c = { route: 'xtest' as const, started, screenshotId: req.screenshot_id };
-  const check = io.screenshots.check(req.window_id, req.screenshot_id);
+  const what = windowId === null ? 'the display' : 'this window';
+  const check = io.screenshots.check(windowId, req.screenshot_id);
   if (!check.ok)
     return refused(
       c,
       'stale_screenshot',
       check.latest
-        ? `The latest screenshot of this window is ${check.latest}; look at it (or a new one) and use its pixels.`
-        : 'Take a screenshot of this window first; pixel input is measured in its pixels.',
+        ? `The latest screenshot of ${what} is ${check.latest}; look at it (or a new one) and use its pixels.`
+        : `Take a screenshot of ${what} first; pixel input is measured in its pixels.`,
     );
   const x = await io.x11.conn();
-  const rect = win.minimized ? null : clipToScreen(win.client, x.setup);
+  const display = { x: 0, y: 0, w: x.setup.width, h: x.setup.height };
+  const rect = !win ? display : win.minimized ? null : clipToScreen(win.client, x.setup);
   if (!rect || !sameOrigin(check.mapping, rect))
     return refused(
       c,
@@ -96,7 +103,9 @@ export async function performPixelAction(
       { target: 'foreground', reason: 'route_unavailable' },
     );
 
-  const focus = await activateWindow(io.x11, req.window_id);
+  // The display has no window to raise: its input goes where the pointer lands.
+  const focus =
+    windowId === null ? { changed: false, isActive: true } : await activateWindow(io.x11, windowId);
   // Input that would land on another window is refused before any of it is sent.
   if (!focus.isActive)
     return refused(
@@ -105,15 +114,15 @@ export async function performPixelAction(
       'The window manager did not bring the window to the front; nothing was typed or clicked.',
       { target: 'human', reason: 'route_unavailable' },
     );
-  for (const p of screen)
-    if (!(await isPointOnWindow(io.x11, req.window_id, p)))
+  for (const p of windowId === null ? [] : screen)
+    if (!(await isPointOnWindow(io.x11, windowId!, p)))
       return refused(
         c,
         'element_offscreen',
         `Another window covers screen point (${p.x}, ${p.y}); close or move it, then take a new screenshot.`,
         { target: 'observe', reason: 'target_stale' },
       );
-  const before = await snapshotWindow(io.x11, req.window_id);
+  const before = await snapshotWindow(io.x11, windowId);
   const delivery = {
     mode: 'foreground' as const,
     focus_changed: focus.changed,
@@ -126,13 +135,23 @@ export async function performPixelAction(
     case 'click':
     case 'double_click':
     case 'right_click': {
-      const count = req.action === 'double_click' ? 2 : 1;
-      const button = req.action === 'right_click' ? 3 : 1;
+      const count =
+        req.action === 'click' ? (req.count ?? 1) : req.action === 'double_click' ? 2 : 1;
+      const button =
+        req.action === 'click'
+          ? BUTTONS[req.button ?? 'left']
+          : req.action === 'right_click'
+            ? 3
+            : 1;
       await pointer.click(screen[0]!, button, count, req.modifiers);
       requested = count;
       deliveredCount = count;
       break;
     }
+    case 'mouse_down':
+    case 'mouse_up':
+      await pointer.button(screen[0]!, BUTTONS[req.button ?? 'left'], req.action === 'mouse_down');
+      break;
     case 'move':
       await pointer.move(screen[0]!);
       break;
@@ -141,7 +160,7 @@ export async function performPixelAction(
       break;
     case 'scroll':
       for (const s of scrollButtons(req.dx, req.dy))
-        await pointer.click(screen[0]!, s.button, s.count);
+        await pointer.click(screen[0]!, s.button, s.count, req.modifiers);
       break;
     case 'type': {
       if (screen[0]) await focusClick(pointer, screen[0]);
@@ -158,7 +177,7 @@ export async function performPixelAction(
     }
     case 'key': {
       if (screen[0]) await focusClick(pointer, screen[0]);
-      const pressed = await pressKeys(io.x11, req.keys, req.repeat);
+      const pressed = await pressKeys(io.x11, req.keys, req.repeat, req.hold_ms ?? 0);
       if (pressed.unknownKey) return refused(c, 'unsupported_text', unknownKeyHint(req.keys));
       requested = req.repeat;
       deliveredCount = pressed.delivered;

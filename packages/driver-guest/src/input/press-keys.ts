@@ -54,13 +54,15 @@ export function parseCombo(combo: string): { modifiers: number[]; key: number } 
 }
 
 /**
- * pressKeys sends a key combo `repeat` times through XTEST and the guest's Keymap. An unknown
- * name is reported before anything is sent (`unknownKey`, nothing delivered).
+ * pressKeys sends a key combo `repeat` times through XTEST and the guest's Keymap, each press
+ * held `holdMs`. An unknown name is reported before anything is sent (`unknownKey`, nothing
+ * delivered).
  */
 export async function pressKeys(
   x11: X11Display,
   combo: string,
   repeat: number,
+  holdMs = 0,
 ): Promise<{ delivered: number; unknownKey: boolean; error?: string }> {
   const parsed = parseCombo(combo);
   if (!parsed) return { delivered: 0, unknownKey: true };
@@ -71,7 +73,7 @@ export async function pressKeys(
     for (const m of parsed.modifiers) held.push(await keymap.keyFor(m));
     const key = await keymap.keyFor(parsed.key);
     for (let i = 0; i < repeat; i += 1) {
-      await keymap.press(key, held);
+      await keymap.press(key, held, holdMs);
       delivered += 1;
       if (i + 1 < repeat) await sleep(12);
     }

@@ -10,8 +10,10 @@ import { performPixelAction } from './perform-pixel-action.js';
 export function registerInputRoutes(app: FastifyInstance, deps: GuestDeps) {
   const io = desktopIo(deps);
   app.addHook('onClose', async () => closeDesktopIo(deps));
-  guestRoute(app, GuestRoutes['act.pixel'], (body) =>
-    recordAction(
+  guestRoute(app, GuestRoutes['act.pixel'], (body) => {
+    // A trajectory is kept per window; input measured on the whole display is not recorded.
+    if (body.window_id === undefined) return performPixelAction(io, body);
+    return recordAction(
       io,
       {
         window_id: body.window_id,
@@ -21,6 +23,6 @@ export function registerInputRoutes(app: FastifyInstance, deps: GuestDeps) {
         redact: body.action === 'type' ? ['text'] : [],
       },
       () => performPixelAction(io, body),
-    ),
-  );
+    );
+  });
 }

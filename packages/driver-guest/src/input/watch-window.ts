@@ -5,9 +5,9 @@ import type { RgbImage } from '../screen/scale-image.js';
 import { findWindow } from '../windows/list-windows.js';
 import type { X11Display } from '../windows/x11/x11-display.js';
 
-/** WindowSnapshot is what a window looked like just before an action. */
+/** WindowSnapshot is what a window (or, `windowId` null, the display) looked like before an action. */
 export interface WindowSnapshot {
-  windowId: number;
+  windowId: number | null;
   title: string;
   rect: Rect | null;
   pixels: RgbImage | null;
@@ -16,8 +16,13 @@ export interface WindowSnapshot {
 /** snapshotWindow records the title and on-screen pixels of a window (not a ScreenshotId). */
 export async function snapshotWindow(
   x11: X11Display,
-  windowId: number,
+  windowId: number | null,
 ): Promise<WindowSnapshot | null> {
+  if (windowId === null) {
+    const { setup } = await x11.conn();
+    const rect = { x: 0, y: 0, w: setup.width, h: setup.height };
+    return { windowId, title: '', rect, pixels: await grabScreen(x11, rect) };
+  }
   const win = await findWindow(x11, windowId);
   if (!win) return null;
   const x = await x11.conn();
@@ -73,24 +78,23 @@ export async function waitForChange(
 ): Promise<ActionEvidence[]> {
   const deadline = performance.now() + ms;
   for (;;) {
-    const now = await snapshotWindow(x11, before.windowId);
-    if (!now) return [{ kind: 'window_change', change: 'closed', window_id: before.windowId }];
+    const id = before.windowId;
+    const now = await snapshotWindow(x11, id);
+    // The display never closes, retitles or resizes: only its pixels can show a change.
+    if (!now)
+      return id === null ? [] : [{ kind: 'window_change', change: 'closed', window_id: id }];
     const evidence: ActionEvidence[] = [];
-    if (now.title !== before.title)
+    if (id !== null && now.title !== before.title)
       evidence.push({
         kind: 'window_change',
         change: 'title_changed',
-        window_id: before.windowId,
+        window_id: id,
         title: now.title,
       });
     const sameRect =
       before.rect && now.rect && JSON.stringify(before.rect) === JSON.stringify(now.rect);
-    if (!sameRect && before.rect && now.rect)
-      evidence.push({
-        kind: 'window_change',
-        change: 'geometry_changed',
-        window_id: before.windowId,
-      });
+    if (id !== null && !sameRect && before.rect && now.rect)
+      evidence.push({ kind: 'window_change', change: 'geometry_changed', window_id: id });
     if (sameRect && before.pixels && now.pixels) {
       const diff = diffRegion(before.pixels, now.pixels, now.rect!);
       if (diff)

@@ -46,6 +46,20 @@ export class XTestPointer {
     await Promise.all(sent);
   }
 
+  /**
+   * button presses (`isDown`) or releases `button` at `at`. A press is left held on purpose: the
+   * caller's next request releases it (computer-use `left_mouse_down` … `left_mouse_up`).
+   */
+  async button(at: { x: number; y: number }, button: number, isDown: boolean): Promise<void> {
+    const x = await this.x11.conn();
+    const op = await this.x11.xtestOpcode();
+    await Promise.all([
+      fakeInput(x, op, XTEST_MOTION, 0, at),
+      fakeInput(x, op, isDown ? XTEST_BUTTON_PRESS : XTEST_BUTTON_RELEASE, button),
+      x.sync(),
+    ]);
+  }
+
   /** drag presses at `from`, moves in steps (apps ignore a teleporting pointer), releases at `to`. */
   async drag(from: { x: number; y: number }, to: { x: number; y: number }, button: number) {
     const x = await this.x11.conn();

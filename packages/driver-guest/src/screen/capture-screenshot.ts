@@ -8,6 +8,7 @@ import { AppError } from '@cubicle/contract/errors';
 import jpeg from 'jpeg-js';
 import { findWindow } from '../windows/list-windows.js';
 import type { X11Display } from '../windows/x11/x11-display.js';
+import { queryPointer } from '../windows/x11/x11-requests.js';
 import { encodePng } from './encode-png.js';
 import { clipToScreen, grabScreen } from './grab-screen.js';
 import { downscale, fitScale, type RgbImage } from './scale-image.js';
@@ -42,20 +43,35 @@ function toRgba(img: RgbImage): Buffer {
 }
 
 /**
- * captureScreenshot captures the display or one window's client area, downscales it to
- * `max_dimension` and, for a window, makes it that window's latest screenshot: from then on
- * pixel input is accepted only with this id.
+ * regionOf clips a requested region (relative to the capture) to the capture rectangle, in
+ * screen coordinates; a region that misses the capture entirely is 409 `conflict`.
+ */
+function regionOf(capture: Rect, region: Rect): Rect {
+  const x0 = Math.max(capture.x, capture.x + region.x);
+  const y0 = Math.max(capture.y, capture.y + region.y);
+  const x1 = Math.min(capture.x + capture.w, capture.x + region.x + region.w);
+  const y1 = Math.min(capture.y + capture.h, capture.y + region.y + region.h);
+  if (x1 <= x0 || y1 <= y0)
+    throw new AppError('conflict', `region ${JSON.stringify(region)} lies outside the capture`);
+  return { x: x0, y: y0, w: x1 - x0, h: y1 - y0 };
+}
+
+/**
+ * captureScreenshot captures the display or one window's client area (or a `region` of it),
+ * downscales it to `max_dimension` and, unless it is a region, makes it the latest screenshot
+ * of its window (or of the display): from then on pixel input is accepted only with this id.
  */
 export async function captureScreenshot(
   deps: ScreenDeps,
   req: ScreenshotRequest,
 ): Promise<ScreenshotImage> {
   const x = await deps.x11.conn();
-  const rect =
+  const whole =
     req.window_id === undefined
       ? { x: 0, y: 0, w: x.setup.width, h: x.setup.height }
       : await windowCaptureRect(deps.x11, req.window_id);
-  const full = await grabScreen(deps.x11, rect);
+  const rect = req.region ? regionOf(whole, req.region) : whole;
+  const [full, pointer] = await Promise.all([grabScreen(deps.x11, rect), queryPointer(x)]);
   const scale = fitScale(rect.w, rect.h, req.max_dimension ?? SCREENSHOT_DEFAULT_MAX_DIMENSION);
   const img = downscale(full, scale);
   const data =
@@ -64,10 +80,10 @@ export async function captureScreenshot(
       : encodePng(img.data, img.width, img.height);
   const screenshotId = deps.screenshots.nextId();
   const origin = { x: rect.x, y: rect.y };
-  if (req.window_id !== undefined)
+  if (!req.region)
     deps.screenshots.remember({
       screenshot_id: screenshotId,
-      window_id: req.window_id,
+      window_id: req.window_id ?? null,
       origin,
       scale,
       width: img.width,
@@ -82,5 +98,18 @@ export async function captureScreenshot(
     height: img.height,
     scale,
     origin,
+    cursor: cursorIn(pointer, origin, scale, img),
   };
+}
+
+/** cursorIn maps the pointer's screen position into the image's pixels; null when outside. */
+function cursorIn(
+  pointer: { x: number; y: number },
+  origin: { x: number; y: number },
+  scale: number,
+  img: { width: number; height: number },
+): { x: number; y: number } | null {
+  const px = Math.floor((pointer.x - origin.x) * scale);
+  const py = Math.floor((pointer.y - origin.y) * scale);
+  return px >= 0 && py >= 0 && px < img.width && py < img.height ? { x: px, y: py } : null;
 }

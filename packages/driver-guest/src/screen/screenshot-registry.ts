@@ -4,7 +4,8 @@ import type { Point, ScreenshotId, WindowId } from '@cubicle/contract/guest';
 /** ScreenshotMapping is what pixel input needs to turn image pixels into screen coordinates. */
 export interface ScreenshotMapping {
   screenshot_id: ScreenshotId;
-  window_id: WindowId;
+  /** Null for a capture of the whole display. */
+  window_id: WindowId | null;
   origin: Point;
   scale: number;
   width: number;
@@ -19,13 +20,13 @@ const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 /**
  * ScreenshotRegistry remembers the latest screenshot of each window. Ids carry a per-process
  * boot prefix, so an id from before a driver restart can never equal a new one and pass as
- * latest. Whole-display captures get ids too but are not remembered: they cannot anchor pixel
- * input, which always names a window.
+ * latest. The display's latest capture is kept under `null`: pixel input without a window is
+ * measured in it (computer-use agents look at the whole screen).
  */
 export class ScreenshotRegistry {
   private readonly boot = [...randomBytes(6)].map((b) => ALPHABET[b % 36]).join('');
   private counter = 0;
-  private readonly latest = new Map<WindowId, ScreenshotMapping>();
+  private readonly latest = new Map<WindowId | null, ScreenshotMapping>();
 
   nextId(): ScreenshotId {
     this.counter += 1;
@@ -37,7 +38,7 @@ export class ScreenshotRegistry {
     this.latest.set(mapping.window_id, mapping);
   }
 
-  check(windowId: WindowId, screenshotId: ScreenshotId): ScreenshotCheck {
+  check(windowId: WindowId | null, screenshotId: ScreenshotId): ScreenshotCheck {
     const mapping = this.latest.get(windowId);
     if (mapping && mapping.screenshot_id === screenshotId) return { ok: true, mapping };
     return { ok: false, latest: mapping?.screenshot_id ?? null };

@@ -102,6 +102,14 @@ export async function translateCoordinates(
   return { child: r.readUInt32LE(8), x: r.readInt16LE(12), y: r.readInt16LE(14) };
 }
 
+/** queryPointer returns where the pointer is on the screen (root-window coordinates). */
+export async function queryPointer(x: X11Connection): Promise<{ x: number; y: number }> {
+  const buf = packet(38, 0, 4);
+  buf.writeUInt32LE(x.setup.root, 4);
+  const r = await x.request(buf);
+  return { x: r.readInt16LE(16), y: r.readInt16LE(18) };
+}
+
 /** queryTree returns a window's parent (used to find the window manager's frame). */
 export async function queryTree(
   x: X11Connection,
