@@ -27,6 +27,10 @@ export const APT_PACKAGES = {
   // network namespaces; packages/driver-guest/src/desktop/start-sandbox.ts). setpriv, which
   // gives each sandbox its own host uid when the worker is root, is in util-linux.
   sandbox: ['bubblewrap'],
+  // Sandbox egress (packages/egress/src/point): the host's cubicle_egress nftables table filters
+  // and redirects every sandbox link. Debian's nftables.service is left disabled and loads
+  // nothing; `nft` is only a command here. (iproute2's `ip` makes the links.)
+  egress: ['nftables', 'iproute2'],
   // A C compiler for packages/unix-peer's Node-API addon (SO_PEERCRED and bind-without-listen,
   // which Node lacks): the control plane checks who serves a sandbox socket before using it.
   native: ['gcc', 'libc6-dev'],

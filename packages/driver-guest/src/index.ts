@@ -5,6 +5,7 @@ export { buildGuestApp, type GuestDeps } from './server/app.js';
 export {
   startDesktop,
   type DesktopOptions,
+  type SandboxNetworkOptions,
   type DesktopPids,
   type DesktopSession,
   sessionDir,

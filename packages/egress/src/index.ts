@@ -1,2 +1,3 @@
 // The egress package's public face: policy evaluation (./policy) and the egress point (./point).
 export * from './policy/index.js';
+export * from './point/index.js';

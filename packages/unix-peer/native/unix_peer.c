@@ -7,6 +7,9 @@
  *                      listen() on it, so the peer credentials connectors read are the daemon's.
  *   peerCred(fd)    -> [pid, uid, gid] of the peer of a connected unix socket (SO_PEERCRED, in
  *                      the reader's namespaces), or -errno.
+ *   originalDst(fd) -> [a, b, c, d, port] of an accepted IPv4 TCP connection that netfilter
+ *                      redirected (SO_ORIGINAL_DST: where the client meant to connect), or
+ *                      -errno (ENOENT: not redirected). The egress point reads it per connection.
  *
  * Node-API is a stable C ABI; its handful of declarations is written out here so the addon
  * builds with a C compiler alone (no node-gyp, no Node headers download: this machine reaches
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 typedef struct napi_env__ *napi_env;
@@ -95,6 +99,32 @@ static napi_value peer_cred(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* From linux/netfilter_ipv4.h, written out: that header drags in kernel types. */
+#ifndef SO_ORIGINAL_DST
+#define SO_ORIGINAL_DST 80
+#endif
+
+static napi_value original_dst(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd = -1;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != 0 || argc < 1 ||
+      napi_get_value_int32(env, argv[0], &fd) != 0) {
+    napi_throw_type_error(env, NULL, "originalDst(fd) needs a descriptor");
+    return NULL;
+  }
+  struct sockaddr_in addr;
+  socklen_t size = sizeof addr;
+  memset(&addr, 0, sizeof addr);
+  if (getsockopt(fd, SOL_IP, SO_ORIGINAL_DST, &addr, &size) != 0) return int_value(env, -errno);
+  const unsigned char *ip = (const unsigned char *)&addr.sin_addr.s_addr;
+  napi_value out = NULL;
+  napi_create_array_with_length(env, 5, &out);
+  for (uint32_t i = 0; i < 4; i++) napi_set_element(env, out, i, int_value(env, ip[i]));
+  napi_set_element(env, out, 4, int_value(env, ntohs(addr.sin_port)));
+  return out;
+}
+
 static void export_function(napi_env env, napi_value exports, const char *name, napi_callback cb) {
   napi_value fn = NULL;
   napi_create_function(env, name, (size_t)-1, cb, NULL, &fn);
@@ -105,6 +135,7 @@ __attribute__((visibility("default"))) napi_value napi_register_module_v1(napi_e
                                                                           napi_value exports) {
   export_function(env, exports, "bindUnix", bind_unix);
   export_function(env, exports, "peerCred", peer_cred);
+  export_function(env, exports, "originalDst", original_dst);
   return exports;
 }
 

@@ -2,7 +2,7 @@
 // declares the Node-API functions it uses itself, so nothing but a compiler and libc headers is
 // needed (Debian: gcc, libc6-dev; the bootstrap installs them). Skipped when up to date.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const source = fileURLToPath(new URL('../native/unix_peer.c', import.meta.url));
@@ -24,11 +24,13 @@ try {
       '-Werror',
       '-fvisibility=hidden',
       '-o',
-      output,
+      // Built beside and renamed over: running processes keep the copy they loaded intact.
+      `${output}.tmp`,
       source,
     ],
     { stdio: 'inherit' },
   );
+  renameSync(`${output}.tmp`, output);
 } catch (err) {
   console.error(
     `@cubicle/unix-peer: building the addon with ${compiler} failed (${err.message}); ` +

@@ -1,4 +1,10 @@
-export { bindUnixSocket, peerCredentials, type PeerCredentials } from './native.js';
+export {
+  bindUnixSocket,
+  originalDestination,
+  peerCredentials,
+  type OriginalDestination,
+  type PeerCredentials,
+} from './native.js';
 export {
   connectSandboxSocket,
   SandboxSocketRefused,

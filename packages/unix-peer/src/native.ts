@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 interface Addon {
   bindUnix(path: string): number;
   peerCred(fd: number): [number, number, number] | number;
+  originalDst(fd: number): [number, number, number, number, number] | number;
 }
 
 // Built by scripts/build-addon.mjs into dist/ (the path also holds for src/ under Vitest).
@@ -49,4 +50,26 @@ export function peerCredentials(socket: Socket): PeerCredentials {
   if (typeof answer === 'number') throw errnoError('SO_PEERCRED', answer);
   const [pid, uid, gid] = answer;
   return { pid, uid, gid };
+}
+
+export interface OriginalDestination {
+  address: string;
+  port: number;
+}
+
+/**
+ * originalDestination reads where an accepted IPv4 TCP connection was going before netfilter
+ * redirected it to this listener (SO_ORIGINAL_DST, from the connection's conntrack entry); null
+ * when it was not redirected (a client that connected to the listener itself).
+ */
+export function originalDestination(socket: Socket): OriginalDestination | null {
+  const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  if (typeof fd !== 'number' || fd < 0) throw new Error('the socket has no descriptor');
+  const answer = addon.originalDst(fd);
+  if (typeof answer === 'number') {
+    if (answer === -constants.errno.ENOENT) return null;
+    throw errnoError('SO_ORIGINAL_DST', answer);
+  }
+  const [a, b, c, d, port] = answer;
+  return { address: `${a}.${b}.${c}.${d}`, port };
 }

@@ -3,6 +3,12 @@
 // calls. Types only, so neither launcher imports the other's module for them.
 import type { GuestTokenDigest } from '../server/auth.js';
 
+/** A network namespace to run a sandbox in, and its resolv.conf (see DesktopOptions.network). */
+export interface SandboxNetworkOptions {
+  netnsPath: string;
+  resolvConf: string;
+}
+
 export interface DesktopOptions {
   width?: number;
   height?: number;
@@ -61,6 +67,12 @@ export interface DesktopOptions {
    * cgroup (sandbox-cgroup.ts); a pool's defaults (1 core, 2048 MiB) when not given.
    */
   limits?: { cpuMillis: number; memoryMb: number };
+  /**
+   * The sandbox's network (sandbox mode, as root): a network namespace Cubicle made with a link
+   * to its egress point (@cubicle/egress attach), joined instead of a namespace of loopback
+   * only, and the resolv.conf naming the egress resolver. Without it: loopback only.
+   */
+  network?: SandboxNetworkOptions;
 }
 
 export interface DesktopPids {

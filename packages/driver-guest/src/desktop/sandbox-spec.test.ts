@@ -25,6 +25,22 @@ describe('the desktop sandbox spec', () => {
     expect(args.slice(args.indexOf('--uid'), args.indexOf('--uid') + 2)).toEqual(['--uid', '1000']);
   });
 
+  it('keeps the egress link namespace the launcher joined, with the egress resolver', () => {
+    const linked = bwrapOptions({
+      passwdFd: 10,
+      groupFd: 11,
+      seccompFd: 12,
+      code,
+      env: {},
+      infoFd: 6,
+      resolvConfFd: 13,
+    });
+    // --share-net after --unshare-all keeps the namespace; the user namespace stays new.
+    expect(linked.indexOf('--share-net')).toBeGreaterThan(linked.indexOf('--unshare-all'));
+    expect(linked).toContain('--unshare-user');
+    expect(pairs(linked, '--ro-bind-data')).toContainEqual(['13', '/etc/resolv.conf']);
+  });
+
   it('sets only allow-listed variables', () => {
     const env = Object.fromEntries(pairs(args, '--setenv'));
     expect(env).toEqual({

@@ -59,6 +59,11 @@ export interface SandboxSpec {
   env: Record<string, string>;
   /** The descriptor bwrap reports the sandbox's PID 1 (host pid, namespaces) on. */
   infoFd: number;
+  /**
+   * Set when the sandbox runs in a network namespace Cubicle made (the launcher joined it): it
+   * is kept (`--share-net`) and /etc/resolv.conf is read from this descriptor.
+   */
+  resolvConfFd?: number;
 }
 
 /**
@@ -76,6 +81,9 @@ export interface SandboxSpec {
 export function bwrapOptions(spec: SandboxSpec): string[] {
   // An explicit user namespace, so that --disable-userns can forbid nested ones.
   const args = ['--unshare-all', '--unshare-user', '--disable-userns'];
+  // The launcher's namespace is the egress link's: owned by the host's user namespace, so
+  // nothing inside (no capability there) can change its addresses, routes or filters.
+  if (spec.resolvConfFd !== undefined) args.push('--share-net');
   args.push('--uid', String(SANDBOX_USER.uid));
   args.push('--gid', String(SANDBOX_USER.gid), '--hostname', 'sandbox', '--new-session');
   args.push('--ro-bind', '/usr', '/usr', '--ro-bind', '/etc', '/etc');
@@ -95,6 +103,8 @@ export function bwrapOptions(spec: SandboxSpec): string[] {
   // Unreadable to the sandbox user anyway; hidden all the same.
   for (const secret of ['/etc/shadow', '/etc/gshadow', '/etc/sudoers'])
     if (existsSync(secret)) args.push('--ro-bind', '/dev/null', secret);
+  if (spec.resolvConfFd !== undefined)
+    args.push('--ro-bind-data', String(spec.resolvConfFd), '/etc/resolv.conf');
   args.push('--ro-bind-try', '/var/cache/fontconfig', '/var/cache/fontconfig');
   args.push('--proc', '/proc', '--dev', '/dev');
   const tmpfs = (path: string, bytes: number, perms = '1777') =>

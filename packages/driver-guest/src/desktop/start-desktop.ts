@@ -11,7 +11,12 @@ import { serveVncOnDemand, type VncOnDemand } from '../vnc/serve-vnc-on-demand.j
 import { freeLocalPort } from '../vnc/supervise-vnc.js';
 import { viewerPreambleOf, viewerPreambleOfToken } from '../vnc/viewer-preamble.js';
 import { daemonNodeArgs } from './daemon-node-flags.js';
-import type { DesktopOptions, DesktopPids, DesktopSession } from './desktop-session.js';
+import type {
+  DesktopOptions,
+  DesktopPids,
+  DesktopSession,
+  SandboxNetworkOptions,
+} from './desktop-session.js';
 import { startA11yBus, type A11yBus } from './start-a11y-bus.js';
 import {
   exitHooks,
@@ -29,7 +34,7 @@ import { startSessionBus, startWindowManager, startXvfb } from './start-x-sessio
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export { sessionDir, SESSION_DIR_PREFIX, SESSION_FILE, liveSessions, type SessionFile };
-export type { DesktopOptions, DesktopPids, DesktopSession };
+export type { DesktopOptions, DesktopPids, DesktopSession, SandboxNetworkOptions };
 
 const mainScript = () => fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 

@@ -50,7 +50,7 @@ const SANDBOX_MAX_TASKS = 4096;
 /** A pool's defaults, for a sandboxed desktop started without limits (tests, benches). */
 const DEFAULT_LIMITS = { cpuMillis: 1000, memoryMb: 2048 };
 /** Data bubblewrap reads from the launcher: /etc/passwd, /etc/group, the seccomp program. */
-const DATA_FD = { passwd: 10, group: 11, seccomp: 12 };
+const DATA_FD = { passwd: 10, group: 11, seccomp: 12, resolvConf: 13 };
 /**
  * The launcher's descriptors (see sandbox-entry.ts): args, token, config, info, ready, and the
  * guest's and VNC's sockets (bound here, listened on inside).
@@ -99,6 +99,8 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
   if (!existsSync(script))
     throw new Error(`${script} is missing: build @cubicle/driver-guest first`);
   const isRoot = process.getuid?.() === 0;
+  if (options.network && !isRoot)
+    throw new Error('a sandbox network (egress) needs the launcher to run as root');
   for (const [tool, pkg] of isRoot ? TOOLS : TOOLS.slice(0, 1))
     if (!SYSTEM_PATH.split(':').some((bin) => existsSync(join(bin, tool))))
       throw new Error(`${tool} is missing: local desktops run in a sandbox (install ${pkg})`);
@@ -121,6 +123,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     code: [{ host: staged.dir, sandbox: SANDBOX_PATHS.code }],
     env: sandboxEnv(inheritedEnv()),
     infoFd: FD.info,
+    ...(options.network ? { resolvConfFd: DATA_FD.resolvConf } : {}),
   });
   const cgroup = await createSandboxCgroup(id, limits);
   // As root, the sandbox gets its own uid, and with it a task limit of its own (RLIMIT_NPROC
@@ -143,7 +146,17 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
       process.execPath,
       ...daemonNodeArgs(join(SANDBOX_PATHS.code, staged.relPath(script))),
     ];
-    const [command, ...rest] = [...asUser, 'bwrap', '--args', String(FD.args), '--', ...inside];
+    // Joined first, while still root: setns needs CAP_SYS_ADMIN, which setpriv then drops.
+    const joinNet = options.network ? ['nsenter', `--net=${options.network.netnsPath}`] : [];
+    const [command, ...rest] = [
+      ...joinNet,
+      ...asUser,
+      'bwrap',
+      '--args',
+      String(FD.args),
+      '--',
+      ...inside,
+    ];
     child = spawn(command!, rest, {
       // The marker lets stopDesktopById find a sandbox whose session directory is gone; it is in
       // the environment of bubblewrap's own processes only, never of the sandbox's.
@@ -165,6 +178,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
         'pipe', // DATA_FD.passwd
         'pipe', // DATA_FD.group
         'pipe', // DATA_FD.seccomp
+        'pipe', // DATA_FD.resolvConf
       ],
     });
   } finally {
@@ -242,6 +256,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     stdio[DATA_FD.passwd]!.end(passwdText());
     stdio[DATA_FD.group]!.end(groupText());
     stdio[DATA_FD.seccomp]!.end(arch === null ? Buffer.alloc(0) : seccompProgram(arch));
+    stdio[DATA_FD.resolvConf]!.end(options.network?.resolvConf ?? '');
     stdio[FD.args]!.end(Buffer.from(args.map((a) => `${a}\0`).join('')));
     const info = (await readJsonObject(stdio[FD.info]!, child, 10_000).catch(async (err) => {
       throw await failure(`the sandbox did not start (${(err as Error).message})`);

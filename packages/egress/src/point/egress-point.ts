@@ -1,0 +1,204 @@
+import { networkInterfaces } from 'node:os';
+import type { EffectiveEgressPolicy } from '@cubicle/contract/api';
+import { withHostAddresses } from '../policy/index.js';
+import { DenialBatcher, type DenialReporter } from './denial-batcher.js';
+import {
+  DEFAULT_LINK_RANGE,
+  parseIpv4,
+  parseLinkRange,
+  resolvConf,
+  type LinkRange,
+} from './link-plan.js';
+import { SandboxAttachment } from './sandbox-attachment.js';
+import {
+  applyRuleset,
+  checkRangeFree,
+  createSandboxLink,
+  destroySandboxLink,
+  listSandboxLinks,
+  NETNS_DIR,
+  sweepSandboxLinks,
+} from './sandbox-link.js';
+import { UdpDenialWatch } from './udp-denial-watch.js';
+import { UpstreamResolver } from './upstream-resolver.js';
+
+export interface EgressPointOptions {
+  /** The range sandbox links take their /30s from (CUBICLE_EGRESS_LINK_RANGE). */
+  linkRange?: string;
+  /** Resolvers the egress resolver asks (default: the host's, from /etc/resolv.conf). */
+  upstreamDns?: string[];
+  /** Receives denials in batches (collapsed per destination); see denial-batcher.ts. */
+  report: DenialReporter;
+  /** How often batches go out (ms). */
+  reportEveryMs?: number;
+  /**
+   * IPv4 CIDRs upstream connections may go to at all, whatever a policy says: unset in
+   * production; tests and benches set the fake internet's ranges so no bug can send a packet
+   * off the machine.
+   */
+  upstreamGuard?: string[];
+  onError?: (err: unknown) => void;
+}
+
+/** What a sandbox needs to use its link: the namespace to join and its resolv.conf. */
+export interface SandboxNetwork {
+  /** A network namespace file to join (`nsenter --net=`) before the sandbox starts. */
+  netnsPath: string;
+  resolvConf: string;
+  hostAddress: string;
+  sandboxAddress: string;
+}
+
+const cidrMatcher = (cidrs: string[]) => {
+  const ranges = cidrs.map((cidr) => {
+    const [address, length] = cidr.split('/');
+    const base = parseIpv4(address ?? '');
+    if (base === null) throw new Error(`upstream guard ${cidr}: not an IPv4 CIDR`);
+    return { base, size: 2 ** (32 - Number(length ?? 32)) };
+  });
+  return (ip: string) => {
+    const n = parseIpv4(ip);
+    return n !== null && ranges.some((r) => n >= r.base && n < r.base + r.size);
+  };
+};
+
+/** The host's own addresses: closed to every sandbox like the control plane's (policy floor). */
+const ownAddresses = () =>
+  Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined && !a.internal)
+    .map((a) => a!.address.split('%')[0]!);
+
+/**
+ * EgressPoint is the local backend's way out for sandboxes: one per worker process, holding one
+ * SandboxAttachment per sandbox whose policy is not `none`. The kernel does the filtering and
+ * redirection (nft-ruleset.ts: one table, every link); this process resolves names and splices
+ * connections under each sandbox's policy, and reports what it refuses.
+ */
+export class EgressPoint {
+  private readonly attachments = new Map<string, SandboxAttachment>();
+  private readonly batcher: DenialBatcher;
+  private readonly resolver: UpstreamResolver;
+  private readonly udpWatch: UdpDenialWatch;
+  private readonly hostAddresses = ownAddresses();
+
+  private constructor(
+    private readonly range: LinkRange,
+    private readonly options: EgressPointOptions,
+  ) {
+    this.batcher = new DenialBatcher(options.report, {
+      flushMs: options.reportEveryMs ?? 100,
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
+    this.resolver = new UpstreamResolver(options.upstreamDns ?? []);
+    this.udpWatch = new UdpDenialWatch((sandboxAddress, ip, port) => {
+      for (const attachment of this.attachments.values())
+        if (attachment.plan.sandboxAddress === sandboxAddress)
+          this.batcher.add({
+            desktopId: attachment.desktopId,
+            at: new Date(),
+            protocol: 'udp',
+            name: null,
+            ip,
+            port,
+            rule: 'egress:udp',
+            process: null,
+          });
+    }, options.onError);
+  }
+
+  /** start checks the link range is free and installs the host's nftables table. */
+  static async start(options: EgressPointOptions): Promise<EgressPoint> {
+    const range = parseLinkRange(options.linkRange ?? DEFAULT_LINK_RANGE);
+    await checkRangeFree(range);
+    await applyRuleset();
+    return new EgressPoint(range, options);
+  }
+
+  private policyFor(policy: EffectiveEgressPolicy): EffectiveEgressPolicy {
+    return withHostAddresses(policy, this.hostAddresses);
+  }
+
+  /**
+   * attach makes desktop `desktopId`'s link and starts serving it under `policy`; `adopt` keeps
+   * a link that already exists (a restarted worker taking its running sandboxes back).
+   */
+  async attach(
+    desktopId: string,
+    policy: EffectiveEgressPolicy,
+    { adopt = false } = {},
+  ): Promise<SandboxNetwork> {
+    await this.attachments.get(desktopId)?.close();
+    this.attachments.delete(desktopId);
+    const existing = adopt
+      ? (await listSandboxLinks(this.range)).find((p) => p.netns.endsWith(`-${desktopId}`))
+      : undefined;
+    const plan = existing ?? (await createSandboxLink(this.range, desktopId));
+    try {
+      const guard = this.options.upstreamGuard
+        ? cidrMatcher(this.options.upstreamGuard)
+        : () => true;
+      const attachment = await SandboxAttachment.open(desktopId, plan, this.policyFor(policy), {
+        resolver: this.resolver,
+        report: (denial, id) => this.batcher.add({ ...denial, desktopId: id, at: new Date() }),
+        isUpstreamAllowed: guard,
+      });
+      this.attachments.set(desktopId, attachment);
+      this.udpWatch.setActive(this.attachments.size > 0);
+    } catch (err) {
+      await destroySandboxLink(plan);
+      throw err;
+    }
+    return {
+      netnsPath: `${NETNS_DIR}/${plan.netns}`,
+      resolvConf: resolvConf(plan),
+      hostAddress: plan.hostAddress,
+      sandboxAddress: plan.sandboxAddress,
+    };
+  }
+
+  /** setPolicy applies a new policy to a running sandbox at once; false when it has no link. */
+  setPolicy(desktopId: string, policy: EffectiveEgressPolicy): boolean {
+    const attachment = this.attachments.get(desktopId);
+    attachment?.setPolicy(this.policyFor(policy));
+    return attachment !== undefined;
+  }
+
+  policyOf(desktopId: string): EffectiveEgressPolicy | null {
+    return this.attachments.get(desktopId)?.currentPolicy ?? null;
+  }
+
+  /** detach stops serving a sandbox and removes its link (idempotent). */
+  async detach(desktopId: string): Promise<void> {
+    const attachment = this.attachments.get(desktopId);
+    this.attachments.delete(desktopId);
+    this.udpWatch.setActive(this.attachments.size > 0);
+    await attachment?.close();
+    const plan =
+      attachment?.plan ??
+      (await listSandboxLinks(this.range)).find((p) => p.netns.endsWith(`-${desktopId}`));
+    if (plan) await destroySandboxLink(plan);
+  }
+
+  /** sweep removes links of desktops of `prefix` that are gone (after a crash). */
+  sweep(prefix: string, isLive: (desktopId: string) => boolean): Promise<string[]> {
+    return sweepSandboxLinks(this.range, prefix, (id) => this.attachments.has(id) || isLive(id));
+  }
+
+  /** flushReports sends pending denials now (tests, shutdown). */
+  flushReports(): Promise<void> {
+    return this.udpWatch.poll().then(() => this.batcher.flush());
+  }
+
+  /**
+   * close stops serving every sandbox but leaves their links (the sandboxes keep running; a
+   * new egress point adopts them), then sends the last denials.
+   */
+  async close(): Promise<void> {
+    this.udpWatch.setActive(false);
+    await Promise.all([...this.attachments.values()].map((a) => a.close()));
+    this.attachments.clear();
+    this.resolver.close();
+    await this.batcher.flush();
+  }
+}

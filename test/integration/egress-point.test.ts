@@ -1,0 +1,233 @@
+// Issue 32: the local egress point's data path on a fake internet. A network namespace made by
+// the egress point (as for a sandbox) reaches the test's fake internet only as its policy says:
+// names through the egress resolver (rebinding refused), HTTPS by SNI, HTTP by Host, other TCP
+// by address and port, UDP refused; every refusal reported in a batch; a new policy applies to
+// open and new connections at once. Processes run with no proxy variables (plain curl, Python
+// sockets): the kernel sends them all through the point. No packet leaves this machine: the fake
+// internet's routes are checked before use and the point's upstream guard admits only its ranges.
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:net';
+import type { EffectiveEgressPolicy, EgressPolicy } from '@cubicle/contract/api';
+import { effectivePolicy, EgressPoint, type EgressDenialBatchItem } from '@cubicle/egress';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  FAKE_DNS,
+  FAKE_RANGES,
+  startFakeInternet,
+  type FakeInternet,
+} from '../support/fake-internet/fake-internet.js';
+import { runInNetns } from '../support/fake-internet/run-in-netns.js';
+
+const policyOf = (pool: EgressPolicy): EffectiveEgressPolicy =>
+  effectivePolicy('none', { allow: [] }, pool, null);
+const NONE = policyOf({ mode: 'none', allow: [], deny: [] });
+const OPEN = policyOf({ mode: 'open', allow: [], deny: ['other.example.test'] });
+const ALLOWLIST = policyOf({
+  mode: 'allowlist',
+  allow: [
+    'allowed.example.test',
+    '*.wild.example.test:443',
+    '203.0.113.21/32:8080',
+    'mixed.example.test',
+  ],
+  deny: [],
+});
+
+describe('the local egress point', () => {
+  let internet: FakeInternet;
+  let point: EgressPoint;
+  let netns = '';
+  let hostAddress = '';
+  const desktopId = `egresstest-sbx_${randomBytes(4).toString('hex')}`;
+  const denials: EgressDenialBatchItem[] = [];
+  // A host service listening on every address, as the control plane or Postgres might.
+  let hostService: Server;
+  let hostPort = 0;
+
+  const curl = (...args: string[]) =>
+    runInNetns(netns, ['curl', '-sS', '-m', '5', '--cacert', internet.caPath, ...args]);
+  const resolve = async (name: string) =>
+    (await runInNetns(netns, ['getent', 'ahostsv4', name])).stdout
+      .split('\n')[0]
+      ?.split(/\s+/)[0] ?? '';
+  /** connect opens a raw TCP connection from Python (no proxy settings involved). */
+  const connect = async (host: string, port: number) =>
+    (
+      await runInNetns(netns, [
+        '/usr/bin/python3',
+        '-c',
+        `import socket\ns=socket.create_connection((${JSON.stringify(host)}, ${port}), timeout=3)\n` +
+          `s.sendall(b'ping\\n')\ns.settimeout(3)\nd=s.recv(64)\nprint('open' if d else 'closed')`,
+      ])
+    ).stdout.trim() || 'refused';
+  const deniedOf = async (match: Partial<EgressDenialBatchItem>) => {
+    await point.flushReports();
+    return denials.filter((d) =>
+      Object.entries(match).every(([k, v]) => d[k as keyof typeof d] === v),
+    );
+  };
+
+  beforeAll(async () => {
+    internet = await startFakeInternet();
+    point = await EgressPoint.start({
+      upstreamDns: [FAKE_DNS],
+      upstreamGuard: FAKE_RANGES,
+      report: (batch) => void denials.push(...batch),
+      reportEveryMs: 20,
+    });
+    const network = await point.attach(desktopId, ALLOWLIST);
+    netns = network.netnsPath;
+    hostAddress = network.hostAddress;
+    hostService = createServer((s) => s.end('host secret\n'));
+    await new Promise<void>((r) => hostService.listen(0, '0.0.0.0', r));
+    hostPort = (hostService.address() as { port: number }).port;
+  });
+
+  afterAll(async () => {
+    await point?.detach(desktopId);
+    await point?.close();
+    await internet?.stop();
+    hostService?.close();
+  });
+
+  it('allowlist: reaches exactly its names, wildcards, blocks and ports', async () => {
+    point.setPolicy(desktopId, ALLOWLIST);
+    expect(JSON.parse((await curl('https://allowed.example.test/')).stdout)).toMatchObject({
+      scheme: 'https',
+      host: 'allowed.example.test',
+    });
+    expect(JSON.parse((await curl('http://allowed.example.test/')).stdout).scheme).toBe('http');
+    expect(JSON.parse((await curl('https://a.wild.example.test/')).stdout).host).toBe(
+      'a.wild.example.test',
+    );
+    // The wildcard's port is 443 only; its rule does not cover the name itself.
+    expect(
+      (await curl('-o', '/dev/null', '-w', '%{http_code}', 'http://a.wild.example.test/')).stdout,
+    ).toBe('403');
+    expect(await resolve('wild.example.test')).toBe('');
+    // A block with a port: 8080 only.
+    expect(JSON.parse((await curl('http://203.0.113.21:8080/')).stdout).address).toBe(
+      '203.0.113.21',
+    );
+    expect(
+      (await curl('-o', '/dev/null', '-w', '%{http_code}', 'http://203.0.113.21/')).stdout,
+    ).toBe('403');
+    // A name outside: no answer, and a report naming the rule.
+    expect(await resolve('denied.example.test')).toBe('');
+    expect(await deniedOf({ protocol: 'dns', name: 'denied.example.test' })).toEqual([
+      expect.objectContaining({ rule: 'default:allowlist', desktopId }),
+    ]);
+  });
+
+  it('allowlist: an SNI or Host naming another address, or an address alone, is refused', async () => {
+    point.setPolicy(desktopId, ALLOWLIST);
+    // SNI of a denied name at an allowed name's address.
+    const denied = await curl(
+      '--resolve',
+      'denied.example.test:443:198.51.100.10',
+      'https://denied.example.test/',
+    );
+    expect(denied.code).not.toBe(0);
+    // Domain fronting: an allowed name at someone else's address.
+    const fronted = await curl(
+      '--resolve',
+      'allowed.example.test:443:203.0.113.20',
+      'https://allowed.example.test/',
+    );
+    expect(fronted.code).not.toBe(0);
+    expect(await deniedOf({ protocol: 'tcp', ip: '203.0.113.20', port: 443 })).toEqual([
+      expect.objectContaining({ name: 'allowed.example.test', rule: 'egress:name-not-at-address' }),
+    ]);
+    // A raw socket to an address no rule names.
+    expect(await connect('203.0.113.20', 7)).toBe('refused');
+    expect(await deniedOf({ protocol: 'tcp', ip: '203.0.113.20', port: 7 })).toEqual([
+      expect.objectContaining({ rule: 'default:allowlist' }),
+    ]);
+  });
+
+  it('rebinding: private answers of an allowed name are withheld', async () => {
+    point.setPolicy(desktopId, policyOf({ mode: 'open', allow: [], deny: [] }));
+    expect(await resolve('rebind.example.test')).toBe('');
+    expect(await resolve('loopback.example.test')).toBe('');
+    expect(await resolve('metadata.example.test')).toBe('');
+    // Of a mixed answer, only the public address is given.
+    const mixed = await runInNetns(netns, ['getent', 'ahostsv4', 'mixed.example.test']);
+    expect(mixed.stdout).toContain('198.51.100.13');
+    expect(mixed.stdout).not.toContain('192.168.1.1');
+    expect(await deniedOf({ protocol: 'dns', name: 'rebind.example.test' })).toEqual([
+      expect.objectContaining({ ip: '10.0.0.5', rule: 'operator:private-ranges' }),
+    ]);
+    expect(await deniedOf({ protocol: 'dns', name: 'metadata.example.test' })).toEqual([
+      expect.objectContaining({ rule: 'operator:metadata' }),
+    ]);
+  });
+
+  it('open: reaches the fake internet, never the host, private or metadata ranges', async () => {
+    point.setPolicy(desktopId, OPEN);
+    expect(JSON.parse((await curl('https://api.example.test/')).stdout).host).toBe(
+      'api.example.test',
+    );
+    expect(await connect('203.0.113.20', 7)).toBe('open');
+    // Its deny list still holds.
+    expect(await resolve('other.example.test')).toBe('');
+    const tried: [string, number, string][] = [
+      [hostAddress, hostPort, 'operator:private-ranges'], // the host end of the link
+      ['192.0.2.2', hostPort, 'operator:host-addresses'], // the host's own address
+      ['127.0.0.1', hostPort, ''], // the namespace's own loopback: nothing listens there
+      ['10.0.0.5', 80, 'operator:private-ranges'],
+      ['172.16.0.1', 443, 'operator:private-ranges'],
+      ['192.168.1.1', 80, 'operator:private-ranges'],
+      ['100.64.0.1', 80, 'operator:private-ranges'],
+      ['169.254.169.254', 80, 'operator:metadata'],
+    ];
+    for (const [ip, port, rule] of tried) {
+      expect(await connect(ip, port), `${ip}:${port}`).toBe('refused');
+      if (rule)
+        expect(await deniedOf({ ip, port }), `${ip}:${port}`).toEqual([
+          expect.objectContaining({ rule }),
+        ]);
+    }
+  });
+
+  it('UDP other than DNS is dropped and reported', async () => {
+    point.setPolicy(desktopId, OPEN);
+    const sent = await runInNetns(netns, [
+      '/usr/bin/python3',
+      '-c',
+      "import socket\ns=socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.settimeout(1)\ns.sendto(b'x', ('198.51.100.10', 7))\n" +
+        "try:\n  s.recv(10); print('answered')\nexcept Exception:\n  print('silent')",
+    ]);
+    expect(sent.stdout.trim()).toBe('silent');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await deniedOf({ protocol: 'udp', ip: '198.51.100.10', port: 7 })).toEqual([
+      expect.objectContaining({ rule: 'egress:udp' }),
+    ]);
+  });
+
+  it('none: nothing is reachable, and a new policy applies to open connections at once', async () => {
+    point.setPolicy(desktopId, OPEN);
+    // An open connection (the echo service, answering each line), then the policy goes to none:
+    // the next line finds the connection cut.
+    const session = runInNetns(netns, [
+      '/usr/bin/python3',
+      '-c',
+      "import socket, sys, time\ns=socket.create_connection(('203.0.113.20', 7), timeout=3)\n" +
+        "s.sendall(b'a'); print(s.recv(8).decode(), flush=True)\ntime.sleep(1.5)\n" +
+        "try:\n  s.sendall(b'b'); d=s.recv(8); print('echoed' if d else 'closed')\nexcept Exception as e:\n  print('cut')",
+    ]);
+    await new Promise((r) => setTimeout(r, 700));
+    point.setPolicy(desktopId, NONE);
+    expect((await session).stdout.split('\n').map((l) => l.trim())).toEqual(['a', 'cut', '']);
+    expect(
+      await deniedOf({ protocol: 'tcp', ip: '203.0.113.20', port: 7, rule: 'default:none' }),
+    ).toHaveLength(1);
+    expect(await resolve('allowed.example.test')).toBe('');
+    expect(
+      (await curl('-o', '/dev/null', '-w', '%{http_code}', 'http://198.51.100.10/')).stdout,
+    ).toBe('403');
+    expect(await connect('203.0.113.20', 7)).toBe('refused');
+    expect(await deniedOf({ protocol: 'dns', name: 'allowed.example.test' })).toEqual([
+      expect.objectContaining({ rule: 'default:none' }),
+    ]);
+  });
+});
