@@ -198,6 +198,8 @@ try {
       http_floor_p50_ms: round(percentile(floor, 50)),
       http_floor_p99_ms: round(percentile(floor, 99)),
       cpu_ms_by_process: claimCpu,
+      // The goal of issue 38 as a ratio to the same run's HTTP floor.
+      goals: [claimP99Goal(percentile(latencies, 99), percentile(floor, 99))],
     },
     {
       bench: 'reconcile',
@@ -225,4 +227,17 @@ try {
   await stack.stop();
   await agent.stop();
   await cluster.stop();
+}
+
+/** claimP99Goal: the claim p99 at most twice the same bursts' p99 on a route that does nothing. */
+function claimP99Goal(p99: number | null, floorP99: number | null) {
+  const ok = p99 !== null && floorP99 !== null;
+  return {
+    goal: 'p99_ms <= 2 × http_floor_p99_ms',
+    value: round(p99),
+    floor: round(floorP99),
+    limit: ok ? round(2 * floorP99) : null,
+    ratio: ok ? round(p99 / floorP99) : null,
+    pass: ok && p99 <= 2 * floorP99,
+  };
 }

@@ -62,6 +62,7 @@ export function cpuSnapshot() {
       const { comm, f } = statFields(`/proc/${entry}/stat`);
       snapshot.set(entry, {
         name: nameOf(entry, comm),
+        ppid: f[1],
         start: f[19],
         own: (Number(f[11]) + Number(f[12])) * TICK_MS,
         children: (Number(f[13]) + Number(f[14])) * TICK_MS,
@@ -94,4 +95,32 @@ export function cpuSpent(before, after) {
       .sort((a, b) => b[1] - a[1])
       .map(([name, ms]) => [name, Math.round(ms)]),
   );
+}
+
+/**
+ * treeCpuSpent is the CPU (ms) one process tree spent between two snapshots: `rootPid` and its
+ * descendants (as `after` links them), each with its reaped children. On a machine shared with
+ * other work this is the bench's own Postgres or API, where cpuSpent's names would add every
+ * process of that name on the machine.
+ */
+export function treeCpuSpent(before, after, rootPid) {
+  const inTree = new Set([String(rootPid)]);
+  // Parents before children is not guaranteed by pid order: grow the set until it settles.
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, p] of after)
+      if (!inTree.has(pid) && inTree.has(p.ppid)) {
+        inTree.add(pid);
+        grew = true;
+      }
+  }
+  let ms = 0;
+  for (const pid of inTree) {
+    const now = after.get(pid);
+    if (!now) continue;
+    const then = before.get(pid);
+    const same = then && then.start === now.start;
+    ms += now.own - (same ? then.own : 0) + now.children - (same ? then.children : 0);
+  }
+  return ms;
 }

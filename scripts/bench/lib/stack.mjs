@@ -184,6 +184,8 @@ export async function startStack({
       url,
       /** Every API process (apiCount), with its pid. */
       apis,
+      /** The private Postgres's postmaster pid (its backends are its children). */
+      postgresPid: pg.pid,
       /** The worker's pid (withWorker), e.g. to read its RSS. */
       workerPid: worker?.child.pid,
       db,
