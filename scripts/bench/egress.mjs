@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// npm run bench:egress -- --json [--connects N] [--requests N] [--megabytes N] [--squid]
+// The local egress point against going direct, in the same fake internet (the tests' own network
+// namespace on documentation ranges: no packet leaves this machine), same run, same client code:
+// TCP+TLS connection setup p50 (a new connection each, SNI to an allowed name), a 100 MB
+// download, CPU of the egress point per 1,000 HTTP requests (a new connection each), and the
+// time from a denied connection to its denial batch leaving the point. Direct and through are
+// interleaved in rounds so both see the same machine load. Needs root (namespaces, nftables).
+// --squid also measures Squid (intercept, SNI peek-and-splice) on a link of its own in the same
+// rounds, the field-made alternative the README weighs the egress point against.
+// Prints one JSON line: {"bench":"egress","connect_ratio_p50":…,"throughput_ratio":…,…}.
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { effectivePolicy } from '../../packages/egress/dist/index.js';
+import {
+  FAKE_DNS,
+  FAKE_RANGES,
+  startFakeInternet,
+} from '../../test/support/fake-internet/fake-internet.ts';
+import { hasSquid, startSquidPath } from './lib/squid-path.mjs';
+import { log, percentile, round } from './lib/stack.mjs';
+
+const args = process.argv.slice(2);
+const option = (name, fallback) =>
+  args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
+const CONNECTS = option('--connects', 200);
+const REQUESTS = option('--requests', 1000);
+const MEGABYTES = option('--megabytes', 100);
+const ROUNDS = 4;
+const CLIENT = fileURLToPath(new URL('./lib/egress-client.mjs', import.meta.url));
+const POINT = fileURLToPath(new URL('./lib/egress-point-child.mjs', import.meta.url));
+const PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
+
+if (process.getuid?.() !== 0)
+  throw new Error('bench:egress needs root (network namespaces, nftables)');
+
+/** client runs egress-client.mjs directly (netns null) or in the sandbox's namespace. */
+function client(netns, ...clientArgs) {
+  const argv = [process.execPath, CLIENT, ...clientArgs.map(String)];
+  const [command, ...rest] = netns ? ['nsenter', `--net=${netns}`, ...argv] : argv;
+  return new Promise((resolve, reject) =>
+    execFile(command, rest, { env: { PATH }, maxBuffer: 16 << 20 }, (err, stdout, stderr) =>
+      err
+        ? reject(new Error(`${clientArgs[0]}: ${stderr || err.message}`))
+        : resolve(JSON.parse(stdout)),
+    ),
+  );
+}
+
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS; // utime + stime
+};
+
+const internet = await startFakeInternet();
+// Open, with one denied block to time denials against.
+const policy = effectivePolicy(
+  'none',
+  { allow: [] },
+  { mode: 'open', allow: [], deny: ['203.0.113.21/32'] },
+  null,
+);
+const point = spawn(
+  process.execPath,
+  [POINT, `benchegress-${process.pid}`, FAKE_DNS, JSON.stringify(policy), FAKE_RANGES.join(',')],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
+const denied = [];
+let netns = '';
+let squid = null;
+try {
+  const lines = createInterface({ input: point.stdout });
+  netns = await new Promise((resolve, reject) => {
+    point.once('exit', (code) => reject(new Error(`the egress point exited (${code})`)));
+    lines.on('line', (line) => {
+      const message = JSON.parse(line);
+      if (message.netnsPath) resolve(message.netnsPath);
+      if (message.denied) denied.push(...message.denied);
+    });
+  });
+
+  if (args.includes('--squid')) {
+    if (!hasSquid()) throw new Error('--squid: install squid-openssl first');
+    squid = await startSquidPath({ dns: FAKE_DNS, caPem: internet.caPem });
+  }
+  const sides = [
+    ['direct', null],
+    ['egress', netns],
+    ...(squid ? [['squid', squid.netnsPath]] : []),
+  ];
+
+  log(`connection setup: ${ROUNDS} rounds of ${CONNECTS / ROUNDS} each way`);
+  const connect = Object.fromEntries(sides.map(([side]) => [side, []]));
+  for (let round = 0; round < ROUNDS; round += 1)
+    for (const [side, ns] of sides)
+      connect[side].push(
+        ...(
+          await client(
+            ns,
+            'connect',
+            CONNECTS / ROUNDS,
+            '198.51.100.11',
+            'api.example.test',
+            internet.caPath,
+          )
+        ).ms,
+      );
+
+  log(`${MEGABYTES} MB download, twice each way`);
+  const url = `http://198.51.100.10/bytes/${MEGABYTES * 1024 * 1024}`;
+  const mbps = Object.fromEntries(sides.map(([side]) => [side, []]));
+  for (let round = 0; round < 2; round += 1)
+    for (const [side, ns] of sides) {
+      const { bytes, seconds } = await client(ns, 'download', url);
+      mbps[side].push(bytes / 1024 / 1024 / seconds);
+    }
+
+  log(`${REQUESTS} requests each way (CPU of the point${squid ? ' and of Squid' : ''})`);
+  const requestSeconds = {};
+  const cpuPer1k = {};
+  for (const [side, ns] of sides) {
+    const pid = side === 'egress' ? point.pid : side === 'squid' ? squid.pid : null;
+    const before = pid ? cpuMs(pid) : 0;
+    requestSeconds[side] = (
+      await client(ns, 'requests', REQUESTS, 'http://198.51.100.10/small')
+    ).seconds;
+    if (pid) cpuPer1k[side] = ((cpuMs(pid) - before) * 1000) / REQUESTS;
+  }
+
+  log('denials: 50 distinct destinations');
+  const { attempts } = await client(netns, 'denials', 50, '203.0.113.21', 20000);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const toReport = attempts
+    .map((a) => denied.find((d) => d.port === a.port)?.reportedAt - a.at)
+    .filter((ms) => Number.isFinite(ms));
+
+  const p50 = (values) => percentile(values, 50);
+  const best = (values) => Math.max(...values);
+  const perSide = (f) => Object.fromEntries(sides.map(([side]) => [side, f(side)]));
+  const result = {
+    bench: 'egress',
+    connect_ratio_p50: round(p50(connect.egress) / p50(connect.direct)),
+    throughput_ratio: round(best(mbps.egress) / best(mbps.direct)),
+    // Webhook delivery belongs to the control plane (EGRESS-POLICY); the point's half is below.
+    denial_to_webhook_p50_ms: null,
+    cpu_ms_per_1k_requests: round(cpuPer1k.egress, 0),
+    connect_p50_ms: perSide((side) => round(p50(connect[side]))),
+    connect_p95_ms: perSide((side) => round(percentile(connect[side], 95))),
+    download_mb_per_s: perSide((side) => round(best(mbps[side]), 0)),
+    requests_per_s: perSide((side) => round(REQUESTS / requestSeconds[side], 0)),
+    ...(squid
+      ? {
+          squid_connect_ratio_p50: round(p50(connect.squid) / p50(connect.direct)),
+          squid_throughput_ratio: round(best(mbps.squid) / best(mbps.direct)),
+          squid_cpu_ms_per_1k_requests: round(cpuPer1k.squid, 0),
+        }
+      : {}),
+    denial_to_report_p50_ms: round(p50(toReport)),
+    denials_reported: toReport.length,
+    connects: connect.egress.length,
+    megabytes: MEGABYTES,
+    requests: REQUESTS,
+    load_average_1m: round(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0])),
+  };
+  if (args.includes('--json')) process.stdout.write(`${JSON.stringify(result)}\n`);
+  else console.log(result);
+} finally {
+  if (point.exitCode === null) {
+    point.kill('SIGTERM');
+    await new Promise((resolve) => point.once('exit', resolve));
+  }
+  await squid?.stop();
+  await internet.stop();
+}

@@ -1,0 +1,34 @@
+// The egress point under benchmark, in a process of its own so its CPU time can be read from
+// /proc alone (scripts/bench/egress.mjs). argv: desktop id, upstream DNS, policy JSON, guard CIDRs.
+// Prints {"netnsPath"} when ready and {"denied":[…]} per batch; detaches and exits on SIGTERM.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const root = new URL('../../../', import.meta.url).pathname;
+const { EgressPoint } = await import(
+  pathToFileURL(join(root, 'packages/egress/dist/index.js')).href
+);
+const [desktopId, upstreamDns, policyJson, guard] = process.argv.slice(2);
+const out = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+
+const point = await EgressPoint.start({
+  upstreamDns: [upstreamDns],
+  upstreamGuard: guard.split(','),
+  report: (batch) =>
+    out({
+      denied: batch.map((d) => ({
+        ip: d.ip,
+        port: d.port,
+        count: d.count,
+        reportedAt: Date.now(),
+      })),
+    }),
+});
+const network = await point.attach(desktopId, JSON.parse(policyJson));
+out({ netnsPath: network.netnsPath });
+for (const signal of ['SIGTERM', 'SIGINT'])
+  process.on(signal, async () => {
+    await point.detach(desktopId);
+    await point.close();
+    process.exit(0);
+  });
