@@ -84,7 +84,7 @@ describe('a11y live mirror', () => {
       include_screenshot: false,
       max_dimension: 1568,
     });
-    const tokens = desktop.snapshots.latest(app.windowId)?.tokens ?? [];
+    const tokens = desktop.snapshots.latest(app.windowId)?.rows ?? [];
     const live = await Promise.all(tokens.map((t) => desktop.extentsOf(t.ref.bus, t.ref.path)));
     const frameDiffs = snap!.elements.flatMap((row, i) =>
       JSON.stringify(row.frame ?? null) === JSON.stringify(live[i])

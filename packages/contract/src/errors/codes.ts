@@ -88,6 +88,16 @@ export const ErrorCodes = {
     description: 'Pixel input must refer to the latest screenshot of the window.',
   },
   /**
+   * An observe's `since` is not the window's latest snapshot: `details.reason` is `unknown` (never
+   * issued, or forgotten), `replaced` (a newer observe of the window followed it) or
+   * `other_window`. A diff is only ever against what the agent last saw; observe without `since`.
+   */
+  stale_snapshot: {
+    status: 422,
+    description:
+      "An observe's `since` is not the window's latest snapshot (`details.reason`: unknown, replaced or other_window); observe without `since`.",
+  },
+  /**
    * A claim's `egress` would widen its pool's policy (a wider mode, an allow rule outside the
    * pool's allow list). `details.field` names the field, `details.rule` the rule.
    */

@@ -74,6 +74,25 @@ describe('ObserveResponse', () => {
     ).toBe(false);
   });
 
+  it('a diff carries added and changed rows and removed tokens; elements stay empty', () => {
+    const diff = {
+      ...response,
+      elements: [],
+      diff: {
+        since: 's2a',
+        added: response.elements,
+        changed: [],
+        removed: ['s2a:4'],
+        unchanged_count: 12,
+      },
+    };
+    expect(ObserveResponse.safeParse(diff).error).toBeUndefined();
+    const bad = { ...diff, diff: { ...diff.diff, removed: ['not a token'] } };
+    expect(ObserveResponse.safeParse(bad).success).toBe(false);
+    expect(ObserveRequest.parse({ window_id: 7, since: 's2a' }).since).toBe('s2a');
+    expect(ObserveRequest.safeParse({ window_id: 7, since: 's2a:1' }).success).toBe(false);
+  });
+
   it('rejects a secure row that leaks its value', () => {
     const leaking = {
       ...response.elements[0],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { named } from '../registry.js';
 import { text } from '../text.js';
 import { DurationMs, Pid, WindowId } from './common.js';
-import { ElementRole, ElementRow, SnapshotId } from './element.js';
+import { ElementRole, ElementRow, ElementToken, SnapshotId } from './element.js';
 import {
   ScreenshotImage,
   SCREENSHOT_DEFAULT_MAX_DIMENSION,
@@ -25,6 +25,9 @@ export const OBSERVE_DEFAULT_MAX_DEPTH = 64;
  * empty Writer window is 1,933 elements (525 KB) of which 183 are showing (47 KB); an agent pays
  * for every byte in tokens. A filter searches the whole
  * tree, hidden parts included (its answer is already small and names what was asked for).
+ *
+ * With `since` the answer is a diff against that snapshot (see ObserveDiff): what was added,
+ * changed and removed, rather than every row again.
  */
 export const ObserveRequest = named(
   'GuestObserveRequest',
@@ -40,6 +43,15 @@ export const ObserveRequest = named(
      * lean observations). The way to expand a row that carries `hidden_descendants`.
      */
     include_hidden: z.boolean().default(false),
+    /**
+     * Answer as a diff against this snapshot, the window's latest: `diff` lists the rows added
+     * and changed and the tokens removed; `elements` is empty. Tokens of rows that are still
+     * there keep working (they bind to the new snapshot too), so an agent that observed once
+     * pays only for what changed. A snapshot that is not the window's latest (unknown, replaced
+     * by a newer observe, or another window's) is refused with 422 `stale_snapshot`. Ask with
+     * the same filters as the base: a row a different filter leaves out is reported removed.
+     */
+    since: SnapshotId.optional(),
     include_screenshot: z.boolean().default(true),
     max_dimension: z
       .int()
@@ -85,6 +97,31 @@ export const DegradedReason = named(
 export type DegradedReason = z.infer<typeof DegradedReason>;
 
 /**
+ * ObserveDiff is the answer to an observe with `since`: the window now, against that snapshot.
+ * A row keeps its token when it is the same live object with the same identity (role, name,
+ * ancestors' roles and names); its row is listed in `changed` when anything else in it changed
+ * (value, states, actions, frame, depth, parent, hidden count), and not at all when nothing did.
+ * A row whose identity changed (renamed) is removed under its old token and added under a new
+ * one. `screenshot_frame` is not compared (it follows the screenshot, not the element).
+ */
+export const ObserveDiff = named(
+  'GuestObserveDiff',
+  z.strictObject({
+    /** The snapshot this diff is against (the request's `since`). */
+    since: SnapshotId,
+    /** Rows that were not in the base snapshot, with new tokens. */
+    added: z.array(ElementRow),
+    /** Rows of the base whose content changed; same tokens as before. */
+    changed: z.array(ElementRow),
+    /** Tokens of the base's rows that are no longer in the view (gone, hidden, renamed); now stale. */
+    removed: z.array(ElementToken),
+    /** Rows of the base still there unchanged: their tokens keep working. */
+    unchanged_count: z.int().min(0),
+  }),
+);
+export type ObserveDiff = z.infer<typeof ObserveDiff>;
+
+/**
  * ObserveResponse is one snapshot. `truncated` and `degraded` are `false` or an object whose
  * reasons list is never empty, so "truncated without a reason" cannot be expressed.
  */
@@ -92,7 +129,10 @@ export const ObserveResponse = named(
   'GuestObserveResponse',
   z.strictObject({
     snapshot_id: SnapshotId,
-    /** Older snapshots of this window that this observe invalidated; their tokens are now stale. */
+    /**
+     * Older snapshots of this window that this observe invalidated; their tokens are now stale.
+     * A diff invalidates none as a whole: its stale tokens are listed in `diff.removed`.
+     */
     invalidated_snapshot_ids: z.array(SnapshotId),
     window: z.strictObject({
       window_id: WindowId,
@@ -100,7 +140,10 @@ export const ObserveResponse = named(
       pid: Pid.nullable(),
       app: z.string().max(256).nullable(),
     }),
+    /** Every row of the view; empty in a diff, whose rows are in `diff`. */
     elements: z.array(ElementRow),
+    /** Present exactly when the request had `since`. */
+    diff: ObserveDiff.optional(),
     truncated: z.union([
       z.literal(false),
       z.strictObject({

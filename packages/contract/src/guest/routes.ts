@@ -165,7 +165,7 @@ export const GuestRoutes = {
     summary: 'Accessibility tree of one window (get_window_state)',
     request: ObserveRequest,
     response: ObserveResponse,
-    errors: windowErrors,
+    errors: [...windowErrors, 'stale_snapshot'],
   }),
   'act.element': http({
     path: '/act/element',

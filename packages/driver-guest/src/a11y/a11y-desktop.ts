@@ -100,9 +100,10 @@ export class A11yDesktop {
   /**
    * bindWindow finds the frame accessible of an X11 window: the app whose bus connection belongs
    * to the window's pid, then its top-level with the window's title; several candidates are told
-   * apart by their screen extents.
+   * apart by their screen extents. `showingOnly`: the caller reads only what is showing (a lean
+   * observe), so hidden subtrees are checked at their top only (AppMirror.syncSubtree).
    */
-  async bindWindow(windowId: number): Promise<BindResult> {
+  async bindWindow(windowId: number, opts: { showingOnly?: boolean } = {}): Promise<BindResult> {
     const props = await this.lookupWindow(windowId);
     if (!props) return { kind: 'window_not_found' };
     if (props.pid === null)
@@ -152,7 +153,7 @@ export class A11yDesktop {
     }
     const chosen = pool[0];
     if (!chosen) return { kind: 'not_accessible', props, detail: 'no frame matches the window' };
-    await chosen.mirror.syncSubtree(chosen.frame.path);
+    await chosen.mirror.syncSubtree(chosen.frame.path, opts);
     const frame = chosen.mirror.nodes.get(chosen.frame.path);
     if (!frame)
       return { kind: 'not_accessible', props, detail: 'the window closed while it was read' };

@@ -9,7 +9,6 @@ import type { Target } from './element-target.js';
 import { focus, select, toggle } from './state-actions.js';
 import { resolveToken } from './resolve-token.js';
 import { scrollIntoView } from './scroll-into-view.js';
-import { SnapshotStore } from './snapshot-store.js';
 
 // Actions an insensitive element would silently ignore; focus and scrolling still make sense.
 const NEEDS_SENSITIVE = new Set(['click', 'set_value', 'type_text', 'toggle', 'select']);
@@ -71,12 +70,7 @@ export async function actOnElement(
     states,
     framePath: snapshot.framePath,
     windowId: snapshot.windowId,
-    tokenOf: (path) => {
-      const n = snapshot.tokens.findIndex(
-        (b) => b.ref.path === path && b.ref.bus === mirror.appBus,
-      );
-      return n >= 0 ? SnapshotStore.tokenFor(snapshot.id, n) : undefined;
-    },
+    tokenOf: (path) => snapshot.tokenOf(mirror.appBus, path),
   };
   const ctx: ActionContext = {
     ...base,

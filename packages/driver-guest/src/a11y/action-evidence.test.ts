@@ -43,6 +43,7 @@ const scope: EvidenceScope = {
   target: '/button',
   related: new Set(),
   document: DOC,
+  documentHost: FRAME,
   tokenOf: () => undefined,
 };
 // The delivery began at 1,000 ms after 3 events, and its call returned at 1,005 ms.
@@ -88,5 +89,23 @@ describe('sortEvents', () => {
     const sorted = sortEvents(m, window, scope);
     expect(sorted.evidence).toEqual([]);
     expect(sorted.observations).toHaveLength(1);
+  });
+
+  it('a new title after a busy run of titles counts only once the document was swapped', () => {
+    const title = (at: number) => ({
+      path: FRAME,
+      at,
+      known: true,
+      event: 'object:property-change:accessible-name',
+    });
+    // The page set its title four times before the click (a page load, a script, a navigation
+    // made by other means): the window title is "counting", and its next change alone is not
+    // proof. Before the fix the click then waited out the whole navigation bound (3 s).
+    const m = mirrorWith([title(300), title(400), title(500), title(600), title(1_080)]);
+    const win: DeliveryWindow = { since: 1_000, from: 4, replied: 1_005 };
+    expect(sortEvents(m, win, scope).evidence).toEqual([]);
+    const sorted = sortEvents(m, win, scope, true);
+    expect(sorted.evidence).toHaveLength(1);
+    expect(sorted.evidence[0]).toMatchObject({ event: 'object:property-change:accessible-name' });
   });
 });

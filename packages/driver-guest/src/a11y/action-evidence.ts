@@ -2,6 +2,7 @@ import type { ActionEvidence } from '@cubicle/contract/guest';
 import type { AppMirror, MirrorEvent } from './app-mirror.js';
 import type { AtspiBus } from './atspi-bus.js';
 import { IFACE, isSecure } from './atspi-constants.js';
+import { nextEventOr } from './action-latency.js';
 
 // Layout and redraw notifications follow any input and say nothing about its effect.
 const NOISE =
@@ -54,6 +55,8 @@ export interface EvidenceScope {
   related: Set<string>;
   /** The web document holding the target, if any: a navigation in it is evidence. */
   document: string | null;
+  /** The object holding that document (its parent), where a navigation swaps it for another. */
+  documentHost: string | null;
   /** Token of an element in the snapshot the action was resolved against. */
   tokenOf(path: string): string | undefined;
 }
@@ -197,12 +200,15 @@ const COUNTING_TITLE_CHANGES = 3;
  * sortEvents classifies the events of the target's window since delivery began. Evidence:
  * events from the target or elements related to it, a navigation of its document, or the app's
  * prompt response to the call on an element that was not already changing on its own.
- * Everything else is an observation.
+ * Everything else is an observation. `isReplaced`: the target's document was found swapped for
+ * another (see isDocumentReplaced), so a new window title is that navigation's even when the
+ * title had been changing before.
  */
 export function sortEvents(
   mirror: AppMirror,
   window: DeliveryWindow,
   scope: EvidenceScope,
+  isReplaced = false,
 ): SortedEvents {
   const busy = busyPaths(mirror, window);
   const evidence: ActionEvidence[] = [];
@@ -217,9 +223,8 @@ export function sortEvents(
       scope.document !== null &&
       ((e.path === scope.document && NAVIGATION.test(e.event)) ||
         (e.event === 'document:load-complete' && isTopDocument(mirror, e.path)) ||
-        (e.path === scope.framePath &&
-          e.event === 'object:property-change:accessible-name' &&
-          (busy.get(e.path) ?? 0) < COUNTING_TITLE_CHANGES));
+        (isTitleChange(e, scope) &&
+          (isReplaced || (busy.get(e.path) ?? 0) < COUNTING_TITLE_CHANGES)));
     // On a web page the app's response is in the page: the browser's own chrome (a tab whose
     // name carries a memory figure, the address bar) changes on its own schedule, and seen
     // within the window it "confirmed" a click wired to nothing (CI, 2026-12-01). A navigation
@@ -237,6 +242,36 @@ export function sortEvents(
     list.push(item);
   }
   return { evidence, observations };
+}
+
+function isTitleChange(e: MirrorEvent, scope: EvidenceScope): boolean {
+  return e.path === scope.framePath && e.event === 'object:property-change:accessible-name';
+}
+
+/**
+ * isDocumentReplaced asks whether the target's top document object is gone from its host: a
+ * navigation swaps the document object (a page counting in its title does not). One GetChildren
+ * on the host, asked only once a new title arrived that the busy rule would not take: the window
+ * had been renamed three times or more in the last 10 s (pages navigated by other means, a page
+ * that set its title a few times), and a link click then waited out the whole 3 s navigation
+ * bound although the title changed at 73 ms (measured on Chromium, judged unverifiable).
+ */
+async function isDocumentReplaced(mirror: AppMirror, scope: EvidenceScope): Promise<boolean> {
+  if (scope.document === null || scope.documentHost === null) return false;
+  if (!mirror.nodes.has(scope.document)) return true;
+  try {
+    const [children] = await mirror.bus.call(
+      mirror.appBus,
+      scope.documentHost,
+      IFACE.accessible,
+      'GetChildren',
+    );
+    return !(children as [string, string][]).some(
+      ([bus, path]) => bus === mirror.appBus && path === scope.document,
+    );
+  } catch {
+    return false; // the host cannot be read: nothing is proven
+  }
 }
 
 function toEvidence(
@@ -293,23 +328,23 @@ export async function awaitEvidence(
   settleMs = 150,
 ): Promise<SortedEvents> {
   const deadline = performance.now() + settleMs;
+  let isReplaced = false;
+  let probedSeq = window.from;
   for (;;) {
     await mirror.fence().catch(() => undefined);
-    const sorted = sortEvents(mirror, window, scope);
+    let sorted = sortEvents(mirror, window, scope, isReplaced);
+    // A new title the busy rule did not take: was the document swapped (a navigation)?
+    const isNewTitle = mirror.recentEvents.some(
+      (e) => e.seq > probedSeq && e.at >= window.since && isTitleChange(e, scope),
+    );
+    if (sorted.evidence.length === 0 && !isReplaced && isNewTitle) {
+      probedSeq = mirror.lastSeq;
+      isReplaced = await isDocumentReplaced(mirror, scope);
+      if (isReplaced) sorted = sortEvents(mirror, window, scope, true);
+    }
     if (sorted.evidence.length > 0)
       return { ...sorted, evidence: await withText(mirror, sorted.evidence) };
     if (performance.now() >= deadline) return sorted;
     await nextEventOr(mirror, Math.min(10, deadline - performance.now()));
   }
-}
-
-/** nextEventOr waits until the mirror applies another event, or `ms` at most. */
-function nextEventOr(mirror: AppMirror, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, Math.max(0, ms));
-    void mirror.nextEvent().then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }

@@ -21,9 +21,23 @@ export function effectWindowMs(mirror: AppMirror, base: number): number {
 }
 
 /**
- * readUntil re-reads (fenced, every 25 ms) until `isDone` holds or `ms` passes, and returns the
- * last value read. It returns at once when the first read is done, so the bound only costs when
- * the effect is late or missing.
+ * nextEventOr waits until the mirror applies another event, or `ms` at most: a wait for an
+ * effect wakes when the app announces something instead of on its next poll.
+ */
+export function nextEventOr(mirror: AppMirror, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, ms));
+    void mirror.nextEvent().then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * readUntil re-reads (fenced) until `isDone` holds or `ms` passes, and returns the last value
+ * read; between reads it waits for the app's next event (25 ms at most). It returns at once
+ * when the first read is done, so the bound only costs when the effect is late or missing.
  */
 export async function readUntil<T>(
   mirror: AppMirror,
@@ -35,7 +49,7 @@ export async function readUntil<T>(
   for (;;) {
     const value = await read();
     if (isDone(value) || performance.now() >= deadline) return value;
-    await new Promise((r) => setTimeout(r, 25));
+    await nextEventOr(mirror, Math.min(25, deadline - performance.now()));
     await mirror.fence().catch(() => undefined);
   }
 }

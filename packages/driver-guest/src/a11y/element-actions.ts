@@ -164,14 +164,15 @@ export async function typeText(
       { target: 'foreground', reason: 'route_unavailable' },
     );
   const secure = isSecure(t.node.role);
-  const beforeText = await readValue(t.desktop.bus, t.mirror.appBus, t.node);
-  const caret = Number(
-    await t.desktop.bus.getProperty(
+  const [beforeText, caretOffset] = await Promise.all([
+    readValue(t.desktop.bus, t.mirror.appBus, t.node),
+    t.desktop.bus.getProperty(
       { bus: t.mirror.appBus, path: t.node.path },
       IFACE.text,
       'CaretOffset',
     ),
-  );
+  ]);
+  const caret = Number(caretOffset);
   const chars = [...beforeText];
   const at = caret >= 0 && caret <= chars.length ? caret : chars.length;
   const expected = chars.slice(0, at).join('') + text + chars.slice(at).join('');

@@ -51,11 +51,13 @@ export async function defaultActionIndex(t: Target): Promise<number> {
 
 /** evidenceScope is what the target's effect may show up on: itself, its relations, its document. */
 export async function evidenceScope(t: Target): Promise<EvidenceScope> {
+  const document = documentOf(t.mirror, t.node.path);
   return {
     framePath: t.framePath,
     target: t.node.path,
     related: await relatedPaths(t.desktop.bus, t.mirror, t.node.path),
-    document: documentOf(t.mirror, t.node.path),
+    document,
+    documentHost: document === null ? null : (t.mirror.nodes.get(document)?.parent ?? null),
     tokenOf: (p) => (p === t.node.path ? t.token : t.tokenOf(p)),
   };
 }

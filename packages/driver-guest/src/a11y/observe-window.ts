@@ -1,3 +1,4 @@
+import { AppError } from '@cubicle/contract/errors';
 import type {
   DegradedReason,
   ElementRow,
@@ -13,7 +14,8 @@ import { fingerprintOf } from './fingerprint.js';
 import { walkWindow } from './lean-tree.js';
 import { APP_ROOT, type NodeData } from './read-node.js';
 import { readValues } from './read-values.js';
-import { SnapshotStore, type TokenBinding } from './snapshot-store.js';
+import { carryTokens, diffRows } from './observe-diff.js';
+import type { Snapshot } from './snapshot-store.js';
 
 /** CaptureWindow takes a screenshot of one window; the screen module provides it. */
 export type CaptureWindow = (windowId: number, maxDimension: number) => Promise<ScreenshotImage>;
@@ -23,7 +25,9 @@ type Rect = { x: number; y: number; w: number; h: number };
 /**
  * observeWindow answers `get_window_state` from the app's live mirror: one fence and the dirty
  * child lists, then values and extents of the returned rows only (pipelined). It records a new
- * snapshot, which invalidates the window's older ones. Returns null for an unknown window.
+ * snapshot, which invalidates the window's older ones; with `since` it answers a diff against
+ * that snapshot instead (see ObserveDiff), which must be the window's latest (else 422
+ * `stale_snapshot`). Returns null for an unknown window.
  */
 export async function observeWindow(
   desktop: A11yDesktop,
@@ -31,12 +35,16 @@ export async function observeWindow(
   capture?: CaptureWindow,
 ): Promise<ObserveResponse | null> {
   const started = performance.now();
-  const bound = await desktop.bindWindow(req.window_id);
+  // A filter is a search: it looks through hidden subtrees too (its answer is already small).
+  const isWhole = req.include_hidden || req.query !== undefined || req.roles !== undefined;
+  const bound = await desktop.bindWindow(req.window_id, { showingOnly: !isWhole });
   if (bound.kind === 'window_not_found') return null;
+  const base = req.since === undefined ? undefined : baseOf(desktop, req.window_id, req.since);
   const degraded = new Set<DegradedReason>();
   const details: string[] = [];
   if (bound.kind === 'not_accessible') {
-    const { snapshot, invalidated } = desktop.snapshots.create(req.window_id, '', []);
+    const { snapshot, invalidated } = desktop.snapshots.create(req.window_id, '', base);
+    desktop.snapshots.finish(snapshot);
     return {
       snapshot_id: snapshot.id,
       invalidated_snapshot_ids: invalidated,
@@ -47,6 +55,7 @@ export async function observeWindow(
         app: null,
       },
       elements: [],
+      ...(base ? { diff: diffRows(base.id, base.rows, []) } : {}),
       truncated: false,
       degraded: { reasons: ['app_not_accessible'], detail: bound.detail.slice(0, 1024) },
       duration_ms: performance.now() - started,
@@ -55,10 +64,9 @@ export async function observeWindow(
   const { mirror, frame, props } = bound.binding;
 
   const keepsStatic = req.roles?.includes('static') ?? false;
-  // A filter is a search: it looks through hidden subtrees too (its answer is already small).
   const { entries: inDepth, depthCut } = walkWindow((p) => mirror.nodes.get(p), frame.path, {
     maxDepth: req.max_depth,
-    includeHidden: req.include_hidden || req.query !== undefined || req.roles !== undefined,
+    includeHidden: isWhole,
     skip: (child, parent) => !keepsStatic && isEchoedText(child, parent),
   });
 
@@ -104,23 +112,26 @@ export async function observeWindow(
   }
   if (!frame.states.includes('showing')) degraded.add('window_not_visible');
 
-  const tokens: TokenBinding[] = [];
   const rowIndex = new Map<string, number>();
   const elements: ElementRow[] = [];
+  // Another observe of the window may have landed while this one read: then it is the base.
+  if (req.since !== undefined) baseOf(desktop, req.window_id, req.since);
   // Snapshot id first, so tokens can be formatted while rows are built.
-  const { snapshot, invalidated } = desktop.snapshots.create(req.window_id, frame.path, tokens);
+  const { snapshot, invalidated } = desktop.snapshots.create(req.window_id, frame.path, base);
+  const ancestorsOf = returned.map(({ node }) => mirror.ancestors(node.path));
+  const identities = returned.map(({ node }, n) => ({
+    ref: { bus: mirror.appBus, path: node.path },
+    fingerprint: fingerprintOf(node, ancestorsOf[n] ?? []),
+  }));
+  const tokens = carryTokens(base, snapshot.id, identities);
   returned.forEach(({ node, depth, hidden }, n) => {
     rowIndex.set(node.path, n);
-    const ancestors = mirror.ancestors(node.path);
-    tokens.push({
-      ref: { bus: mirror.appBus, path: node.path },
-      fingerprint: fingerprintOf(node, ancestors),
-    });
+    const ancestors = ancestorsOf[n] ?? [];
     const parentRow = ancestors.map((a) => rowIndex.get(a.path)).find((i) => i !== undefined);
     const frameRect = extents[n] ?? undefined;
     const v = values.get(node.path);
     const row = {
-      element_token: SnapshotStore.tokenFor(snapshot.id, n),
+      element_token: tokens[n] as string,
       role: node.role,
       ...(node.name ? { name: node.name.slice(0, 4096) } : {}),
       ...(node.description ? { description: node.description.slice(0, 4096) } : {}),
@@ -129,20 +140,22 @@ export async function observeWindow(
       ...(frameRect ? { frame: frameRect } : {}),
       ...(frameRect && screenshot ? toScreenshotFrame(frameRect, screenshot) : {}),
       depth,
-      ...(parentRow !== undefined
-        ? { parent: SnapshotStore.tokenFor(snapshot.id, parentRow) }
-        : {}),
+      ...(parentRow !== undefined ? { parent: tokens[parentRow] as string } : {}),
       ...(v?.kind === 'unreadable' ? { unreadable: ['value' as const] } : {}),
       ...(hidden ? { hidden_descendants: hidden } : {}),
     };
     if (v?.kind === 'unreadable') degraded.add('properties_unreadable');
-    if (isSecure(node.role)) elements.push({ ...row, redacted: true });
-    else
-      elements.push({
-        ...row,
-        ...(v?.kind === 'value' ? { value: v.value.slice(0, 65_536) } : {}),
-      });
+    const element: ElementRow = isSecure(node.role)
+      ? { ...row, redacted: true }
+      : { ...row, ...(v?.kind === 'value' ? { value: v.value.slice(0, 65_536) } : {}) };
+    elements.push(element);
+    snapshot.add({
+      ...(identities[n] as (typeof identities)[number]),
+      token: row.element_token,
+      row: element,
+    });
   });
+  desktop.snapshots.finish(snapshot);
 
   const appName = mirror.nodes.get(APP_ROOT)?.name || null;
   return {
@@ -154,7 +167,7 @@ export async function observeWindow(
       pid: props.pid,
       app: appName ? appName.slice(0, 256) : null,
     },
-    elements,
+    ...(base ? { elements: [], diff: diffRows(base.id, base.rows, elements) } : { elements }),
     truncated:
       truncation.length > 0
         ? {
@@ -174,6 +187,25 @@ export async function observeWindow(
     ...(screenshot ? { screenshot } : {}),
     duration_ms: performance.now() - started,
   };
+}
+
+/**
+ * baseOf finds the snapshot a diff is asked against; it must be the window's latest, the one
+ * view of the window the agent holds tokens of (422 `stale_snapshot` otherwise).
+ */
+function baseOf(desktop: A11yDesktop, windowId: number, since: string): Snapshot {
+  const check = desktop.snapshots.checkBase(windowId, since);
+  if (check.kind === 'ok') return check.snapshot;
+  const why = {
+    unknown: 'was not issued by this driver (or is long gone)',
+    replaced: 'was replaced by a newer observe of this window',
+    other_window: 'belongs to another window',
+  }[check.kind];
+  throw new AppError(
+    'stale_snapshot',
+    `Snapshot ${since} ${why}: a diff is only against the window's latest snapshot; observe without since.`,
+    { reason: check.kind },
+  );
 }
 
 /**

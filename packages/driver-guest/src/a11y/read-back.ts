@@ -5,7 +5,7 @@ import {
   suspectedNoop,
   unverifiable,
 } from '../actions/action-results.js';
-import { effectWindowMs, readUntil } from './action-latency.js';
+import { effectWindowMs, nextEventOr, readUntil } from './action-latency.js';
 import type { Target } from './element-target.js';
 import { readLength, readValue } from './read-values.js';
 
@@ -59,8 +59,10 @@ export async function readBack(
 /**
  * settleText waits (up to 3 s) until key events typed through XTest have reached the text (a
  * secure field: its length): the toolkit handles them from its event queue after XTest
- * returned, late on a busy machine. It returns as soon as the text matches, so the bound only
- * costs when typing went wrong.
+ * returned, late on a busy machine. Between reads it waits for the field's next event (its
+ * text-changed), at most 25 ms: a fixed 25 ms poll made most typing cost a whole period, since
+ * the first read (right after the keys) is nearly always early. It returns as soon as the text
+ * matches, so the bound only costs when typing went wrong.
  */
 export async function settleText(t: Target, expected: string | number): Promise<void> {
   const deadline = performance.now() + SETTLE_MS;
@@ -71,6 +73,6 @@ export async function settleText(t: Target, expected: string | number): Promise<
         ? await readLength(t.desktop.bus, t.mirror.appBus, t.node)
         : await readValue(t.desktop.bus, t.mirror.appBus, t.node);
     if (now === expected) return;
-    await new Promise((r) => setTimeout(r, 25));
+    await nextEventOr(t.mirror, 25);
   }
 }

@@ -41,6 +41,13 @@ export async function resolveToken(
       hint: 'A newer observe of this window replaced the snapshot this token came from; use a token from the latest snapshot.',
     };
   }
+  if (found.kind === 'removed') {
+    return {
+      kind: 'refused',
+      code: 'stale_element_token',
+      hint: 'A diff observe of this window listed this token as removed (the element is gone, hidden or renamed); use a token from that diff or observe again.',
+    };
+  }
   if (found.kind !== 'ok') {
     return {
       kind: 'refused',

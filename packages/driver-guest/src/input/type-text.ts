@@ -34,7 +34,16 @@ export async function typeText(
   const keymap = await Keymap.open(x11);
   let delivered = 0;
   try {
-    await keymap.prepare(chars.map(keysymOf));
+    const keysyms = chars.map(keysymOf);
+    await keymap.prepare(keysyms);
+    // Every key on the map or bound by prepare: one batch, no pacing (see Keymap.pressAll).
+    if (keysyms.every((k) => keymap.isBound(k))) {
+      const keys = await Promise.all(keysyms.map((k) => keymap.keyFor(k)));
+      // A batch that fails may have been delivered in part: never reported as nothing sent.
+      delivered = chars.length;
+      await keymap.pressAll(keys);
+      return { delivered, requested: chars.length };
+    }
     for (const ch of chars) {
       await keymap.press(await keymap.keyFor(keysymOf(ch)));
       delivered += 1;

@@ -6,30 +6,19 @@ import {
 } from '@cubicle/contract/guest';
 import { AppError } from '@cubicle/contract/errors';
 import jpeg from 'jpeg-js';
-import { findWindow } from '../windows/list-windows.js';
 import type { X11Display } from '../windows/x11/x11-display.js';
 import { queryPointer } from '../windows/x11/x11-requests.js';
-import { encodePng } from './encode-png.js';
-import { clipToScreen, grabScreen } from './grab-screen.js';
+import { encodePng, encodeXImagePng } from './encode-png.js';
+import { grabRaw, toRgb, type XImage } from './grab-screen.js';
 import { downscale, fitScale, type RgbImage } from './scale-image.js';
 import type { ScreenshotRegistry } from './screenshot-registry.js';
+import { windowCaptureRect } from './window-rect.js';
+
+export { windowCaptureRect };
 
 export interface ScreenDeps {
   x11: X11Display;
   screenshots: ScreenshotRegistry;
-}
-
-/**
- * windowCaptureRect is the part of a window's client area that is on screen. A minimized or
- * fully off-screen window has no pixels to capture: 409 `conflict`, so the caller restores it.
- */
-export async function windowCaptureRect(x11: X11Display, windowId: number): Promise<Rect> {
-  const win = await findWindow(x11, windowId);
-  if (!win) throw new AppError('window_not_found', `no window ${windowId}`);
-  const x = await x11.conn();
-  const rect = win.minimized ? null : clipToScreen(win.client, x.setup);
-  if (!rect) throw new AppError('conflict', `window ${windowId} is minimized or off screen`);
-  return rect;
 }
 
 function toRgba(img: RgbImage): Buffer {
@@ -71,13 +60,9 @@ export async function captureScreenshot(
       ? { x: 0, y: 0, w: x.setup.width, h: x.setup.height }
       : await windowCaptureRect(deps.x11, req.window_id);
   const rect = req.region ? regionOf(whole, req.region) : whole;
-  const [full, pointer] = await Promise.all([grabScreen(deps.x11, rect), queryPointer(x)]);
+  const [grabbed, pointer] = await Promise.all([grabRaw(deps.x11, rect), queryPointer(x)]);
   const scale = fitScale(rect.w, rect.h, req.max_dimension ?? SCREENSHOT_DEFAULT_MAX_DIMENSION);
-  const img = downscale(full, scale);
-  const data =
-    req.format === 'jpeg'
-      ? jpeg.encode({ data: toRgba(img), width: img.width, height: img.height }, req.quality).data
-      : encodePng(img.data, img.width, img.height);
+  const img = encode(grabbed, scale, req);
   const screenshotId = deps.screenshots.nextId();
   const origin = { x: rect.x, y: rect.y };
   if (!req.region)
@@ -93,13 +78,32 @@ export async function captureScreenshot(
     screenshot_id: screenshotId,
     window_id: req.window_id ?? null,
     format: req.format ?? 'png',
-    data: Buffer.from(data).toString('base64'),
+    data: Buffer.from(img.data).toString('base64'),
     width: img.width,
     height: img.height,
     scale,
     origin,
     cursor: cursorIn(pointer, origin, scale, img),
   };
+}
+
+/**
+ * encode scales and encodes a grab. A PNG at full size (the common case: a window) goes straight
+ * from the server's pixels (encodeXImagePng), without an RGB copy in between.
+ */
+function encode(
+  grabbed: XImage,
+  scale: number,
+  req: ScreenshotRequest,
+): { data: Uint8Array; width: number; height: number } {
+  const size = { width: grabbed.width, height: grabbed.height };
+  if (scale === 1 && req.format !== 'jpeg') return { data: encodeXImagePng(grabbed), ...size };
+  const img = downscale(toRgb(grabbed), scale);
+  const data =
+    req.format === 'jpeg'
+      ? jpeg.encode({ data: toRgba(img), width: img.width, height: img.height }, req.quality).data
+      : encodePng(img.data, img.width, img.height);
+  return { data, width: img.width, height: img.height };
 }
 
 /** cursorIn maps the pointer's screen position into the image's pixels; null when outside. */

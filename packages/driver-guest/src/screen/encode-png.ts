@@ -1,4 +1,5 @@
 import { crc32, deflateSync } from 'node:zlib';
+import { isBgrx, toRgb, type XImage } from './grab-screen.js';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -30,6 +31,11 @@ export function encodePng(rgb: Buffer, width: number, height: number, level = 1)
     for (let i = 3; i < stride; i += 1)
       filtered[dst + 1 + i] = (rgb[src + i]! - rgb[src + i - 3]!) & 0xff;
   }
+  return pngOf(filtered, width, height, level);
+}
+
+/** pngOf wraps Sub-filtered RGB scanlines in a PNG. */
+function pngOf(filtered: Buffer, width: number, height: number, level: number): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
@@ -41,4 +47,39 @@ export function encodePng(rgb: Buffer, width: number, height: number, level = 1)
     chunk('IDAT', deflateSync(filtered, { level })),
     chunk('IEND', Buffer.alloc(0)),
   ]);
+}
+
+/**
+ * encodeXImagePng writes the server's pixels straight to PNG: decoding BGRX and Sub-filtering in
+ * one pass, with no RGB copy in between (that copy was a third of a window screenshot's time
+ * before deflate, at 1280x800). Same bytes as encodePng(toRgb(img)).
+ */
+export function encodeXImagePng(img: XImage, level = 1): Buffer {
+  if (!isBgrx(img)) {
+    const rgb = toRgb(img);
+    return encodePng(rgb.data, rgb.width, rgb.height, level);
+  }
+  const { raw, width, height } = img;
+  const stride = width * 3;
+  const filtered = Buffer.alloc((stride + 1) * height);
+  for (let y = 0; y < height; y += 1) {
+    let i = y * width * 4;
+    let o = y * (stride + 1);
+    filtered[o++] = 1; // Sub
+    let r = 0;
+    let g = 0;
+    let b = 0;
+    for (let x = 0; x < width; x += 1, i += 4, o += 3) {
+      const nr = raw[i + 2]!;
+      const ng = raw[i + 1]!;
+      const nb = raw[i]!;
+      filtered[o] = (nr - r) & 0xff;
+      filtered[o + 1] = (ng - g) & 0xff;
+      filtered[o + 2] = (nb - b) & 0xff;
+      r = nr;
+      g = ng;
+      b = nb;
+    }
+  }
+  return pngOf(filtered, width, height, level);
 }

@@ -14,20 +14,41 @@ export function clipToScreen(rect: Rect, screen: { width: number; height: number
 
 const shiftOf = (mask: number) => (mask === 0 ? 0 : 31 - Math.clz32(mask & -mask));
 
+/** XImage is a rectangle as the server sent it: 32-bit little-endian pixels and their masks. */
+export interface XImage {
+  width: number;
+  height: number;
+  raw: Buffer;
+  redMask: number;
+  greenMask: number;
+  blueMask: number;
+}
+
 /**
- * grabScreen reads a rectangle of the root window (what is on screen, including whatever covers
- * the window) as RGB, through one GetImage request. Only 32-bit ZPixmaps are handled, which is
- * what Xvfb serves at depth 24; other servers are refused rather than decoded wrongly.
+ * grabRaw reads a rectangle of the root window (what is on screen, including whatever covers
+ * the window) through one GetImage request, undecoded. Only 32-bit ZPixmaps are handled, which
+ * is what Xvfb serves at depth 24; other servers are refused rather than decoded wrongly.
  */
-export async function grabScreen(d: X11Display, rect: Rect): Promise<RgbImage> {
+export async function grabRaw(d: X11Display, rect: Rect): Promise<XImage> {
   const x = await d.conn();
   const { bitsPerPixel, redMask, greenMask, blueMask, isLittleEndianImage } = x.setup;
   if (bitsPerPixel !== 32 || !isLittleEndianImage)
     throw new Error(`unsupported pixel format: ${bitsPerPixel} bpp`);
   const raw = await getImage(x, x.setup.root, rect);
-  const count = rect.w * rect.h;
+  return { width: rect.w, height: rect.h, raw, redMask, greenMask, blueMask };
+}
+
+/** isBgrx: the usual layout (Xvfb at depth 24), blue in the first byte of each pixel. */
+export function isBgrx(img: XImage): boolean {
+  return img.redMask === 0xff0000 && img.greenMask === 0xff00 && img.blueMask === 0xff;
+}
+
+/** toRgb decodes an XImage to 8-bit RGB. */
+export function toRgb(img: XImage): RgbImage {
+  const { raw, redMask, greenMask, blueMask } = img;
+  const count = img.width * img.height;
   const data = Buffer.alloc(count * 3);
-  if (redMask === 0xff0000 && greenMask === 0xff00 && blueMask === 0xff) {
+  if (isBgrx(img)) {
     for (let p = 0, i = 0, o = 0; p < count; p += 1, i += 4, o += 3) {
       data[o] = raw[i + 2]!;
       data[o + 1] = raw[i + 1]!;
@@ -42,5 +63,10 @@ export async function grabScreen(d: X11Display, rect: Rect): Promise<RgbImage> {
       data[o + 2] = ((v & blueMask) >>> bs) & 0xff;
     }
   }
-  return { width: rect.w, height: rect.h, data };
+  return { width: img.width, height: img.height, data };
+}
+
+/** grabScreen reads a rectangle of the root window as RGB (grabRaw, then toRgb). */
+export async function grabScreen(d: X11Display, rect: Rect): Promise<RgbImage> {
+  return toRgb(await grabRaw(d, rect));
 }

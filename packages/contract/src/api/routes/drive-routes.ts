@@ -54,6 +54,7 @@ const drive = <B extends z.ZodType, Res extends z.ZodType>(r: {
     | 'timeout'
     | 'backend_unavailable'
     | 'window_not_found'
+    | 'stale_snapshot'
     | 'invalid_element_token'
     | 'conflict'
   )[];
@@ -81,7 +82,7 @@ export const driveRoutes = {
     summary: 'Observe a window: its accessibility tree with element tokens and a screenshot',
     body: ObserveRequest,
     response: ObserveResponse,
-    errors: windowErrors,
+    errors: [...windowErrors, 'stale_snapshot'],
   }),
   actClaim: drive({
     operationId: 'actClaim',
