@@ -5,6 +5,7 @@ export {
   type LocalBackend,
   type LocalBackendOptions,
 } from './local/local-backend.js';
+export { LocalEgress, type LocalEgressOptions } from './local/local-egress.js';
 export {
   createKubeClient,
   KubeApiError,

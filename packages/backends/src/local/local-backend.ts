@@ -14,6 +14,7 @@ import {
   type DesktopOptions,
   type SandboxResourceEvents,
 } from '@cubicle/driver-guest';
+import type { LocalEgress } from './local-egress.js';
 
 export interface LocalBackendOptions {
   /**
@@ -28,6 +29,11 @@ export interface LocalBackendOptions {
    * sockets are made connectable by it (0660). Owner-only when unset.
    */
   socketGid?: number;
+  /**
+   * Sandbox egress (root only): each sandbox whose policy is not `none` gets a network
+   * namespace linked to the egress point on this machine. Without it: loopback only.
+   */
+  egress?: LocalEgress;
 }
 
 const SANDBOX_ID = /^sbx_[0-9a-z]{26}$/;
@@ -88,6 +94,7 @@ export function createLocalBackend(options: LocalBackendOptions): LocalBackend {
       const id = desktopIdOf(options.scope, input.sandboxId);
       await stopDesktopById(id);
       if (input.signal.aborted) throw new Error('provisioning aborted');
+      const network = (await options.egress?.networkFor(input.sandboxId, id)) ?? null;
       const session = await startDesktop({
         ...options.desktop,
         id,
@@ -96,6 +103,10 @@ export function createLocalBackend(options: LocalBackendOptions): LocalBackend {
         // The pool's cpu and memory, applied through the sandbox's own cgroup.
         limits: { cpuMillis: input.cpuMillis, memoryMb: input.memoryMb },
         ...(options.socketGid === undefined ? {} : { socketGid: options.socketGid }),
+        ...(network ? { network } : {}),
+      }).catch(async (err: unknown) => {
+        await options.egress?.release(id);
+        throw err;
       });
       if (!session.guestUrl || !session.vncSocket) {
         await session.stop();
@@ -112,6 +123,7 @@ export function createLocalBackend(options: LocalBackendOptions): LocalBackend {
       sandboxResourceEvents(desktopIdOf(options.scope, sandboxId)),
     async destroy(sandboxId: string): Promise<void> {
       await stopDesktopById(desktopIdOf(options.scope, sandboxId));
+      await options.egress?.release(desktopIdOf(options.scope, sandboxId));
     },
     async list(): Promise<string[]> {
       const ids = new Set(await listLiveDesktopIds(prefix));
@@ -121,6 +133,8 @@ export function createLocalBackend(options: LocalBackendOptions): LocalBackend {
         lastFullScan = Date.now();
         for (const id of await listDesktopIds()) if (id.startsWith(prefix)) ids.add(id);
       }
+      // Links of desktops that outlived a worker restart are served again; orphans removed.
+      await options.egress?.reconcile(ids);
       return [...ids].map((id) => id.slice(prefix.length)).filter((id) => SANDBOX_ID.test(id));
     },
   };

@@ -6,6 +6,7 @@ import {
   DEFAULT_LINK_RANGE,
   parseIpv4,
   parseLinkRange,
+  parseNetnsName,
   resolvConf,
   type LinkRange,
 } from './link-plan.js';
@@ -131,7 +132,9 @@ export class EgressPoint {
     await this.attachments.get(desktopId)?.close();
     this.attachments.delete(desktopId);
     const existing = adopt
-      ? (await listSandboxLinks(this.range)).find((p) => p.netns.endsWith(`-${desktopId}`))
+      ? (await listSandboxLinks(this.range)).find(
+          (p) => parseNetnsName(p.netns)?.desktopId === desktopId,
+        )
       : undefined;
     const plan = existing ?? (await createSandboxLink(this.range, desktopId));
     try {
@@ -176,8 +179,22 @@ export class EgressPoint {
     await attachment?.close();
     const plan =
       attachment?.plan ??
-      (await listSandboxLinks(this.range)).find((p) => p.netns.endsWith(`-${desktopId}`));
+      (await listSandboxLinks(this.range)).find(
+        (p) => parseNetnsName(p.netns)?.desktopId === desktopId,
+      );
     if (plan) await destroySandboxLink(plan);
+  }
+
+  /** isAttached: the point serves desktop `desktopId`'s link now. */
+  isAttached(desktopId: string): boolean {
+    return this.attachments.has(desktopId);
+  }
+
+  /** linkedDesktops lists the desktops whose link exists on this machine (served or not). */
+  async linkedDesktops(): Promise<string[]> {
+    return (await listSandboxLinks(this.range)).map(
+      (plan) => parseNetnsName(plan.netns)!.desktopId,
+    );
   }
 
   /** sweep removes links of desktops of `prefix` that are gone (after a crash). */
