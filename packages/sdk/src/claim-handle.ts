@@ -1,5 +1,11 @@
 import type { Transport, CallOptions } from './transport.js';
 import type { BodyOf, QueryOf, ResponseOf } from './operations.js';
+import {
+  createComputerTool,
+  type AnthropicComputerTool,
+  type ComputerToolOptions,
+  type OpenAIComputerTool,
+} from './computer-tool/index.js';
 
 export type Claim = ResponseOf<'getClaim'>;
 
@@ -159,6 +165,22 @@ export class ClaimHandle {
     options?: CallOptions,
   ) {
     return this.#t.call('createViewerTicket', { params: this.#p(), body }, options);
+  }
+
+  /**
+   * computerTool returns a computer-use tool for Anthropic's `computer` tool or OpenAI's
+   * computer-use actions: its `definition` (display size from a first screenshot) to pass to the
+   * model, and `execute(action)`, which drives this claim's display and answers in that shape.
+   */
+  computerTool(kind: 'anthropic', options?: ComputerToolOptions): Promise<AnthropicComputerTool>;
+  computerTool(kind: 'openai', options?: ComputerToolOptions): Promise<OpenAIComputerTool>;
+  computerTool(
+    kind: 'anthropic' | 'openai',
+    options?: ComputerToolOptions,
+  ): Promise<AnthropicComputerTool | OpenAIComputerTool> {
+    return kind === 'anthropic'
+      ? createComputerTool(this, kind, options)
+      : createComputerTool(this, kind, options);
   }
 
   /** run starts a program in the sandbox; follow it with `cubicle.runs.events(run.id)`. */

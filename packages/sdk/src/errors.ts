@@ -4,7 +4,12 @@ import type { ErrorCode as ErrorCodeName, ErrorEnvelope } from './generated/api-
  * ClientErrorCode: failures the SDK names itself, when no error envelope came back. Server codes
  * come from the contract's closed list (`ErrorCodeName`), so a `switch` on `code` is exhaustive.
  */
-export type ClientErrorCode = 'connection_failed' | 'request_timeout' | 'unexpected_response';
+export type ClientErrorCode =
+  | 'connection_failed'
+  | 'request_timeout'
+  | 'unexpected_response'
+  // A computer-use tool call the adapter cannot map (unknown action, bad argument); nothing sent.
+  | 'invalid_tool_action';
 
 export type CubicleErrorCode = ErrorCodeName | ClientErrorCode;
 

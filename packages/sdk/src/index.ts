@@ -11,6 +11,20 @@ export {
   type Run,
   type RunEvent,
 } from './resources.js';
+export {
+  AnthropicComputerTool,
+  OpenAIComputerTool,
+  type ActionResult,
+  type AnthropicContent,
+  type AnthropicToolDefinition,
+  type AnthropicToolOutput,
+  type AnthropicToolVersion,
+  type ComputerToolKind,
+  type ComputerToolOptions,
+  type OpenAIComputerCall,
+  type OpenAIToolDefinition,
+  type OpenAIToolOutput,
+} from './computer-tool/index.js';
 export { ApiKeys, AuditEvents, TenantApi, UsageApi, Webhooks } from './admin.js';
 export {
   CubicleError,

@@ -65,6 +65,7 @@ export type Claim = {
   pool_id: string;
   status: ClaimStatus;
   sandbox: Sandbox | null;
+  primed_windows: Array<PrimedWindow>;
   metadata: Metadata;
   ttl_seconds: number;
   expires_at: string;
@@ -74,6 +75,7 @@ export type Claim = {
   released_at: string | null;
   release_reason: ReleaseReason | null;
   created_at: string;
+  time_to_first_confirmed_action_ms: number | null;
 };
 
 export type ClaimActivatedData = {
@@ -83,6 +85,20 @@ export type ClaimActivatedData = {
   pool_id: string;
   sandbox_id: string;
   metadata: Metadata;
+};
+
+export type ClaimEgress = {
+  narrowing: EgressNarrowing | null;
+  effective: EffectiveEgressPolicy;
+  destinations: Array<{
+    verdict: 'allowed' | 'denied';
+    name: string | null;
+    ip: string | null;
+    port: number | null;
+    rule: string;
+    count: number;
+    last_at: string;
+  }>;
 };
 
 export type ClaimEndedData = {
@@ -107,7 +123,12 @@ export type CreateApiKeyRequest = { name: string; role?: ApiKeyRole };
     wait_seconds?: number;
     secrets?: Record<string, string>;
     stored_secrets?: Array<string>;
+    egress?: EgressNarrowing;
   };
+
+export type CreateHandoffRequest = { reason: string; for?: string; ttl_seconds?: number };
+
+export type CreateMcpTokenRequest = { ttl_seconds?: number; tools?: Array<McpToolName> };
 
 export type CreateRunRequest = {
   argv: Array<string>;
@@ -128,13 +149,78 @@ export type CreateStoredSecretRequest = {
   usable_by?: StoredSecretUsableBy;
 };
 
-export type CreateViewerTicketRequest = { mode?: ViewerMode; ttl_seconds?: number };
+export type CreateViewerTicketRequest = {
+  mode?: ViewerMode;
+  ttl_seconds?: number;
+  handoff_id?: string;
+};
 
 export type CreateWebhookRequest = {
   url: WebhookUrl;
   events: Array<WebhookEventType>;
   description?: string;
 };
+
+export type EffectiveEgressPolicy = {
+  mode: EgressMode;
+  mode_source: 'installation' | 'pool' | 'claim';
+  allow: Array<{ rule: EgressRule; source: 'pool' | 'claim'; index: number }>;
+  deny: Array<{ rule: EgressRule; source: 'pool' | 'claim'; index: number }>;
+  operator_allow: Array<string>;
+  host_addresses: Array<string>;
+};
+
+export type EgressDeniedData = {
+  event_id: string;
+  claim_id: string;
+  pool_id: string;
+  sandbox_id: string | null;
+  at: string;
+  protocol: 'tcp' | 'udp' | 'dns';
+  name: string | null;
+  ip: string | null;
+  port: number | null;
+  rule: string;
+  process: string | null;
+  count: number;
+};
+
+export type EgressEvent = {
+  id: string;
+  type: 'egress.denied';
+  claim_id: string;
+  pool_id: string;
+  minute: string;
+  first_at: string;
+  last_at: string;
+  count: number;
+  protocol: 'tcp' | 'udp' | 'dns';
+  name: string | null;
+  ip: string | null;
+  port: number | null;
+  rule: string;
+  process: string | null;
+};
+
+export type EgressEventList = { data: Array<EgressEvent>; next_cursor: string | null };
+
+export type EgressMode = 'none' | 'allowlist' | 'open';
+
+export type EgressNarrowing = {
+  mode?: EgressMode;
+  allow?: Array<EgressRule>;
+  deny?: Array<EgressRule>;
+};
+
+export type EgressPolicy = { mode: EgressMode; allow: Array<EgressRule>; deny: Array<EgressRule> };
+
+export type EgressPolicyInput = {
+  mode: EgressMode;
+  allow?: Array<EgressRule>;
+  deny?: Array<EgressRule>;
+};
+
+export type EgressRule = string;
 
 export type EmbedOrigin = string;
 
@@ -164,12 +250,15 @@ export type ErrorCode =
   | 'idempotency_key_reused'
   | 'idempotency_in_progress'
   | 'claim_not_active'
+  | 'handoff_active'
   | 'gone'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'stale_element_token'
   | 'ambiguous_target'
   | 'stale_screenshot'
+  | 'stale_snapshot'
+  | 'egress_widens_pool'
   | 'quota_exceeded'
   | 'rate_limited'
   | 'internal_error'
@@ -548,6 +637,14 @@ export type GuestKeyModifier = 'ctrl' | 'shift' | 'alt' | 'super';
 export type GuestLaunchApp =
   'browser' | 'browser.firefox' | 'office.writer' | 'office.calc' | 'terminal' | 'files' | 'editor';
 
+export type GuestObserveDiff = {
+  since: GuestSnapshotId;
+  added: Array<GuestElementRow>;
+  changed: Array<GuestElementRow>;
+  removed: Array<GuestElementToken>;
+  unchanged_count: number;
+};
+
 export type GuestObserveRequest = {
   window_id: GuestWindowId;
   query?: string;
@@ -555,6 +652,7 @@ export type GuestObserveRequest = {
   max_elements?: number;
   max_depth?: number;
   include_hidden?: boolean;
+  since?: GuestSnapshotId;
   include_screenshot?: boolean;
   max_dimension?: number;
 };
@@ -564,6 +662,7 @@ export type GuestObserveResponse = {
   invalidated_snapshot_ids: Array<GuestSnapshotId>;
   window: { window_id: GuestWindowId; title: string; pid: GuestPid | null; app: string | null };
   elements: Array<GuestElementRow>;
+  diff?: GuestObserveDiff;
   truncated: false | { reasons: Array<GuestTruncationReason>; omitted_count?: number };
   degraded: false | { reasons: Array<GuestDegradedReason>; detail?: string };
   screenshot?: GuestScreenshotImage;
@@ -586,16 +685,18 @@ export type GuestPid = number;
 export type GuestPixelActionRequest =
   | {
       action: 'click';
-      window_id: GuestWindowId;
+      window_id?: GuestWindowId;
       screenshot_id: GuestScreenshotId;
       delivery_mode?: GuestDeliveryMode;
       x: number;
       y: number;
       modifiers?: Array<GuestKeyModifier>;
+      /** default left */ button?: 'left' | 'middle' | 'right' | 'back' | 'forward';
+      /** default 1 */ count?: number;
     }
   | {
       action: 'double_click';
-      window_id: GuestWindowId;
+      window_id?: GuestWindowId;
       screenshot_id: GuestScreenshotId;
       delivery_mode?: GuestDeliveryMode;
       x: number;
@@ -604,7 +705,7 @@ export type GuestPixelActionRequest =
     }
   | {
       action: 'right_click';
-      window_id: GuestWindowId;
+      window_id?: GuestWindowId;
       screenshot_id: GuestScreenshotId;
       delivery_mode?: GuestDeliveryMode;
       x: number;
@@ -613,7 +714,7 @@ export type GuestPixelActionRequest =
     }
   | {
       action: 'move';
-      window_id: GuestWindowId;
+      window_id?: GuestWindowId;
       screenshot_id: GuestScreenshotId;
       delivery_mode?: GuestDeliveryMode;
       x: number;
@@ -621,7 +722,7 @@ export type GuestPixelActionRequest =
     }
   | {
       action: 'drag';
-      window_id: GuestWindowId;
+      window_id?: GuestWindowId;
       screenshot_id: GuestScreenshotId;
       delivery_mode?: GuestDeliveryMode;
       x: number;
@@ -631,18 +732,37 @@ export type GuestPixelActionRequest =
       button?: 'left' | 'middle' | 'right';
     }
   | {
-      action: 'scroll';
-      window_id: GuestWindowId;
+      action: 'mouse_down';
+      window_id?: GuestWindowId;
       screenshot_id: GuestScreenshotId;
       delivery_mode?: GuestDeliveryMode;
       x: number;
       y: number;
+      /** default left */ button?: 'left' | 'middle' | 'right';
+    }
+  | {
+      action: 'mouse_up';
+      window_id?: GuestWindowId;
+      screenshot_id: GuestScreenshotId;
+      delivery_mode?: GuestDeliveryMode;
+      x: number;
+      y: number;
+      /** default left */ button?: 'left' | 'middle' | 'right';
+    }
+  | {
+      action: 'scroll';
+      window_id?: GuestWindowId;
+      screenshot_id: GuestScreenshotId;
+      delivery_mode?: GuestDeliveryMode;
+      x: number;
+      y: number;
+      modifiers?: Array<GuestKeyModifier>;
       dx?: number;
       dy?: number;
     }
   | {
       action: 'type';
-      window_id: GuestWindowId;
+      window_id?: GuestWindowId;
       screenshot_id: GuestScreenshotId;
       delivery_mode?: GuestDeliveryMode;
       text: string;
@@ -650,11 +770,12 @@ export type GuestPixelActionRequest =
     }
   | {
       action: 'key';
-      window_id: GuestWindowId;
+      window_id?: GuestWindowId;
       screenshot_id: GuestScreenshotId;
       delivery_mode?: GuestDeliveryMode;
       keys: GuestKeyCombo;
       repeat?: number;
+      /** default 0 */ hold_ms?: number;
       focus_at?: GuestPixelPoint;
     };
 
@@ -752,11 +873,18 @@ export type GuestScreenshotImage = {
   height: number;
   scale: number;
   origin: GuestPoint;
+  cursor?: GuestPoint | null;
 };
 
 export type GuestScreenshotRequest =
-  | { window_id?: GuestWindowId; max_dimension?: number; format?: 'png' }
-  | { window_id?: GuestWindowId; max_dimension?: number; format: 'jpeg'; quality?: number };
+  | { window_id?: GuestWindowId; max_dimension?: number; region?: GuestRect; format?: 'png' }
+  | {
+      window_id?: GuestWindowId;
+      max_dimension?: number;
+      region?: GuestRect;
+      format: 'jpeg';
+      quality?: number;
+    };
 
 export type GuestSecretsDeleteRequest = { names: Array<string> };
 
@@ -935,6 +1063,63 @@ export type GuestWindowLaunchResponse =
 
 export type GuestWindowListResponse = { windows: Array<GuestWindowInfo> };
 
+export type Handoff = {
+  id: string;
+  claim_id: string;
+  state: HandoffState;
+  reason: string;
+  for: string | null;
+  ttl_seconds: number;
+  lease_expires_at: string;
+  requested_at: string;
+  requested_by_key_id: string | null;
+  taken_at: string | null;
+  taken_by_key_id: string | null;
+  last_input_at: string | null;
+  ended_at: string | null;
+  ended_by_key_id: string | null;
+  note: string | null;
+  held_ms: number | null;
+};
+
+export type HandoffCreated = {
+  id: string;
+  claim_id: string;
+  state: HandoffState;
+  reason: string;
+  for: string | null;
+  ttl_seconds: number;
+  lease_expires_at: string;
+  requested_at: string;
+  requested_by_key_id: string | null;
+  taken_at: string | null;
+  taken_by_key_id: string | null;
+  last_input_at: string | null;
+  ended_at: string | null;
+  ended_by_key_id: string | null;
+  note: string | null;
+  held_ms: number | null;
+  control: ViewerTicketCreated;
+};
+
+export type HandoffRequestedData = {
+  handoff_id: string;
+  claim_id: string;
+  reason: string;
+  for: string | null;
+  lease_expires_at: string;
+};
+
+export type HandoffReturnedData = {
+  handoff_id: string;
+  claim_id: string;
+  state: 'returned' | 'expired' | 'ended';
+  note: string | null;
+  held_ms: number;
+};
+
+export type HandoffState = 'active' | 'returned' | 'expired' | 'ended';
+
 export type Healthz = {
   status: 'ok' | 'degraded';
   checks: Record<string, 'ok' | 'error' | 'skipped'>;
@@ -956,6 +1141,10 @@ export type ListClaimViewerConnectionsResponse200 = {
   data: Array<ViewerConnection>;
   next_cursor: string | null;
 };
+
+export type ListHandoffsResponse200 = { data: Array<Handoff>; next_cursor: string | null };
+
+export type ListMcpTokensResponse200 = { data: Array<McpToken>; next_cursor: string | null };
 
 export type ListPoolsResponse200 = { data: Array<Pool>; next_cursor: string | null };
 
@@ -980,6 +1169,52 @@ export type ListWebhookDeliveriesResponse200 = {
 
 export type ListWebhooksResponse200 = { data: Array<Webhook>; next_cursor: string | null };
 
+export type McpToken = {
+  id: string;
+  claim_id: string;
+  tools: Array<McpToolName> | null;
+  expires_at: string;
+  revoked_at: string | null;
+  created_at: string;
+};
+
+export type McpTokenCreated = {
+  id: string;
+  claim_id: string;
+  tools: Array<McpToolName> | null;
+  expires_at: string;
+  revoked_at: string | null;
+  created_at: string;
+  token: string;
+  mcp_url: string;
+};
+
+export type McpToolName =
+  | 'screenshot'
+  | 'observe'
+  | 'act'
+  | 'input'
+  | 'verify'
+  | 'shell'
+  | 'files_read'
+  | 'files_write'
+  | 'files_list'
+  | 'windows_list'
+  | 'windows_launch'
+  | 'wait_for';
+
+export type McpWaitForRequest =
+  | {
+      until: 'element';
+      window_id: GuestWindowId;
+      selector: GuestElementSelector;
+      timeout_ms?: number;
+    }
+  | { until: 'text'; window_id: GuestWindowId; text: string; timeout_ms?: number }
+  | { until: 'stable'; window_id?: GuestWindowId; stable_ms?: number; timeout_ms?: number };
+
+export type McpWaitForResult = { satisfied: boolean; waited_ms: number; samples: number };
+
 export type Metadata = Record<string, string>;
 
 export type Pool = {
@@ -995,6 +1230,8 @@ export type Pool = {
   idle_timeout_seconds: number | null;
   env: Record<string, string>;
   kubernetes: PoolKubernetes | null;
+  egress: EgressPolicy | null;
+  prime: PoolPrime | null;
   state: PoolState;
   generation: number;
   counts: PoolCounts;
@@ -1025,6 +1262,10 @@ export type PoolInsights = {
   waited_claims: number;
   wait_p50_ms: number | null;
   wait_p99_ms: number | null;
+  first_actions: number;
+  first_action_p50_ms: number | null;
+  first_action_p99_ms: number | null;
+  latency: Array<PoolLatencySample>;
   releases: Array<{ reason: ReleaseReason; count: number }>;
   failures: Array<{ reason: string; count: number }>;
   warm_seconds: number;
@@ -1035,6 +1276,28 @@ export type PoolKubernetes = {
   runtime_class_name?: string;
   node_selector?: Record<string, string>;
   tolerations?: Array<PoolToleration>;
+};
+
+export type PoolLatencySample = {
+  at: string;
+  claims: number;
+  wait_p50_ms: number | null;
+  wait_p99_ms: number | null;
+  first_actions: number;
+  first_action_p50_ms: number | null;
+  first_action_p99_ms: number | null;
+};
+
+/** Each app at most once. */ export type PoolPrime = {
+  apps: Array<PrimeApp>;
+  timeout_seconds: number;
+  /** Reserved: a profile or snapshot to restore first (not available yet). */ restore: null;
+};
+
+/** Each app at most once. */ export type PoolPrimeInput = {
+  apps: Array<PrimeApp>;
+  timeout_seconds?: number;
+  /** Reserved: a profile or snapshot to restore first (not available yet). */ restore?: null;
 };
 
 export type PoolSample = { at: string; provisioning: number; warm: number; claimed: number };
@@ -1050,6 +1313,8 @@ export type PoolSample = { at: string; provisioning: number; warm: number; claim
   idle_timeout_seconds?: number | null;
   env?: PoolEnv;
   kubernetes?: PoolKubernetes | null;
+  egress?: EgressPolicyInput | null;
+  prime?: PoolPrimeInput | null;
 };
 
 export type PoolState = 'active' | 'draining';
@@ -1070,6 +1335,24 @@ export type PoolState = 'active' | 'draining';
   toleration_seconds?: number;
 };
 
+/** `url` only with a browser app. */ export type PrimeApp = {
+  app: GuestLaunchApp;
+  url?: string;
+  wait_for?: PrimeWait;
+};
+
+export type PrimedWindow = {
+  app: GuestLaunchApp;
+  window_id: GuestWindowId;
+  title: string;
+  pid: GuestPid;
+};
+
+export type PrimeWait =
+  | { kind: 'window_title'; contains: string }
+  | { kind: 'element'; name: string; role?: GuestElementRole }
+  | { kind: 'delay'; ms: number };
+
 export type PutStoredSecretRequest = {
   /** The value (at most 65536 bytes UTF-8); never returned. */ value: string;
   usable_by?: StoredSecretUsableBy;
@@ -1085,6 +1368,8 @@ export type ReleaseReason =
   | 'provision_timeout';
 
 export type ResourceName = string;
+
+export type ReturnHandoffRequest = { note?: string };
 
 export type Run = {
   id: string;
@@ -1272,6 +1557,7 @@ export type ViewerTicket = {
   id: string;
   claim_id: string;
   mode: ViewerMode;
+  handoff_id: string | null;
   expires_at: string;
   revoked_at: string | null;
   created_at: string;
@@ -1281,6 +1567,7 @@ export type ViewerTicketCreated = {
   id: string;
   claim_id: string;
   mode: ViewerMode;
+  handoff_id: string | null;
   expires_at: string;
   revoked_at: string | null;
   created_at: string;
@@ -1293,6 +1580,7 @@ export type ViewerTicketIntrospection = {
   state: ViewerTicketState;
   mode: ViewerMode;
   claim_id: string;
+  handoff_id: string | null;
   expires_at: string;
   embed_origins: Array<string>;
   stream_url: string;
@@ -1337,14 +1625,24 @@ export type WebhookDelivery = {
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export type WebhookEventType =
-  'claim.activated' | 'claim.ended' | 'run.finished' | 'sandbox.failed' | 'sandbox.oom_killed';
+  | 'claim.activated'
+  | 'claim.ended'
+  | 'run.finished'
+  | 'sandbox.failed'
+  | 'sandbox.oom_killed'
+  | 'egress.denied'
+  | 'claim.handoff_requested'
+  | 'claim.handoff_returned';
 
 export type WebhookPayload =
   | { type: 'claim.activated'; timestamp: string; data: ClaimActivatedData }
   | { type: 'claim.ended'; timestamp: string; data: ClaimEndedData }
   | { type: 'run.finished'; timestamp: string; data: RunFinishedData }
   | { type: 'sandbox.failed'; timestamp: string; data: SandboxFailedData }
-  | { type: 'sandbox.oom_killed'; timestamp: string; data: SandboxOomKilledData };
+  | { type: 'sandbox.oom_killed'; timestamp: string; data: SandboxOomKilledData }
+  | { type: 'egress.denied'; timestamp: string; data: EgressDeniedData }
+  | { type: 'claim.handoff_requested'; timestamp: string; data: HandoffRequestedData }
+  | { type: 'claim.handoff_returned'; timestamp: string; data: HandoffReturnedData };
 
 export type WebhookUrl = string;
 
@@ -1583,6 +1881,48 @@ export interface Operations {
     body: IntrospectViewerTicketRequest;
     response: ViewerTicketIntrospection;
   };
+  requestHandoff: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: CreateHandoffRequest;
+    response: HandoffCreated;
+  };
+  listHandoffs: {
+    params: { id: string };
+    query: { limit?: number; cursor?: string; state?: HandoffState };
+    body: undefined;
+    response: ListHandoffsResponse200;
+  };
+  getHandoff: {
+    params: { id: string; handoff_id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: Handoff;
+  };
+  returnHandoff: {
+    params: { id: string; handoff_id: string };
+    query: Record<string, never>;
+    body: ReturnHandoffRequest;
+    response: Handoff;
+  };
+  createMcpToken: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: CreateMcpTokenRequest;
+    response: McpTokenCreated;
+  };
+  listMcpTokens: {
+    params: { id: string };
+    query: { limit?: number; cursor?: string };
+    body: undefined;
+    response: ListMcpTokensResponse200;
+  };
+  revokeMcpToken: {
+    params: { token_id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: undefined;
+  };
   createSecret: {
     params: { id: string };
     query: Record<string, never>;
@@ -1750,5 +2090,23 @@ export interface Operations {
     query: Record<string, never>;
     body: undefined;
     response: unknown;
+  };
+  getClaimEgress: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: ClaimEgress;
+  };
+  listEgressEvents: {
+    params: { id: string };
+    query: { limit?: number; cursor?: string };
+    body: undefined;
+    response: EgressEventList;
+  };
+  streamEgressEvents: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: undefined;
   };
 }
