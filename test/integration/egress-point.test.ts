@@ -5,11 +5,13 @@
 // open and new connections at once. Processes run with no proxy variables (plain curl, Python
 // sockets): the kernel sends them all through the point. No packet leaves this machine: the fake
 // internet's routes are checked before use and the point's upstream guard admits only its ranges.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { EffectiveEgressPolicy, EgressPolicy } from '@cubicle/contract/api';
 import { effectivePolicy, EgressPoint, type EgressDenialBatchItem } from '@cubicle/egress';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import {
   FAKE_DNS,
   FAKE_RANGES,
@@ -229,5 +231,38 @@ describe('the local egress point', () => {
     expect(await deniedOf({ protocol: 'dns', name: 'allowed.example.test' })).toEqual([
       expect.objectContaining({ rule: 'default:none' }),
     ]);
+  });
+
+  it('a link is removed with its sandbox, and after a crash by its own names only', async () => {
+    const links = () => execFileSync('ip', ['-br', 'link'], { encoding: 'utf8' });
+    const gone = `egresstest-sbx_gone${randomBytes(3).toString('hex')}`;
+    const alive = `egresstest-sbx_alive${randomBytes(3).toString('hex')}`;
+    const other = `otherscope-sbx_${randomBytes(3).toString('hex')}`;
+    const plans = await Promise.all([gone, alive, other].map((id) => point.attach(id, OPEN)));
+    onTestFinished(async () => {
+      for (const id of [gone, alive, other]) await point.detach(id);
+    });
+    const namespaces = plans.map((p) => p.netnsPath.split('/').pop()!);
+    // A worker that crashes leaves its links behind; the next one's sweep removes those of its
+    // own scope whose desktop is gone, and nothing else.
+    const crashed = await EgressPoint.start({ report: () => undefined });
+    const removed = await crashed.sweep('egresstest-', (id) => id === alive || id === desktopId);
+    expect(removed).toContain(gone);
+    for (const id of [alive, other, desktopId]) expect(removed).not.toContain(id);
+    const left = readdirSync('/run/netns');
+    expect(left).not.toContain(namespaces[0]);
+    expect(left).toEqual(expect.arrayContaining([namespaces[1]!, namespaces[2]!, internet.netns]));
+    await crashed.close();
+    // detach removes the namespace, its veth pair and the index claim.
+    for (const id of [alive, other]) await point.detach(id);
+    const after = readdirSync('/run/netns');
+    for (const ns of namespaces) expect(after).not.toContain(ns);
+    for (const ns of namespaces) {
+      const index = /^cubicle-egress-(\d+)-/.exec(ns)![1]!;
+      expect(links()).not.toMatch(new RegExp(`^cbe${index}@`, 'm'));
+      expect(existsSync(`/run/cubicle-egress/links/${index}`)).toBe(false);
+    }
+    // The test's own sandbox link is untouched.
+    expect(after).toContain(netns.split('/').pop());
   });
 });
