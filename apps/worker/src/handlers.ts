@@ -32,8 +32,8 @@ export function buildHandlers(
       return { released: released.length };
     },
     'pools.sweep': async () => {
-      const { pools, swept } = await reconcileAll(deps);
-      return { pools, swept };
+      const { pools, swept, primed } = await reconcileAll(deps);
+      return { pools, swept, primed };
     },
   };
 }

@@ -1,6 +1,7 @@
 export * from './common.js';
 export * from './tenant.js';
 export * from './pool.js';
+export * from './pool-prime.js';
 export * from './sandbox.js';
 export * from './claim.js';
 export * from './viewer-ticket.js';

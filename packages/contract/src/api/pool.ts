@@ -3,6 +3,7 @@ import { named } from '../registry.js';
 import { crossFieldRules } from '../rules.js';
 import { text } from '../text.js';
 import { PoolId, ResourceName, Timestamp } from './common.js';
+import { PoolPrime } from './pool-prime.js';
 
 export const Backend = named('Backend', z.enum(['local', 'kubernetes', 'kubevirt']));
 export type Backend = z.infer<typeof Backend>;
@@ -129,6 +130,8 @@ const PoolSpecShape = {
     .default(null),
   env: PoolEnv.default({}),
   kubernetes: PoolKubernetes.nullable().default(null),
+  /** Apps every warm desktop has open before it is handed out (PoolPrime); null primes nothing. */
+  prime: PoolPrime.nullable().default(null),
 };
 
 /**
@@ -187,8 +190,9 @@ export const Pool = named(
     idle_timeout_seconds: z.number().int().nullable(),
     env: z.record(z.string(), z.string()),
     kubernetes: PoolKubernetes.nullable(),
+    prime: PoolPrime.nullable(),
     state: PoolState,
-    /** Bumped when the sandbox template (image, resources, env, kubernetes placement) changes; warm sandboxes of older generations are rolled. */
+    /** Bumped when the sandbox template (image, resources, env, kubernetes placement, prime) changes; warm sandboxes of older generations are rolled. */
     generation: z.number().int().min(1),
     counts: PoolCounts,
     created_at: Timestamp,

@@ -80,6 +80,16 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     memory_mb: 4096,
     autoscaling: { min: 1, initial: 2, max: 5 },
     claim_ttl_seconds: 900,
+    prime: {
+      apps: [
+        {
+          app: 'browser',
+          url: 'https://example.com/',
+          wait_for: { kind: 'window_title', contains: 'Example Domain' },
+        },
+      ],
+      timeout_seconds: 60,
+    },
   },
   createClaim: { ttl_seconds: 900, metadata: { team: 'agents' }, wait_seconds: 20 },
   createApiKey: { name: 'ci-runner', role: 'member' },

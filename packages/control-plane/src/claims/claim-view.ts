@@ -1,4 +1,4 @@
-import type { Claim as ClaimView } from '@cubicle/contract/api';
+import type { Claim as ClaimView, PrimedWindow } from '@cubicle/contract/api';
 import type { ClaimRow } from '../repositories/claims.js';
 import { toSandboxView } from './sandbox-view.js';
 
@@ -14,6 +14,8 @@ export function toClaimView(row: ClaimRow): ClaimView {
     pool_id: row.poolId,
     status: row.status,
     sandbox: row.sandbox ? toSandboxView(row.sandbox, row.pool.name) : null,
+    // Written by the worker when the desktop turned warm (primeDesktop), as the contract's shape.
+    primed_windows: (row.sandbox?.primedWindows as PrimedWindow[] | undefined) ?? [],
     metadata: row.metadata as Record<string, string>,
     ttl_seconds: row.ttlSeconds,
     expires_at: row.expiresAt.toISOString(),

@@ -84,35 +84,7 @@ export function guestClientOf(keyring: Keyring, guest: LiveGuest): GuestClient {
   const token = open(keyring, tokenCiphertext, guest.sandboxId);
   return {
     guest,
-    async call(op, body, options) {
-      const route = GuestRoutes[op] as Extract<Routes[GuestCallOperation], { transport: 'http' }>;
-      let answer: GuestHttpAnswer;
-      try {
-        answer = await requestGuest({
-          endpoint,
-          token,
-          method: route.method,
-          path: route.path,
-          body,
-          timeoutMs: options.timeoutMs,
-          signal: options.signal,
-        });
-      } catch (err) {
-        if (err instanceof GuestTimeoutError)
-          throw new AppError(
-            'timeout',
-            'the guest did not answer in time; the call may have been delivered: observe before retrying',
-          );
-        throw new AppError('backend_unavailable', 'the guest driver could not be reached');
-      }
-      const checked = (route.response as z.ZodType).safeParse(
-        bodyOrThrow(answer, 'the guest driver'),
-      );
-      // A guest answer outside the contract is never passed on: the caller could act on a lie.
-      if (!checked.success)
-        throw new AppError('backend_unavailable', 'the guest driver answered outside the contract');
-      return checked.data as never;
-    },
+    call: (op, body, options) => callGuest(endpoint, token, op, body, options),
     stream(op, options) {
       return openGuestSocket({
         endpoint,
@@ -122,6 +94,52 @@ export function guestClientOf(keyring: Keyring, guest: LiveGuest): GuestClient {
       });
     },
   };
+}
+
+/** A guest reached without a claim: a desktop the worker starts (primes) or checks while warm. */
+export type SandboxGuestClient = Pick<GuestClient, 'call'>;
+
+/**
+ * sandboxGuestClient talks to a sandbox's guest by the endpoint and token its backend reported,
+ * before any claim holds it (provisioning primes the desktop) or while it waits warm (the
+ * primed-window check). Same transport and checks as guestClientOf.
+ */
+export function sandboxGuestClient(endpoint: string, token: string): SandboxGuestClient {
+  return { call: (op, body, options) => callGuest(endpoint, token, op, body, options) };
+}
+
+async function callGuest<Op extends GuestCallOperation>(
+  endpoint: string,
+  token: string,
+  op: Op,
+  body: GuestRequestOf<Op>,
+  options: GuestCallOptions,
+): Promise<GuestResponseOf<Op>> {
+  const route = GuestRoutes[op] as Extract<Routes[GuestCallOperation], { transport: 'http' }>;
+  let answer: GuestHttpAnswer;
+  try {
+    answer = await requestGuest({
+      endpoint,
+      token,
+      method: route.method,
+      path: route.path,
+      body,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+    });
+  } catch (err) {
+    if (err instanceof GuestTimeoutError)
+      throw new AppError(
+        'timeout',
+        'the guest did not answer in time; the call may have been delivered: observe before retrying',
+      );
+    throw new AppError('backend_unavailable', 'the guest driver could not be reached');
+  }
+  const checked = (route.response as z.ZodType).safeParse(bodyOrThrow(answer, 'the guest driver'));
+  // A guest answer outside the contract is never passed on: the caller could act on a lie.
+  if (!checked.success)
+    throw new AppError('backend_unavailable', 'the guest driver answered outside the contract');
+  return checked.data as never;
 }
 
 /**

@@ -44,6 +44,10 @@ export type SandboxReason =
   | 'generation_rolled'
   /** the backend refused or failed to start it (failure_reason says what it answered) */
   | 'provision_failed'
+  /** its pool's prime apps could not be opened on it (failure_reason: `prime failed: …`) */
+  | 'prime_failed'
+  /** a primed app's window went away while it waited warm: it is replaced, never handed out */
+  | 'primed_app_exited'
   /** it stayed provisioning past the provisioning timeout */
   | 'provision_timeout'
   /** the backend no longer runs it */
@@ -80,7 +84,7 @@ export const SANDBOX_TRANSITIONS: readonly Transition<SandboxState, SandboxReaso
   {
     from: 'provisioning',
     to: 'failed',
-    reasons: ['provision_failed', 'provision_timeout'],
+    reasons: ['provision_failed', 'prime_failed', 'provision_timeout'],
     by: 'moveSandboxes',
   },
   {
@@ -103,7 +107,12 @@ export const SANDBOX_TRANSITIONS: readonly Transition<SandboxState, SandboxReaso
     by: 'moveSandboxes',
   },
   { from: 'warm', to: 'releasing', reasons: ['claim_released'], by: 'sql:cubicle_end_claim' },
-  { from: 'warm', to: 'failed', reasons: ['lost_by_backend'], by: 'moveSandboxes' },
+  {
+    from: 'warm',
+    to: 'failed',
+    reasons: ['lost_by_backend', 'primed_app_exited'],
+    by: 'moveSandboxes',
+  },
   { from: 'claimed', to: 'releasing', reasons: ['claim_released'], by: 'sql:cubicle_end_claim' },
   { from: 'claimed', to: 'failed', reasons: ['lost_by_backend'], by: 'moveSandboxes' },
   { from: 'releasing', to: 'deleted', reasons: ['destroyed'], by: 'moveSandboxes' },

@@ -12,6 +12,11 @@ export const ControlPlaneFailure = {
    * pool's `memory_mb` (see reportOomKills), which says nothing about the image either.
    */
   oomKilled: 'oom_killed',
+  /**
+   * A primed app's window went away while the desktop waited warm (checkPrimedDesktops): an app
+   * that crashed or was closed on a running desktop, not a desktop that failed to start.
+   */
+  primedAppExited: 'a primed app exited before the claim',
 } as const;
 
 export const CONTROL_PLANE_FAILURES: string[] = Object.values(ControlPlaneFailure);

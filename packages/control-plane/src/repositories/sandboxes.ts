@@ -40,6 +40,7 @@ export function sandboxFromJson(j: Json): Sandbox {
     cpuMillis: (j.cpu_millis as number | null) ?? null,
     memoryMb: (j.memory_mb as number | null) ?? null,
     oomKills: (j.oom_kills as number | undefined) ?? 0,
+    primedWindows: (j.primed_windows as Sandbox['primedWindows'] | undefined) ?? [],
   };
 }
 

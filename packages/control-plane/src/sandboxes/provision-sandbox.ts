@@ -1,4 +1,7 @@
-import type { PoolKubernetes } from '@cubicle/contract/api';
+import type { PoolKubernetes, PoolPrime, PrimedWindow } from '@cubicle/contract/api';
+import type { SandboxReason } from '../lifecycle/states.js';
+import { sandboxGuestClient } from '../guest/guest-client.js';
+import { PrimeFailure, primeDesktop } from './prime-desktop.js';
 import type { ProvisionedSandbox } from '../backend/types.js';
 import { untilReachable } from './until-reachable.js';
 import { nowOf, nudgeReconcile } from '../context.js';
@@ -15,7 +18,9 @@ import { readResources, reportOomKills } from './report-oom-kills.js';
  * it to a pending claim if one waits. Idempotent and safe to re-run after a crash: a sandbox
  * that is no longer provisioning is left alone, and if it was released while starting, what was
  * started is destroyed again. A failure of the backend (the image's own failure) marks it
- * failed; reconcile replaces it.
+ * failed; reconcile replaces it. A pool with `prime` has its apps opened (primeDesktop) once
+ * the desktop is up and before it turns warm: a desktop counts as warm only when primed, and
+ * one that cannot be primed fails with the reason (`prime failed: …`) and is replaced.
  *
  * The database or Redis being unreachable is not the sandbox's failure: before the backend is
  * asked, the error goes to the queue, which runs the job again later without spending an
@@ -49,32 +54,24 @@ export async function provisionSandbox(
     });
   } catch (err) {
     const reason = err instanceof Error ? err.message.slice(0, 500) : 'provisioning failed';
-    await untilReachable(signal, async () => {
-      // The failure and its `sandbox.failed` webhook commit together (once: the state guard).
-      await deps.db.$transaction(async (tx) => {
-        const failed = await moveSandboxes(tx, {
-          ids: sandboxId,
-          from: ['provisioning'],
-          to: 'failed',
-          reason: 'provision_failed',
-          set: { failureReason: reason, endedAt: nowOf(deps) },
-        });
-        if (failed > 0)
-          await recordWebhookEvent(
-            tx,
-            sandbox.tenantId,
-            'sandbox.failed',
-            sandboxFailedData(tx, sandboxId, reason),
-          );
-      });
-      await deps.queues.enqueue(
-        'sandbox.destroy',
-        { tenant_id: sandbox.tenantId, sandbox_id: sandboxId },
-        { jobId: `destroy-${sandboxId}`, isRetryOfFinished: true },
-      );
-      void nudgeReconcile(deps, sandbox.tenantId, sandbox.poolId);
-    });
+    await failProvisioning(deps, sandbox, reason, 'provision_failed', signal);
     return 'failed';
+  }
+  let primedWindows: PrimedWindow[] = [];
+  const prime = sandbox.pool.prime as PoolPrime | null;
+  if (prime) {
+    try {
+      primedWindows = await primeDesktop(
+        sandboxGuestClient(up.guestUrl, up.guestToken),
+        prime,
+        signal,
+      );
+    } catch (err) {
+      if (!(err instanceof PrimeFailure)) throw err;
+      // Failed before it was recorded warm: its endpoint is not stored, destroy finds it by id.
+      await failProvisioning(deps, sandbox, err.message, 'prime_failed', signal);
+      return 'failed';
+    }
   }
   const count = await untilReachable(signal, () =>
     moveSandboxes(deps.db, {
@@ -87,6 +84,7 @@ export async function provisionSandbox(
         guestEndpoint: up.guestUrl,
         vncEndpoint: up.vncEndpoint,
         guestTokenCiphertext: seal(deps.keyring, up.guestToken, sandboxId),
+        primedWindows,
         readyAt: nowOf(deps),
       },
     }),
@@ -97,6 +95,45 @@ export async function provisionSandbox(
   }
   await untilReachable(signal, () => fulfilPendingClaims(deps, sandbox.pool));
   return 'warm';
+}
+
+/**
+ * failProvisioning marks a provisioning sandbox failed with its reason, the `sandbox.failed`
+ * webhook in the same transaction (once: the state guard), and has it destroyed; reconcile
+ * replaces it. Retried while the database or Redis is away: the desktop may be running.
+ */
+async function failProvisioning(
+  deps: WorkerDeps,
+  sandbox: { id: string; tenantId: string; poolId: string },
+  reason: string,
+  stateReason: Extract<SandboxReason, 'provision_failed' | 'prime_failed'>,
+  signal: AbortSignal,
+): Promise<void> {
+  const sandboxId = sandbox.id;
+  await untilReachable(signal, async () => {
+    await deps.db.$transaction(async (tx) => {
+      const failed = await moveSandboxes(tx, {
+        ids: sandboxId,
+        from: ['provisioning'],
+        to: 'failed',
+        reason: stateReason,
+        set: { failureReason: reason, endedAt: nowOf(deps) },
+      });
+      if (failed > 0)
+        await recordWebhookEvent(
+          tx,
+          sandbox.tenantId,
+          'sandbox.failed',
+          sandboxFailedData(tx, sandboxId, reason),
+        );
+    });
+    await deps.queues.enqueue(
+      'sandbox.destroy',
+      { tenant_id: sandbox.tenantId, sandbox_id: sandboxId },
+      { jobId: `destroy-${sandboxId}`, isRetryOfFinished: true },
+    );
+    void nudgeReconcile(deps, sandbox.tenantId, sandbox.poolId);
+  });
 }
 
 /**
