@@ -26,7 +26,9 @@ describe('time to first confirmed action on a real desktop', () => {
       ...(payload === undefined ? {} : { payload: payload as object }),
     });
   const histogramCount = async () => {
-    const text = await s.api.metrics.registry.metrics();
+    // The API's fastify augmentation (app.metrics) is not visible from test/: read it by shape.
+    const app = s.api as unknown as { metrics: { registry: { metrics(): Promise<string> } } };
+    const text = await app.metrics.registry.metrics();
     return Number(new RegExp(`^${HISTOGRAM}_count (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
   };
 
