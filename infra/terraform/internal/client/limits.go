@@ -27,6 +27,12 @@ const (
 	EmbedOriginMaxLength   = 253
 	ResourceNameMaxLength  = 63
 	APIKeyNameMaxLength    = 200
+	// Prime: at most this many apps, a page URL and a wait text this long, a delay this long.
+	PrimeAppsMax           = 8
+	PrimeTimeoutSecondsMax = 240
+	PrimeURLMaxLength      = 8192
+	PrimeWaitTextMaxLength = 512
+	PrimeDelayMSMax        = 60000
 )
 
 // Pool spec defaults: what the API stores for a field the request leaves out.
@@ -41,6 +47,7 @@ const (
 	DefaultMaxClaimLifetimeSeconds = 86400
 	DefaultTolerationOperator      = "Equal"
 	DefaultAPIKeyRole              = "member"
+	DefaultPrimeTimeoutSeconds     = 60
 )
 
 // Patterns, as the document spells them (Go's regexp reads the `\/` escapes the same way).
@@ -59,4 +66,7 @@ var (
 	APIKeyRoles         = []string{"admin", "member"}
 	TolerationOperators = []string{"Exists", "Equal"}
 	TolerationEffects   = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+	// PrimeApps are the guest's LaunchApp names; PrimeWaitKinds the PrimeWait branches.
+	PrimeApps      = []string{"browser", "browser.firefox", "office.writer", "office.calc", "terminal", "files", "editor"}
+	PrimeWaitKinds = []string{"window_title", "element", "delay"}
 )

@@ -28,6 +28,31 @@ type PoolKubernetes struct {
 	Tolerations      []PoolToleration  `json:"tolerations,omitempty"`
 }
 
+// PrimeWait is what "ready" means for one primed app: the contract's PrimeWait is one branch per
+// kind (`window_title` with contains, `element` with name and role, `delay` with ms).
+type PrimeWait struct {
+	Kind     string  `json:"kind"`
+	Contains *string `json:"contains,omitempty"`
+	Name     *string `json:"name,omitempty"`
+	Role     *string `json:"role,omitempty"`
+	MS       *int64  `json:"ms,omitempty"`
+}
+
+// PrimeApp is one app every warm desktop has open before a claim takes it.
+type PrimeApp struct {
+	App     string     `json:"app"`
+	URL     *string    `json:"url,omitempty"`
+	WaitFor *PrimeWait `json:"wait_for,omitempty"`
+}
+
+// PoolPrime is a pool's prime: its apps and the whole priming's timeout. Restore is reserved by
+// the API for restoring a profile or snapshot (not available yet): always null.
+type PoolPrime struct {
+	Apps           []PrimeApp `json:"apps"`
+	TimeoutSeconds int64      `json:"timeout_seconds"`
+	Restore        any        `json:"restore"`
+}
+
 // PoolSpec is the body of PUT /v1/pools/{name}: the whole desired state. The provider always
 // sends every field, so what the API stores is exactly what the configuration says.
 type PoolSpec struct {
@@ -41,6 +66,7 @@ type PoolSpec struct {
 	IdleTimeoutSeconds      *int64            `json:"idle_timeout_seconds"`
 	Env                     map[string]string `json:"env"`
 	Kubernetes              *PoolKubernetes   `json:"kubernetes"`
+	Prime                   *PoolPrime        `json:"prime"`
 }
 
 // PoolCounts are the pool's live sandbox counts.
@@ -66,6 +92,7 @@ type Pool struct {
 	IdleTimeoutSeconds      *int64            `json:"idle_timeout_seconds"`
 	Env                     map[string]string `json:"env"`
 	Kubernetes              *PoolKubernetes   `json:"kubernetes"`
+	Prime                   *PoolPrime        `json:"prime"`
 	State                   string            `json:"state"`
 	Generation              int64             `json:"generation"`
 	Counts                  PoolCounts        `json:"counts"`

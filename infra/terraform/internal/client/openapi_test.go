@@ -143,6 +143,10 @@ func TestModelsMatchOpenAPI(t *testing.T) {
 		{schema: "CreateApiKeyRequest", model: CreateAPIKeyRequest{}, request: true},
 		{schema: "ErrorBody", model: ErrorBody{}},
 		{schema: "Claim", model: Claim{}, partial: true},
+		{schema: "PoolPrime", model: PoolPrime{}},
+		{schema: "PoolPrimeInput", model: PoolPrime{}, request: true},
+		{schema: "PrimeApp", model: PrimeApp{}, request: true},
+		// PrimeWait is a oneOf by kind (TestPrimeWaitMatchesOpenAPI checks its branches).
 	}
 	for _, tc := range cases {
 		t.Run(tc.schema, func(t *testing.T) {
@@ -225,6 +229,11 @@ func TestLimitsMatchOpenAPI(t *testing.T) {
 		{EmbedOriginMaxLength, []string{"EmbedOrigin", "maxLength"}},
 		{ResourceNameMaxLength, []string{"ResourceName", "maxLength"}},
 		{APIKeyNameMaxLength, []string{"CreateApiKeyRequest", "properties", "name", "maxLength"}},
+		{PrimeAppsMax, []string{"PoolPrimeInput", "properties", "apps", "maxItems"}},
+		{1, []string{"PoolPrimeInput", "properties", "apps", "minItems"}},
+		{PrimeTimeoutSecondsMax, []string{"PoolPrimeInput", "properties", "timeout_seconds", "maximum"}},
+		{DefaultPrimeTimeoutSeconds, []string{"PoolPrimeInput", "properties", "timeout_seconds", "default"}},
+		{PrimeURLMaxLength, []string{"PrimeApp", "properties", "url", "maxLength"}},
 		// Defaults.
 		{DefaultCPU, []string{"PoolSpec", "properties", "cpu", "default"}},
 		{DefaultMemoryMB, []string{"PoolSpec", "properties", "memory_mb", "default"}},
@@ -267,6 +276,7 @@ func TestLimitsMatchOpenAPI(t *testing.T) {
 		{APIKeyRoles, "ApiKeyRole", nil},
 		{TolerationOperators, "PoolToleration", []string{"properties", "operator"}},
 		{TolerationEffects, "PoolToleration", []string{"properties", "effect"}},
+		{PrimeApps, "GuestLaunchApp", nil},
 	}
 	for _, e := range enums {
 		var want []string
@@ -276,5 +286,36 @@ func TestLimitsMatchOpenAPI(t *testing.T) {
 		if !slices.Equal(want, e.got) {
 			t.Errorf("%s %v enum: the contract says %v, the provider %v", e.schema, e.path, want, e.got)
 		}
+	}
+}
+
+// TestPrimeWaitMatchesOpenAPI checks PrimeWait against the contract's branches: each kind, the
+// fields it takes (all in the model), the limits the provider validates at plan time.
+func TestPrimeWaitMatchesOpenAPI(t *testing.T) {
+	doc := loadOpenAPI(t)
+	fields := jsonFields(reflect.TypeOf(PrimeWait{}))
+	var kinds []string
+	for _, branch := range asSlice(schemaOf(t, doc, "PrimeWait")["oneOf"]) {
+		props := branch.(map[string]any)["properties"].(map[string]any)
+		kind := props["kind"].(map[string]any)["const"].(string)
+		kinds = append(kinds, kind)
+		for name, p := range props {
+			if _, ok := fields[name]; !ok {
+				t.Errorf("PrimeWait branch %s has %q, which PrimeWait lacks", kind, name)
+			}
+			limits := map[string]float64{"contains": PrimeWaitTextMaxLength, "name": PrimeWaitTextMaxLength, "ms": PrimeDelayMSMax}
+			if want, ok := limits[name]; ok {
+				key := "maxLength"
+				if name == "ms" {
+					key = "maximum"
+				}
+				if got := number(t, p.(map[string]any)[key]); got != want {
+					t.Errorf("PrimeWait %s.%s %s: the contract says %v, the provider %v", kind, name, key, got, want)
+				}
+			}
+		}
+	}
+	if !slices.Equal(kinds, PrimeWaitKinds) {
+		t.Errorf("PrimeWait kinds: the contract says %v, the provider %v", kinds, PrimeWaitKinds)
 	}
 }

@@ -44,6 +44,7 @@ func poolDataAttributes(nameRequired bool) map[string]schema.Attribute {
 						"effect": str("Taint effect."), "toleration_seconds": i64("Seconds on a NoExecute taint."),
 					}}},
 			}},
+		"prime":      primeDataAttribute(),
 		"state":      str("`active` or `draining`."),
 		"generation": i64("Sandbox template generation."),
 		"counts": schema.SingleNestedAttribute{Computed: true, Description: "Live sandbox counts.",

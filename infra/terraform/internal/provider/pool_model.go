@@ -25,6 +25,7 @@ type poolSpecModel struct {
 	IdleTimeoutSeconds      types.Int64   `tfsdk:"idle_timeout_seconds"`
 	Env                     types.Map     `tfsdk:"env"`
 	Kubernetes              types.Object  `tfsdk:"kubernetes"`
+	Prime                   types.Object  `tfsdk:"prime"`
 }
 
 // poolStatusModel holds what the API computes: identity, state and the live counts.
@@ -134,6 +135,9 @@ func specFromModel(ctx context.Context, m poolSpecModel) (client.PoolSpec, diag.
 		}
 		spec.Kubernetes = out
 	}
+	prime, d := primeFromModel(ctx, m.Prime)
+	diags.Append(d...)
+	spec.Prime = prime
 	return spec, diags
 }
 
@@ -191,6 +195,8 @@ func specModelFromPool(ctx context.Context, p *client.Pool) (poolSpecModel, diag
 		})
 		diags.Append(d...)
 	}
+	m.Prime, d = primeModelFromPool(ctx, p.Prime)
+	diags.Append(d...)
 	return m, diags
 }
 

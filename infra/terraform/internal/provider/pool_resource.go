@@ -79,6 +79,7 @@ func validatePoolSpec(ctx context.Context, m poolSpecModel) diag.Diagnostics {
 				fmt.Sprintf("claim_ttl_seconds (%d) must not exceed max_claim_lifetime_seconds (%d)", t, l))
 		}
 	}
+	diags.Append(validatePrime(ctx, m.Prime)...)
 	if !m.Kubernetes.IsNull() && !m.Kubernetes.IsUnknown() {
 		var k kubernetesModel
 		diags.Append(m.Kubernetes.As(ctx, &k, basetypes.ObjectAsOptions{})...)

@@ -74,7 +74,7 @@ func poolResourceSchema() schema.Schema {
 	keepID := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	return schema.Schema{
 		Description: "A named warm pool of desktops, applied with `PUT /v1/pools/{name}`. Every " +
-			"change but the name is applied in place: an image, resources, env or kubernetes change " +
+			"change but the name is applied in place: an image, resources, env, kubernetes or prime change " +
 			"rolls warm sandboxes while claimed ones run on untouched.",
 		Attributes: map[string]schema.Attribute{
 			"name": schema.StringAttribute{
@@ -194,6 +194,7 @@ func poolResourceSchema() schema.Schema {
 					},
 				},
 			},
+			"prime": primeResourceAttribute(),
 			"drain_timeout": schema.StringAttribute{
 				Optional: true, Computed: true,
 				Default: stringdefault.StaticString(defaultDrainTimeout),
@@ -203,7 +204,7 @@ func poolResourceSchema() schema.Schema {
 			},
 			"id":         schema.StringAttribute{Computed: true, Description: "The pool's id (`pool_…`).", PlanModifiers: keepID},
 			"state":      schema.StringAttribute{Computed: true, Description: "`active`, or `draining` after a delete."},
-			"generation": schema.Int64Attribute{Computed: true, Description: "Bumped when the sandbox template (image, resources, env, kubernetes) changes."},
+			"generation": schema.Int64Attribute{Computed: true, Description: "Bumped when the sandbox template (image, resources, env, kubernetes, prime) changes."},
 			"counts":     countsAttribute(),
 			"created_at": schema.StringAttribute{Computed: true, Description: "RFC 3339 creation time.", PlanModifiers: keepID},
 			"updated_at": schema.StringAttribute{Computed: true, Description: "RFC 3339 time of the last change."},

@@ -44,6 +44,24 @@ resource "cubicle_pool" "browsers" {
   }
 }
 
+# Warm desktops with Chromium already open on the app's page: a claim lists the window
+# (`primed_windows`), so the agent's first call acts on it without looking it up.
+resource "cubicle_pool" "checkout" {
+  name  = "checkout"
+  image = "local"
+
+  prime = {
+    apps = [
+      {
+        app      = "browser"
+        url      = "https://shop.example.com/checkout"
+        wait_for = { kind = "window_title", contains = "Checkout" }
+      },
+    ]
+    timeout_seconds = 60
+  }
+}
+
 output "agents_warm" {
   value = cubicle_pool.agents.counts.warm
 }
