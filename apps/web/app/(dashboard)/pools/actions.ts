@@ -56,6 +56,7 @@ export async function updateAutoscaling(
         idle_timeout_seconds: pool.idle_timeout_seconds,
         env: pool.env,
         kubernetes: pool.kubernetes,
+        prime: pool.prime,
       }),
     );
   } catch (error) {
@@ -67,6 +68,65 @@ export async function updateAutoscaling(
   }
   revalidatePath('/pools');
   return { ok: true, message: 'Saved', values };
+}
+
+/** PrimeState is the prime form's answer: the text as typed is kept, so a refusal can be fixed. */
+export type PrimeState =
+  { ok: true; message: string; value: string } | { ok: false; error: string; value: string } | null;
+
+/**
+ * updatePrime sets a pool's `prime` from the form's JSON (empty: none). PUT takes the whole spec,
+ * so the rest is sent back as the API described it; a changed prime rolls the warm desktops.
+ * A refusal says which part of the prime the API refused (`prime.apps.0.url: …`).
+ */
+export async function updatePrime(_prev: PrimeState, form: FormData): Promise<PrimeState> {
+  const session = await requireSession();
+  const name = String(form.get('pool'));
+  const value = String(form.get('prime') ?? '').trim();
+  let prime: unknown = null;
+  if (value !== '') {
+    try {
+      prime = JSON.parse(value);
+    } catch {
+      return { ok: false, error: 'The prime is not JSON: {"apps": [{"app": "browser"}]}', value };
+    }
+  }
+  try {
+    const pool = await api(session, (c) => c.pools.get(name));
+    await api(session, (c) =>
+      c.pools.apply(name, {
+        image: pool.image,
+        backend: pool.backend,
+        cpu: pool.cpu,
+        memory_mb: pool.memory_mb,
+        autoscaling: pool.autoscaling,
+        claim_ttl_seconds: pool.claim_ttl_seconds,
+        max_claim_lifetime_seconds: pool.max_claim_lifetime_seconds,
+        idle_timeout_seconds: pool.idle_timeout_seconds,
+        env: pool.env,
+        kubernetes: pool.kubernetes,
+        // Checked by the API (the contract's PoolPrime); its refusal names the field.
+        prime: prime as typeof pool.prime,
+      }),
+    );
+  } catch (error) {
+    const issues =
+      error instanceof ApiError && error.code === 'validation_failed'
+        ? issuesUnder(error.details, 'prime')
+        : [];
+    return { ...failure(error), ...(issues.length ? { error: issues.join('; ') } : {}), value };
+  }
+  revalidatePath('/pools');
+  return { ok: true, message: 'Saved: warm desktops roll to the new prime', value };
+}
+
+/** issuesUnder lists a validation_failed envelope's body issues under `prefix`, path first. */
+function issuesUnder(details: unknown, prefix: string): string[] {
+  const issues = (details as { issues?: { location: string; path: string; message: string }[] })
+    ?.issues;
+  return (issues ?? [])
+    .filter((i) => i.location === 'body' && i.path.startsWith(prefix))
+    .map((i) => `${i.path}: ${i.message}`);
 }
 
 /** claimFromPool claims a desktop (waiting up to 30 s for one) and opens it. */

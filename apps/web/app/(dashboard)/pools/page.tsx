@@ -5,6 +5,7 @@ import { ActionForm } from '../../components/action-form';
 import { AutoRefresh } from '../../components/auto-refresh';
 import { claimFromPool } from './actions';
 import { AutoscalingForm } from './autoscaling-form';
+import { PrimeForm, PrimeSummary } from './prime-form';
 
 export const metadata = { title: 'Pools · Cubicle' };
 
@@ -27,7 +28,7 @@ export default async function PoolsPage() {
             <tr>
               <th>Pool</th>
               <th>Sandboxes (live)</th>
-              <th>Autoscaling (min · initial · max)</th>
+              <th>Autoscaling (min · initial · max) · prime</th>
               <th />
             </tr>
           </thead>
@@ -42,6 +43,9 @@ export default async function PoolsPage() {
                   <div className="muted mono">
                     {pool.backend} · {pool.image} · TTL {pool.claim_ttl_seconds}s
                   </div>
+                  <div className="prime-summary">
+                    <PrimeSummary prime={pool.prime} />
+                  </div>
                 </td>
                 <td className="counts">
                   {COUNT_NAMES.map((name) => (
@@ -52,6 +56,7 @@ export default async function PoolsPage() {
                 </td>
                 <td>
                   <AutoscalingForm pool={pool} />
+                  <PrimeForm pool={pool} />
                 </td>
                 <td>
                   {pool.state === 'active' ? (
