@@ -14,6 +14,9 @@ from ._claim_async import AsyncClaim
 from ._claim_sync import Claim
 from ._client_async import AsyncCubicle
 from ._client_sync import Cubicle
+from ._computer_tool import ComputerToolError
+from ._computer_tool_async import AsyncAnthropicComputerTool, AsyncOpenAIComputerTool
+from ._computer_tool_sync import AnthropicComputerTool, OpenAIComputerTool
 from ._errors import (
     APIConnectionError,
     APIStatusError,
@@ -36,16 +39,21 @@ __all__ = [
     "APIConnectionError",
     "APIStatusError",
     "APITimeoutError",
+    "AnthropicComputerTool",
+    "AsyncAnthropicComputerTool",
     "AsyncClaim",
     "AsyncCubicle",
+    "AsyncOpenAIComputerTool",
     "AuthenticationError",
     "BadRequestError",
     "Claim",
+    "ComputerToolError",
     "ConflictError",
     "Cubicle",
     "CubicleError",
     "InternalServerError",
     "NotFoundError",
+    "OpenAIComputerTool",
     "PayloadTooLargeError",
     "PermissionDeniedError",
     "RateLimitError",

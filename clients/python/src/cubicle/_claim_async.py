@@ -38,6 +38,7 @@ from ._models import (
     ViewerTicket,
     ViewerTicketCreated,
 )
+from ._computer_tool_async import create_computer_tool
 from ._transport_async import AsyncTransport
 
 
@@ -131,6 +132,12 @@ class AsyncClaim:
         """screenshot_image: base64 data with its `screenshot_id` and pixel mapping, which `input`
         refers to (TypeScript: `claim.screenshotImage()`)."""
         return cast(GuestScreenshotImage, await self._call("screenshotClaim", request))
+
+    async def computer_tool(self, kind: str, **options: Any) -> Any:
+        """computer_tool: a computer-use tool on this desktop, "anthropic" (the `computer` tool)
+        or "openai" (computer-use actions): `.definition` for the model, `.execute(input)` to run
+        its calls. Options: max_dimension (default 1280), version (Anthropic), screenshot_after_action."""
+        return await create_computer_tool(self, kind, **options)
 
     async def shell(
         self, command: Optional[str] = None, *, argv: Optional[Sequence[str]] = None, **options: Any

@@ -39,6 +39,7 @@ from ._models import (
     ViewerTicket,
     ViewerTicketCreated,
 )
+from ._computer_tool_sync import create_computer_tool
 from ._transport_sync import Transport
 
 
@@ -113,6 +114,12 @@ class Claim:
         """screenshot_image: base64 data with its `screenshot_id` and pixel mapping, which `input`
         refers to (TypeScript: `claim.screenshotImage()`)."""
         return cast(GuestScreenshotImage, self._call("screenshotClaim", request))
+
+    def computer_tool(self, kind: str, **options: Any) -> Any:
+        """computer_tool: a computer-use tool on this desktop, "anthropic" (the `computer` tool)
+        or "openai" (computer-use actions): `.definition` for the model, `.execute(input)` to run
+        its calls. Options: max_dimension (default 1280), version (Anthropic), screenshot_after_action."""
+        return create_computer_tool(self, kind, **options)
 
     def shell(
         self, command: Optional[str] = None, *, argv: Optional[Sequence[str]] = None, **options: Any

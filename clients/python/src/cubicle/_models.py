@@ -17,15 +17,27 @@ __all__ = [
     "Backend",
     "Claim",
     "ClaimActivatedData",
+    "ClaimEgress",
     "ClaimEndedData",
     "ClaimStatus",
     "CreateApiKeyRequest",
     "CreateClaimRequest",
+    "CreateHandoffRequest",
+    "CreateMcpTokenRequest",
     "CreateRunRequest",
     "CreateSecretRequest",
     "CreateStoredSecretRequest",
     "CreateViewerTicketRequest",
     "CreateWebhookRequest",
+    "EffectiveEgressPolicy",
+    "EgressDeniedData",
+    "EgressEvent",
+    "EgressEventList",
+    "EgressMode",
+    "EgressNarrowing",
+    "EgressPolicy",
+    "EgressPolicyInput",
+    "EgressRule",
     "EmbedOrigin",
     "ErrorBody",
     "ErrorCode",
@@ -68,6 +80,7 @@ __all__ = [
     "GuestKeyCombo",
     "GuestKeyModifier",
     "GuestLaunchApp",
+    "GuestObserveDiff",
     "GuestObserveRequest",
     "GuestObserveResponse",
     "GuestOutputEncoding",
@@ -116,6 +129,11 @@ __all__ = [
     "GuestWindowLaunchRequest",
     "GuestWindowLaunchResponse",
     "GuestWindowListResponse",
+    "Handoff",
+    "HandoffCreated",
+    "HandoffRequestedData",
+    "HandoffReturnedData",
+    "HandoffState",
     "Healthz",
     "IntrospectViewerTicketRequest",
     "ListApiKeysResponse200",
@@ -124,6 +142,8 @@ __all__ = [
     "ListClaimRunsResponse200",
     "ListClaimViewerConnectionsResponse200",
     "ListClaimsResponse200",
+    "ListHandoffsResponse200",
+    "ListMcpTokensResponse200",
     "ListPoolsResponse200",
     "ListRunsResponse200",
     "ListSecretsResponse200",
@@ -131,6 +151,11 @@ __all__ = [
     "ListViewerTicketsResponse200",
     "ListWebhookDeliveriesResponse200",
     "ListWebhooksResponse200",
+    "McpToken",
+    "McpTokenCreated",
+    "McpToolName",
+    "McpWaitForRequest",
+    "McpWaitForResult",
     "Metadata",
     "Pool",
     "PoolCounts",
@@ -138,14 +163,21 @@ __all__ = [
     "PoolHint",
     "PoolInsights",
     "PoolKubernetes",
+    "PoolLatencySample",
+    "PoolPrime",
+    "PoolPrimeInput",
     "PoolSample",
     "PoolSpec",
     "PoolState",
     "PoolToleration",
     "PoolTolerationInput",
+    "PrimeApp",
+    "PrimeWait",
+    "PrimedWindow",
     "PutStoredSecretRequest",
     "ReleaseReason",
     "ResourceName",
+    "ReturnHandoffRequest",
     "Run",
     "RunCancelRequest",
     "RunEndReason",
@@ -273,6 +305,7 @@ class Claim(TypedDict):
     pool_id: str
     status: "ClaimStatus"
     sandbox: "Optional[Sandbox]"
+    primed_windows: "List[PrimedWindow]"
     metadata: "Metadata"
     ttl_seconds: int
     expires_at: str
@@ -282,6 +315,7 @@ class Claim(TypedDict):
     released_at: Optional[str]
     release_reason: "Optional[ReleaseReason]"
     created_at: str
+    time_to_first_confirmed_action_ms: Optional[float]
 
 
 class ClaimActivatedData(TypedDict):
@@ -291,6 +325,22 @@ class ClaimActivatedData(TypedDict):
     pool_id: str
     sandbox_id: str
     metadata: "Metadata"
+
+
+class ClaimEgressDestinationsItem(TypedDict):
+    verdict: Literal["allowed", "denied"]
+    name: Optional[str]
+    ip: Optional[str]
+    port: Optional[int]
+    rule: str
+    count: int
+    last_at: str
+
+
+class ClaimEgress(TypedDict):
+    narrowing: "Optional[EgressNarrowing]"
+    effective: "EffectiveEgressPolicy"
+    destinations: List[ClaimEgressDestinationsItem]
 
 
 class ClaimEndedData(TypedDict):
@@ -319,6 +369,15 @@ class CreateClaimRequest(TypedDict):
     wait_seconds: NotRequired[int]
     secrets: NotRequired[Dict[str, str]]
     stored_secrets: NotRequired[List[str]]
+    egress: "NotRequired[EgressNarrowing]"
+
+
+CreateHandoffRequest = TypedDict("CreateHandoffRequest", {"reason": "str", "for": "NotRequired[str]", "ttl_seconds": "NotRequired[int]"})
+
+
+class CreateMcpTokenRequest(TypedDict):
+    ttl_seconds: NotRequired[int]
+    tools: "NotRequired[List[McpToolName]]"
 
 
 class CreateRunRequest(TypedDict):
@@ -345,12 +404,95 @@ class CreateStoredSecretRequest(TypedDict):
 class CreateViewerTicketRequest(TypedDict):
     mode: "NotRequired[ViewerMode]"
     ttl_seconds: NotRequired[int]
+    handoff_id: NotRequired[str]
 
 
 class CreateWebhookRequest(TypedDict):
     url: "WebhookUrl"
     events: "List[WebhookEventType]"
     description: NotRequired[str]
+
+
+class EffectiveEgressPolicyAllowItem(TypedDict):
+    rule: "EgressRule"
+    source: Literal["pool", "claim"]
+    index: int
+
+
+class EffectiveEgressPolicyDenyItem(TypedDict):
+    rule: "EgressRule"
+    source: Literal["pool", "claim"]
+    index: int
+
+
+class EffectiveEgressPolicy(TypedDict):
+    mode: "EgressMode"
+    mode_source: Literal["installation", "pool", "claim"]
+    allow: List[EffectiveEgressPolicyAllowItem]
+    deny: List[EffectiveEgressPolicyDenyItem]
+    operator_allow: List[str]
+    host_addresses: List[str]
+
+
+class EgressDeniedData(TypedDict):
+    event_id: str
+    claim_id: str
+    pool_id: str
+    sandbox_id: Optional[str]
+    at: str
+    protocol: Literal["tcp", "udp", "dns"]
+    name: Optional[str]
+    ip: Optional[str]
+    port: Optional[int]
+    rule: str
+    process: Optional[str]
+    count: int
+
+
+class EgressEvent(TypedDict):
+    id: str
+    type: Literal["egress.denied"]
+    claim_id: str
+    pool_id: str
+    minute: str
+    first_at: str
+    last_at: str
+    count: int
+    protocol: Literal["tcp", "udp", "dns"]
+    name: Optional[str]
+    ip: Optional[str]
+    port: Optional[int]
+    rule: str
+    process: Optional[str]
+
+
+class EgressEventList(TypedDict):
+    data: "List[EgressEvent]"
+    next_cursor: Optional[str]
+
+
+EgressMode: TypeAlias = Literal["none", "allowlist", "open"]
+
+
+class EgressNarrowing(TypedDict):
+    mode: "NotRequired[EgressMode]"
+    allow: "NotRequired[List[EgressRule]]"
+    deny: "NotRequired[List[EgressRule]]"
+
+
+class EgressPolicy(TypedDict):
+    mode: "EgressMode"
+    allow: "List[EgressRule]"
+    deny: "List[EgressRule]"
+
+
+class EgressPolicyInput(TypedDict):
+    mode: "EgressMode"
+    allow: "NotRequired[List[EgressRule]]"
+    deny: "NotRequired[List[EgressRule]]"
+
+
+EgressRule: TypeAlias = str
 
 
 EmbedOrigin: TypeAlias = str
@@ -363,7 +505,7 @@ class ErrorBody(TypedDict):
     request_id: str
 
 
-ErrorCode: TypeAlias = Literal["validation_failed", "invalid_json", "invalid_id", "webhook_url_refused", "invalid_element_token", "unauthenticated", "invalid_ticket", "forbidden", "secret_not_usable", "not_found", "route_not_found", "window_not_found", "method_not_allowed", "conflict", "already_exists", "idempotency_key_reused", "idempotency_in_progress", "claim_not_active", "gone", "payload_too_large", "unsupported_media_type", "stale_element_token", "ambiguous_target", "stale_screenshot", "quota_exceeded", "rate_limited", "internal_error", "backend_unavailable", "service_unavailable", "timeout"]
+ErrorCode: TypeAlias = Literal["validation_failed", "invalid_json", "invalid_id", "webhook_url_refused", "invalid_element_token", "unauthenticated", "invalid_ticket", "forbidden", "secret_not_usable", "not_found", "route_not_found", "window_not_found", "method_not_allowed", "conflict", "already_exists", "idempotency_key_reused", "idempotency_in_progress", "claim_not_active", "handoff_active", "gone", "payload_too_large", "unsupported_media_type", "stale_element_token", "ambiguous_target", "stale_screenshot", "stale_snapshot", "egress_widens_pool", "quota_exceeded", "rate_limited", "internal_error", "backend_unavailable", "service_unavailable", "timeout"]
 
 
 class ErrorEnvelope(TypedDict):
@@ -790,6 +932,14 @@ GuestKeyModifier: TypeAlias = Literal["ctrl", "shift", "alt", "super"]
 GuestLaunchApp: TypeAlias = Literal["browser", "browser.firefox", "office.writer", "office.calc", "terminal", "files", "editor"]
 
 
+class GuestObserveDiff(TypedDict):
+    since: "GuestSnapshotId"
+    added: "List[GuestElementRow]"
+    changed: "List[GuestElementRow]"
+    removed: "List[GuestElementToken]"
+    unchanged_count: int
+
+
 class GuestObserveRequest(TypedDict):
     window_id: "GuestWindowId"
     query: NotRequired[str]
@@ -797,6 +947,7 @@ class GuestObserveRequest(TypedDict):
     max_elements: NotRequired[int]
     max_depth: NotRequired[int]
     include_hidden: NotRequired[bool]
+    since: "NotRequired[GuestSnapshotId]"
     include_screenshot: NotRequired[bool]
     max_dimension: NotRequired[int]
 
@@ -823,6 +974,7 @@ class GuestObserveResponse(TypedDict):
     invalidated_snapshot_ids: "List[GuestSnapshotId]"
     window: GuestObserveResponseWindow
     elements: "List[GuestElementRow]"
+    diff: "NotRequired[GuestObserveDiff]"
     truncated: Union[Literal[false], GuestObserveResponseTruncatedVariant2]
     degraded: Union[Literal[false], GuestObserveResponseDegradedVariant2]
     screenshot: "NotRequired[GuestScreenshotImage]"
@@ -847,17 +999,21 @@ GuestPid: TypeAlias = int
 
 class GuestPixelActionRequestVariant1(TypedDict):
     action: Literal["click"]
-    window_id: "GuestWindowId"
+    window_id: "NotRequired[GuestWindowId]"
     screenshot_id: "GuestScreenshotId"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
     x: int
     y: int
     modifiers: "NotRequired[List[GuestKeyModifier]]"
+    button: NotRequired[Literal["left", "middle", "right", "back", "forward"]]
+    "default left"
+    count: NotRequired[int]
+    "default 1"
 
 
 class GuestPixelActionRequestVariant2(TypedDict):
     action: Literal["double_click"]
-    window_id: "GuestWindowId"
+    window_id: "NotRequired[GuestWindowId]"
     screenshot_id: "GuestScreenshotId"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
     x: int
@@ -867,7 +1023,7 @@ class GuestPixelActionRequestVariant2(TypedDict):
 
 class GuestPixelActionRequestVariant3(TypedDict):
     action: Literal["right_click"]
-    window_id: "GuestWindowId"
+    window_id: "NotRequired[GuestWindowId]"
     screenshot_id: "GuestScreenshotId"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
     x: int
@@ -877,7 +1033,7 @@ class GuestPixelActionRequestVariant3(TypedDict):
 
 class GuestPixelActionRequestVariant4(TypedDict):
     action: Literal["move"]
-    window_id: "GuestWindowId"
+    window_id: "NotRequired[GuestWindowId]"
     screenshot_id: "GuestScreenshotId"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
     x: int
@@ -886,7 +1042,7 @@ class GuestPixelActionRequestVariant4(TypedDict):
 
 class GuestPixelActionRequestVariant5(TypedDict):
     action: Literal["drag"]
-    window_id: "GuestWindowId"
+    window_id: "NotRequired[GuestWindowId]"
     screenshot_id: "GuestScreenshotId"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
     x: int
@@ -897,37 +1053,62 @@ class GuestPixelActionRequestVariant5(TypedDict):
 
 
 class GuestPixelActionRequestVariant6(TypedDict):
-    "dx and dy are not both 0 (a missing one is 0)."
-    action: Literal["scroll"]
-    window_id: "GuestWindowId"
+    action: Literal["mouse_down"]
+    window_id: "NotRequired[GuestWindowId]"
     screenshot_id: "GuestScreenshotId"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
     x: int
     y: int
+    button: NotRequired[Literal["left", "middle", "right"]]
+    "default left"
+
+
+class GuestPixelActionRequestVariant7(TypedDict):
+    action: Literal["mouse_up"]
+    window_id: "NotRequired[GuestWindowId]"
+    screenshot_id: "GuestScreenshotId"
+    delivery_mode: "NotRequired[GuestDeliveryMode]"
+    x: int
+    y: int
+    button: NotRequired[Literal["left", "middle", "right"]]
+    "default left"
+
+
+class GuestPixelActionRequestVariant8(TypedDict):
+    "dx and dy are not both 0 (a missing one is 0)."
+    action: Literal["scroll"]
+    window_id: "NotRequired[GuestWindowId]"
+    screenshot_id: "GuestScreenshotId"
+    delivery_mode: "NotRequired[GuestDeliveryMode]"
+    x: int
+    y: int
+    modifiers: "NotRequired[List[GuestKeyModifier]]"
     dx: NotRequired[int]
     dy: NotRequired[int]
 
 
-class GuestPixelActionRequestVariant7(TypedDict):
+class GuestPixelActionRequestVariant9(TypedDict):
     action: Literal["type"]
-    window_id: "GuestWindowId"
+    window_id: "NotRequired[GuestWindowId]"
     screenshot_id: "GuestScreenshotId"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
     text: str
     focus_at: "NotRequired[GuestPixelPoint]"
 
 
-class GuestPixelActionRequestVariant8(TypedDict):
+class GuestPixelActionRequestVariant10(TypedDict):
     action: Literal["key"]
-    window_id: "GuestWindowId"
+    window_id: "NotRequired[GuestWindowId]"
     screenshot_id: "GuestScreenshotId"
     delivery_mode: "NotRequired[GuestDeliveryMode]"
     keys: "GuestKeyCombo"
     repeat: NotRequired[int]
+    hold_ms: NotRequired[int]
+    "default 0"
     focus_at: "NotRequired[GuestPixelPoint]"
 
 
-GuestPixelActionRequest: TypeAlias = Union[GuestPixelActionRequestVariant1, GuestPixelActionRequestVariant2, GuestPixelActionRequestVariant3, GuestPixelActionRequestVariant4, GuestPixelActionRequestVariant5, GuestPixelActionRequestVariant6, GuestPixelActionRequestVariant7, GuestPixelActionRequestVariant8]
+GuestPixelActionRequest: TypeAlias = Union[GuestPixelActionRequestVariant1, GuestPixelActionRequestVariant2, GuestPixelActionRequestVariant3, GuestPixelActionRequestVariant4, GuestPixelActionRequestVariant5, GuestPixelActionRequestVariant6, GuestPixelActionRequestVariant7, GuestPixelActionRequestVariant8, GuestPixelActionRequestVariant9, GuestPixelActionRequestVariant10]
 
 
 class GuestPixelPoint(TypedDict):
@@ -1058,17 +1239,20 @@ class GuestScreenshotImage(TypedDict):
     height: int
     scale: float
     origin: "GuestPoint"
+    cursor: "NotRequired[Optional[GuestPoint]]"
 
 
 class GuestScreenshotRequestVariant1(TypedDict):
     window_id: "NotRequired[GuestWindowId]"
     max_dimension: NotRequired[int]
+    region: "NotRequired[GuestRect]"
     format: NotRequired[Literal["png"]]
 
 
 class GuestScreenshotRequestVariant2(TypedDict):
     window_id: "NotRequired[GuestWindowId]"
     max_dimension: NotRequired[int]
+    region: "NotRequired[GuestRect]"
     format: Literal["jpeg"]
     quality: NotRequired[int]
 
@@ -1366,6 +1550,26 @@ class GuestWindowListResponse(TypedDict):
     windows: "List[GuestWindowInfo]"
 
 
+Handoff = TypedDict("Handoff", {"id": "str", "claim_id": "str", "state": "HandoffState", "reason": "str", "for": "Optional[str]", "ttl_seconds": "int", "lease_expires_at": "str", "requested_at": "str", "requested_by_key_id": "Optional[str]", "taken_at": "Optional[str]", "taken_by_key_id": "Optional[str]", "last_input_at": "Optional[str]", "ended_at": "Optional[str]", "ended_by_key_id": "Optional[str]", "note": "Optional[str]", "held_ms": "Optional[int]"})
+
+
+HandoffCreated = TypedDict("HandoffCreated", {"id": "str", "claim_id": "str", "state": "HandoffState", "reason": "str", "for": "Optional[str]", "ttl_seconds": "int", "lease_expires_at": "str", "requested_at": "str", "requested_by_key_id": "Optional[str]", "taken_at": "Optional[str]", "taken_by_key_id": "Optional[str]", "last_input_at": "Optional[str]", "ended_at": "Optional[str]", "ended_by_key_id": "Optional[str]", "note": "Optional[str]", "held_ms": "Optional[int]", "control": "ViewerTicketCreated"})
+
+
+HandoffRequestedData = TypedDict("HandoffRequestedData", {"handoff_id": "str", "claim_id": "str", "reason": "str", "for": "Optional[str]", "lease_expires_at": "str"})
+
+
+class HandoffReturnedData(TypedDict):
+    handoff_id: str
+    claim_id: str
+    state: Literal["returned", "expired", "ended"]
+    note: Optional[str]
+    held_ms: int
+
+
+HandoffState: TypeAlias = Literal["active", "returned", "expired", "ended"]
+
+
 class Healthz(TypedDict):
     status: Literal["ok", "degraded"]
     checks: Dict[str, Literal["ok", "error", "skipped"]]
@@ -1405,6 +1609,16 @@ class ListClaimViewerConnectionsResponse200(TypedDict):
     next_cursor: Optional[str]
 
 
+class ListHandoffsResponse200(TypedDict):
+    data: "List[Handoff]"
+    next_cursor: Optional[str]
+
+
+class ListMcpTokensResponse200(TypedDict):
+    data: "List[McpToken]"
+    next_cursor: Optional[str]
+
+
 class ListPoolsResponse200(TypedDict):
     data: "List[Pool]"
     next_cursor: Optional[str]
@@ -1440,6 +1654,59 @@ class ListWebhooksResponse200(TypedDict):
     next_cursor: Optional[str]
 
 
+class McpToken(TypedDict):
+    id: str
+    claim_id: str
+    tools: "Optional[List[McpToolName]]"
+    expires_at: str
+    revoked_at: Optional[str]
+    created_at: str
+
+
+class McpTokenCreated(TypedDict):
+    id: str
+    claim_id: str
+    tools: "Optional[List[McpToolName]]"
+    expires_at: str
+    revoked_at: Optional[str]
+    created_at: str
+    token: str
+    mcp_url: str
+
+
+McpToolName: TypeAlias = Literal["screenshot", "observe", "act", "input", "verify", "shell", "files_read", "files_write", "files_list", "windows_list", "windows_launch", "wait_for"]
+
+
+class McpWaitForRequestVariant1(TypedDict):
+    until: Literal["element"]
+    window_id: "GuestWindowId"
+    selector: "GuestElementSelector"
+    timeout_ms: NotRequired[int]
+
+
+class McpWaitForRequestVariant2(TypedDict):
+    until: Literal["text"]
+    window_id: "GuestWindowId"
+    text: str
+    timeout_ms: NotRequired[int]
+
+
+class McpWaitForRequestVariant3(TypedDict):
+    until: Literal["stable"]
+    window_id: "NotRequired[GuestWindowId]"
+    stable_ms: NotRequired[int]
+    timeout_ms: NotRequired[int]
+
+
+McpWaitForRequest: TypeAlias = Union[McpWaitForRequestVariant1, McpWaitForRequestVariant2, McpWaitForRequestVariant3]
+
+
+class McpWaitForResult(TypedDict):
+    satisfied: bool
+    waited_ms: float
+    samples: int
+
+
 Metadata: TypeAlias = Dict[str, str]
 
 
@@ -1462,6 +1729,8 @@ class Pool(TypedDict):
     idle_timeout_seconds: Optional[int]
     env: Dict[str, str]
     kubernetes: "Optional[PoolKubernetes]"
+    egress: "Optional[EgressPolicy]"
+    prime: "Optional[PoolPrime]"
     state: "PoolState"
     generation: int
     counts: "PoolCounts"
@@ -1495,13 +1764,39 @@ class PoolInsightsFailuresItem(TypedDict):
     count: int
 
 
-PoolInsights = TypedDict("PoolInsights", {"pool": "ResourceName", "pool_id": "str", "window": "Literal[\"hour\", \"day\"]", "from": "str", "to": "str", "samples": "List[PoolSample]", "claims": "int", "waited_claims": "int", "wait_p50_ms": "Optional[float]", "wait_p99_ms": "Optional[float]", "releases": "List[PoolInsightsReleasesItem]", "failures": "List[PoolInsightsFailuresItem]", "warm_seconds": "float", "hints": "List[PoolHint]"})
+PoolInsights = TypedDict("PoolInsights", {"pool": "ResourceName", "pool_id": "str", "window": "Literal[\"hour\", \"day\"]", "from": "str", "to": "str", "samples": "List[PoolSample]", "claims": "int", "waited_claims": "int", "wait_p50_ms": "Optional[float]", "wait_p99_ms": "Optional[float]", "first_actions": "int", "first_action_p50_ms": "Optional[float]", "first_action_p99_ms": "Optional[float]", "latency": "List[PoolLatencySample]", "releases": "List[PoolInsightsReleasesItem]", "failures": "List[PoolInsightsFailuresItem]", "warm_seconds": "float", "hints": "List[PoolHint]"})
 
 
 class PoolKubernetes(TypedDict):
     runtime_class_name: NotRequired[str]
     node_selector: NotRequired[Dict[str, str]]
     tolerations: "NotRequired[List[PoolToleration]]"
+
+
+class PoolLatencySample(TypedDict):
+    at: str
+    claims: int
+    wait_p50_ms: Optional[float]
+    wait_p99_ms: Optional[float]
+    first_actions: int
+    first_action_p50_ms: Optional[float]
+    first_action_p99_ms: Optional[float]
+
+
+class PoolPrime(TypedDict):
+    "Each app at most once."
+    apps: "List[PrimeApp]"
+    timeout_seconds: int
+    restore: None
+    "Reserved: a profile or snapshot to restore first (not available yet)."
+
+
+class PoolPrimeInput(TypedDict):
+    "Each app at most once."
+    apps: "List[PrimeApp]"
+    timeout_seconds: NotRequired[int]
+    restore: NotRequired[None]
+    "Reserved: a profile or snapshot to restore first (not available yet)."
 
 
 class PoolSample(TypedDict):
@@ -1523,6 +1818,8 @@ class PoolSpec(TypedDict):
     idle_timeout_seconds: NotRequired[Optional[int]]
     env: "NotRequired[PoolEnv]"
     kubernetes: "NotRequired[Optional[PoolKubernetes]]"
+    egress: "NotRequired[Optional[EgressPolicyInput]]"
+    prime: "NotRequired[Optional[PoolPrimeInput]]"
 
 
 PoolState: TypeAlias = Literal["active", "draining"]
@@ -1546,6 +1843,39 @@ class PoolTolerationInput(TypedDict):
     toleration_seconds: NotRequired[int]
 
 
+class PrimeApp(TypedDict):
+    "`url` only with a browser app."
+    app: "GuestLaunchApp"
+    url: NotRequired[str]
+    wait_for: "NotRequired[PrimeWait]"
+
+
+class PrimedWindow(TypedDict):
+    app: "GuestLaunchApp"
+    window_id: "GuestWindowId"
+    title: str
+    pid: "GuestPid"
+
+
+class PrimeWaitVariant1(TypedDict):
+    kind: Literal["window_title"]
+    contains: str
+
+
+class PrimeWaitVariant2(TypedDict):
+    kind: Literal["element"]
+    name: str
+    role: "NotRequired[GuestElementRole]"
+
+
+class PrimeWaitVariant3(TypedDict):
+    kind: Literal["delay"]
+    ms: int
+
+
+PrimeWait: TypeAlias = Union[PrimeWaitVariant1, PrimeWaitVariant2, PrimeWaitVariant3]
+
+
 class PutStoredSecretRequest(TypedDict):
     value: str
     "The value (at most 65536 bytes UTF-8); never returned."
@@ -1556,6 +1886,10 @@ ReleaseReason: TypeAlias = Literal["released_by_client", "ttl_expired", "idle_ti
 
 
 ResourceName: TypeAlias = str
+
+
+class ReturnHandoffRequest(TypedDict):
+    note: NotRequired[str]
 
 
 class Run(TypedDict):
@@ -1756,6 +2090,7 @@ class ViewerTicket(TypedDict):
     id: str
     claim_id: str
     mode: "ViewerMode"
+    handoff_id: Optional[str]
     expires_at: str
     revoked_at: Optional[str]
     created_at: str
@@ -1765,6 +2100,7 @@ class ViewerTicketCreated(TypedDict):
     id: str
     claim_id: str
     mode: "ViewerMode"
+    handoff_id: Optional[str]
     expires_at: str
     revoked_at: Optional[str]
     created_at: str
@@ -1777,6 +2113,7 @@ class ViewerTicketIntrospection(TypedDict):
     state: "ViewerTicketState"
     mode: "ViewerMode"
     claim_id: str
+    handoff_id: Optional[str]
     expires_at: str
     embed_origins: List[str]
     stream_url: str
@@ -1822,7 +2159,7 @@ class WebhookDelivery(TypedDict):
 WebhookDeliveryStatus: TypeAlias = Literal["pending", "delivered", "failed"]
 
 
-WebhookEventType: TypeAlias = Literal["claim.activated", "claim.ended", "run.finished", "sandbox.failed", "sandbox.oom_killed"]
+WebhookEventType: TypeAlias = Literal["claim.activated", "claim.ended", "run.finished", "sandbox.failed", "sandbox.oom_killed", "egress.denied", "claim.handoff_requested", "claim.handoff_returned"]
 
 
 class WebhookPayloadVariant1(TypedDict):
@@ -1855,7 +2192,25 @@ class WebhookPayloadVariant5(TypedDict):
     data: "SandboxOomKilledData"
 
 
-WebhookPayload: TypeAlias = Union[WebhookPayloadVariant1, WebhookPayloadVariant2, WebhookPayloadVariant3, WebhookPayloadVariant4, WebhookPayloadVariant5]
+class WebhookPayloadVariant6(TypedDict):
+    type: Literal["egress.denied"]
+    timestamp: str
+    data: "EgressDeniedData"
+
+
+class WebhookPayloadVariant7(TypedDict):
+    type: Literal["claim.handoff_requested"]
+    timestamp: str
+    data: "HandoffRequestedData"
+
+
+class WebhookPayloadVariant8(TypedDict):
+    type: Literal["claim.handoff_returned"]
+    timestamp: str
+    data: "HandoffReturnedData"
+
+
+WebhookPayload: TypeAlias = Union[WebhookPayloadVariant1, WebhookPayloadVariant2, WebhookPayloadVariant3, WebhookPayloadVariant4, WebhookPayloadVariant5, WebhookPayloadVariant6, WebhookPayloadVariant7, WebhookPayloadVariant8]
 
 
 WebhookUrl: TypeAlias = str
