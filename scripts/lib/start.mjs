@@ -150,6 +150,12 @@ function printRunning(ctx, ms) {
     say(`  Metrics http://127.0.0.1:${ctx.env.API_METRICS_PORT}/metrics   (Prometheus)`);
   say(`  Key    ${ctx.adminKey}   (admin of tenant "default"; also in .cubicle/admin-key)`);
   say(`  Pool   default (2 warm desktops; watch them come up: GET /v1/pools/default)`);
+  // Sandboxes reach nothing off the desktop until the operator or a pool's `egress` says so.
+  say(
+    ctx.env.CUBICLE_EGRESS_DEFAULT === 'open'
+      ? '  Egress open for pools without a policy (private, metadata and host ranges stay closed)'
+      : '  Egress none (sandboxes reach no network); open the default pool: CUBICLE_EGRESS_DEFAULT=open npm start',
+  );
   say();
   say(bold('  Claim a desktop, look at it, release it:'));
   // The names the SDKs and the CLI read, so the same two lines serve curl, `npx cubicle` and code.

@@ -1,5 +1,9 @@
 import { DEFAULT_BODY_LIMIT_BYTES, CreateClaimRequest } from '@cubicle/contract/api';
-import { GUEST_CALL_MAX_WAIT_MS, type Keyring } from '@cubicle/control-plane';
+import {
+  GUEST_CALL_MAX_WAIT_MS,
+  type EgressInstallation,
+  type Keyring,
+} from '@cubicle/control-plane';
 import { createServer, registerJsonBody, sendError } from '@cubicle/http';
 import type { KeyVerifierOptions } from '@cubicle/tenancy';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
@@ -15,6 +19,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { runFinishedWebhooksPlugin } from './plugins/run-finished-webhooks.js';
 import { closeRemainingWebSocketsPlugin, websocketsPlugin } from './plugins/websockets.js';
 import { claimRoutes } from './routes/claims.js';
+import { egressRoutes } from './routes/egress.js';
 import { driveRoutes } from './routes/drive.js';
 import { poolRoutes } from './routes/pools.js';
 import { runEventStreams } from './routes/run-event-streams.js';
@@ -63,6 +68,8 @@ export type BuildOptions = ApiConnections & {
    * (CUBICLE_WEBHOOKS_ALLOW_PRIVATE), default off.
    */
   webhooks?: { allowPrivate?: boolean };
+  /** The operator's egress settings (CUBICLE_EGRESS_*); default: every pool `none`, no range opened. */
+  egress?: EgressInstallation;
 };
 
 /** Paths in logs that may carry secrets; pino replaces their values. */
@@ -154,6 +161,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       queuePrefix: options.queuePrefix,
       keyring,
       allowPrivateWebhooks: options.webhooks?.allowPrivate ?? false,
+      egress: options.egress,
     })
     .register(metricsPlugin, { metrics: options.metrics, listener: options.metricsListener })
     .register(identityPlugin, { keyVerifier: options.keyVerifier })
@@ -169,6 +177,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     .register(driveRoutes)
     .register(runRoutes)
     .register(runEventStreams)
+    .register(egressRoutes)
     .register(closeRemainingWebSocketsPlugin)
     .register(systemRoutes, { checks: options.checks });
   await app.ready();

@@ -1,4 +1,5 @@
 import { envVars, loadEnv } from '@cubicle/config';
+import { egressEnvFields } from '@cubicle/control-plane';
 import { parseViewerKeys } from '@cubicle/viewer';
 import { z } from 'zod';
 import { withViewerKeysFromPem } from './viewer-key-pem.js';
@@ -64,6 +65,8 @@ const ApiEnvFields = z.object({
    * (on-premise receivers, tests). Off: such URLs are refused with `webhook_url_refused`.
    */
   CUBICLE_WEBHOOKS_ALLOW_PRIVATE: envVars.boolean(false),
+  /** Operator egress settings (default `none`; ranges opened in the floor): egressEnvFields. */
+  ...egressEnvFields,
 });
 
 /** The metrics listener names tenants: bound beyond loopback, it takes a token. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { parseKeyring, secretLogHooks } from '@cubicle/control-plane';
+import { egressInstallationOf, parseKeyring, secretLogHooks } from '@cubicle/control-plane';
 import { generateViewerKeySet, parseViewerKeys } from '@cubicle/viewer';
 import { loadApiEnv } from './env.js';
 import { buildApp, redactPaths } from './app.js';
@@ -22,6 +22,7 @@ const app = await buildApp({
   // Secrets are sealed with the same keyring the worker opens them with.
   keyring: parseKeyring(env.CUBICLE_KEYRING),
   webhooks: { allowPrivate: env.CUBICLE_WEBHOOKS_ALLOW_PRIVATE },
+  egress: egressInstallationOf(env),
   viewer: {
     keys: parseViewerKeys(env.CUBICLE_VIEWER_KEYS ?? generateViewerKeySet('ephemeral')),
     webUrl: env.CUBICLE_WEB_URL,

@@ -1,5 +1,6 @@
 import { envVars, loadEnv } from '@cubicle/config';
 import { parseCidrList } from '@cubicle/backends';
+import { egressEnvFields } from '@cubicle/control-plane';
 import { z } from 'zod';
 
 const KubeTolerations = z.array(
@@ -127,6 +128,8 @@ export const WorkerEnv = z.object({
    * (on-premise receivers, tests). Off: such deliveries fail without being sent.
    */
   CUBICLE_WEBHOOKS_ALLOW_PRIVATE: envVars.boolean(false),
+  /** Operator egress settings (default `none`; ranges opened in the floor): egressEnvFields. */
+  ...egressEnvFields,
   /** First retry gap of a failed webhook delivery; gaps double up to 2 h. */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /** How long after the event a delivery is retried before it fails for good. */

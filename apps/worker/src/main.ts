@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import {
   announceRunsFinished,
   createResources,
+  egressInstallationOf,
   parseKeyring,
   secretLogHooks,
 } from '@cubicle/control-plane';
@@ -51,6 +52,7 @@ const deps = createResources({
   backends,
   keyring: parseKeyring(env.CUBICLE_KEYRING),
   webhooks: webhookOptionsOf(env),
+  egress: egressInstallationOf(env),
 });
 const metrics = new WorkerMetrics();
 // Runs that end in this process are announced to webhooks (`run.finished`).

@@ -139,6 +139,16 @@ key: redis-url
   value: production
 {{- end -}}
 
+{{/* The egress policy's installation settings, the same for the api and the worker. */}}
+{{- define "cubicle.egressEnv" -}}
+- name: CUBICLE_EGRESS_DEFAULT
+  value: {{ .Values.egress.default | quote }}
+- name: CUBICLE_EGRESS_OPERATOR_ALLOW
+  value: {{ join "," .Values.egress.operatorAllow | quote }}
+- name: CUBICLE_EGRESS_HOST_ADDRESSES
+  value: {{ join "," .Values.egress.hostAddresses | quote }}
+{{- end -}}
+
 {{/* Pod-level settings shared by every Deployment. */}}
 {{- define "cubicle.podCommon" -}}
 {{- with .root.Values.image.pullSecrets }}

@@ -55,7 +55,6 @@ export { isClaimLive } from './lifecycle/claim-liveness.js';
 export { answerGuestCallJob, answerLostGuestCall } from './guest-calls/answer-guest-call.js';
 export { GUEST_CALL_MAX_WAIT_MS } from './guest-calls/guest-call-bounds.js';
 export { guestAttachChannel } from './guest/guest-attach.js';
-export { sandboxGuestClient } from './guest/guest-client.js';
 export { GuestCalls } from './guest-calls/guest-calls.js';
 export { listActions } from './guest-calls/list-actions.js';
 
@@ -116,6 +115,7 @@ export { retryWebhookDelivery } from './webhooks/retry-webhook-delivery.js';
 export { getClaimScreenshot, pruneClaimScreenshots } from './usage/claim-screenshots.js';
 export { poolInsights } from './usage/pool-insights.js';
 export { getUsage } from './usage/query-usage.js';
+export * from './egress/index.js';
 export { rollupUsage } from './usage/rollup-usage.js';
 export { runUsageCli } from './usage/usage-cli.js';
 export {

@@ -2,6 +2,7 @@ import type { Db } from '@cubicle/db';
 import type { Backends } from './backend/types.js';
 import type { Enqueue, RunRedis, ViewerEvents } from './context.js';
 import type { Keyring } from './crypto/keyring.js';
+import type { EgressInstallation } from './egress/egress-installation.js';
 
 // The process's shared parts, built once per control plane (createResources), and the narrow
 // views of them each system's functions take. Like a run engine's "system resources": every
@@ -48,6 +49,8 @@ export interface Resources {
   /** The injectable clock: tests move time; production uses Date.now. */
   now?: (() => Date) | undefined;
   webhooks: Partial<WebhookDeliveryOptions>;
+  /** The operator's egress settings (installation default, operator ranges); default: none, no ranges. */
+  egress?: EgressInstallation | undefined;
   /** The stateful parts this control plane owns (claim batcher, event committer, nudges). */
   devices: Devices;
 }

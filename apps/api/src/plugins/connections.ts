@@ -1,6 +1,7 @@
 import { createDb, type Db } from '@cubicle/db';
 import {
   createResources,
+  type EgressInstallation,
   type Enqueue,
   type Keyring,
   type Resources,
@@ -97,6 +98,8 @@ export interface ConnectionsOptions {
   keyring: Keyring;
   /** The operator's opt-out of the webhook address guard (CUBICLE_WEBHOOKS_ALLOW_PRIVATE). */
   allowPrivateWebhooks: boolean;
+  /** The operator's egress settings (CUBICLE_EGRESS_*); undefined: closed. */
+  egress?: EgressInstallation | undefined;
 }
 
 /**
@@ -106,7 +109,7 @@ export interface ConnectionsOptions {
  * closes its streams). It is registered first: what it opened closes last.
  */
 export const connectionsPlugin = fp<ConnectionsOptions>(
-  async (app, { given, queuePrefix, keyring, allowPrivateWebhooks }) => {
+  async (app, { given, queuePrefix, keyring, allowPrivateWebhooks, egress }) => {
     const connections = await openConnections(app, given, queuePrefix);
     app.decorate('connections', { ...connections, prefix: queuePrefix });
     const { db, redis, queues } = connections;
@@ -119,6 +122,7 @@ export const connectionsPlugin = fp<ConnectionsOptions>(
         prefix: queuePrefix,
         keyring,
         webhooks: { allowPrivate: allowPrivateWebhooks },
+        egress,
       }),
     );
   },

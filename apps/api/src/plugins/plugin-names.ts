@@ -20,6 +20,7 @@ export const Plugin = {
   driveRoutes: 'cubicle-drive-routes',
   runRoutes: 'cubicle-run-routes',
   runEventStreams: 'cubicle-run-event-streams',
+  egressRoutes: 'cubicle-egress-routes',
   closeRemainingWebSockets: 'cubicle-close-remaining-websockets',
   systemRoutes: 'cubicle-system-routes',
 } as const;

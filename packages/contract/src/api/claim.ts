@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { named } from '../registry.js';
 import { crossFieldRules } from '../rules.js';
 import { ClaimId, Metadata, PoolId, ResourceName, Timestamp } from './common.js';
-import { PrimedWindow } from './pool-prime.js';
 import { Sandbox } from './sandbox.js';
+import { EgressNarrowing } from './egress.js';
 import { ClaimSecrets, SecretName } from './secret.js';
 
 /** ClaimStatus: pending (no sandbox yet, 202), active (holds a sandbox), released (ended). */
@@ -35,11 +35,6 @@ export const Claim = named(
     status: ClaimStatus,
     /** The sandbox once the claim is active; null while pending. */
     sandbox: Sandbox.nullable(),
-    /**
-     * The windows the pool's `prime` apps opened on the sandbox, in prime order: act on them by
-     * `window_id` at once. Empty while pending and for pools that prime nothing.
-     */
-    primed_windows: z.array(PrimedWindow),
     metadata: Metadata,
     ttl_seconds: z.number().int(),
     expires_at: Timestamp,
@@ -80,6 +75,8 @@ export const CreateClaimRequest = named(
       secrets: ClaimSecrets.optional(),
       /** Names of the tenant's stored secrets (`/v1/secrets`) to attach to the claim, newest version. */
       stored_secrets: z.array(SecretName).max(64).optional(),
+      /** Narrows the pool's egress policy for this claim (never widens it: `egress_widens_pool`). */
+      egress: EgressNarrowing.optional(),
     })
     // Enforced where secrets are sealed (control-plane sealClaimSecrets), published here.
     .meta(

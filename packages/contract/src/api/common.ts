@@ -22,6 +22,7 @@ export const IdPrefixes = {
   webhook: 'whk',
   webhook_delivery: 'whd',
   webhook_event: 'msg',
+  egress_event: 'egv',
 } as const;
 export type IdKind = keyof typeof IdPrefixes;
 
@@ -45,6 +46,7 @@ export const AuditEventId = idOf('audit_event');
 export const WebhookId = idOf('webhook');
 export const WebhookDeliveryId = idOf('webhook_delivery');
 export const WebhookEventId = idOf('webhook_event');
+export const EgressEventId = idOf('egress_event');
 
 /** Timestamps are RFC 3339 strings in UTC with milliseconds, as `Date#toISOString` prints them. */
 export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });

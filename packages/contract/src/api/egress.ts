@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
-import { ClaimId, PoolId, PORT_PATTERN, SandboxId, Timestamp } from './common.js';
-import { IPV4_PATTERN, IPV6_PATTERN } from './webhook.js';
+import {
+  ClaimId,
+  EgressEventId,
+  listOf,
+  listQueryOf,
+  PoolId,
+  PORT_PATTERN,
+  SandboxId,
+  Timestamp,
+} from './common.js';
+import { IPV4_PATTERN, IPV6_PATTERN } from './ip-patterns.js';
 
 /**
  * EgressMode: `none` reaches nothing, `allowlist` reaches exactly the `allow` rules, `open`
@@ -122,7 +131,7 @@ export type EgressProtocol = z.infer<typeof EgressProtocol>;
 export const EgressEvent = named(
   'EgressEvent',
   z.strictObject({
-    id: z.string(),
+    id: EgressEventId,
     type: z.literal('egress.denied'),
     claim_id: ClaimId,
     pool_id: PoolId,
@@ -144,6 +153,66 @@ export const EgressEvent = named(
   }),
 );
 export type EgressEvent = z.infer<typeof EgressEvent>;
+
+/**
+ * EgressDeniedData is the `data` of an `egress.denied` webhook: sent once per collapsed line, when
+ * a destination is first denied in a minute (`count` is the count then; later denials of that
+ * minute raise the count on the event list only).
+ */
+export const EgressDeniedData = named(
+  'EgressDeniedData',
+  z.strictObject({
+    event_id: EgressEventId,
+    claim_id: ClaimId,
+    pool_id: PoolId,
+    sandbox_id: SandboxId.nullable(),
+    at: Timestamp,
+    protocol: EgressProtocol,
+    name: z.string().nullable(),
+    ip: z.string().nullable(),
+    port: z.number().int().min(0).max(65_535).nullable(),
+    rule: z.string(),
+    process: z.string().nullable(),
+    count: z.number().int().min(1),
+  }),
+);
+export type EgressDeniedData = z.infer<typeof EgressDeniedData>;
+
+/** EgressEventListQuery pages a claim's events newest first (by id: a collapsed line keeps its id). */
+export const EgressEventListQuery = listQueryOf(EgressEventId);
+export type EgressEventListQuery = z.infer<typeof EgressEventListQuery>;
+
+export const EgressEventList = named('EgressEventList', listOf(EgressEvent));
+export type EgressEventList = z.infer<typeof EgressEventList>;
+
+/**
+ * ClaimEgress answers `GET /v1/claims/{id}/egress`: what the claim asked for, the policy its
+ * sandbox lives under, and destinations seen (allowed and denied, with counts) for the Network tab.
+ */
+export const ClaimEgress = named(
+  'ClaimEgress',
+  z.strictObject({
+    /** The claim's narrowing as given at create; null when it gave none. */
+    narrowing: EgressNarrowing.nullable(),
+    effective: EffectiveEgressPolicy,
+    /**
+     * Destinations the claim's sandbox reached or was refused, collapsed by destination and
+     * rule, most attempts first (at most 200). Allowed ones appear when the egress point reports them.
+     */
+    destinations: z.array(
+      z.strictObject({
+        verdict: z.enum(['allowed', 'denied']),
+        name: z.string().nullable(),
+        ip: z.string().nullable(),
+        port: z.number().int().nullable(),
+        rule: z.string(),
+        count: z.number().int().min(1),
+        last_at: Timestamp,
+      }),
+    ),
+  }),
+);
+export type ClaimEgress = z.infer<typeof ClaimEgress>;
 
 /**
  * EGRESS_CHANGED_CHANNEL is the Redis pub/sub channel (after the deployment's prefix and a colon)

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { named } from '../registry.js';
 import { crossFieldRules } from '../rules.js';
 import { text } from '../text.js';
+import { EgressPolicy } from './egress.js';
 import { PoolId, ResourceName, Timestamp } from './common.js';
-import { PoolPrime } from './pool-prime.js';
 
 export const Backend = named('Backend', z.enum(['local', 'kubernetes', 'kubevirt']));
 export type Backend = z.infer<typeof Backend>;
@@ -130,8 +130,12 @@ const PoolSpecShape = {
     .default(null),
   env: PoolEnv.default({}),
   kubernetes: PoolKubernetes.nullable().default(null),
-  /** Apps every warm desktop has open before it is handed out (PoolPrime); null primes nothing. */
-  prime: PoolPrime.nullable().default(null),
+  /**
+   * Where the pool's sandboxes may connect (`none` | `allowlist` | `open` with allow and deny
+   * rules). null follows the installation default (`none` unless the operator changed it).
+   * Changes apply to running sandboxes within a second; they never roll warm sandboxes.
+   */
+  egress: EgressPolicy.nullable().default(null),
 };
 
 /**
@@ -190,9 +194,10 @@ export const Pool = named(
     idle_timeout_seconds: z.number().int().nullable(),
     env: z.record(z.string(), z.string()),
     kubernetes: PoolKubernetes.nullable(),
-    prime: PoolPrime.nullable(),
+    /** The pool's egress policy; null follows the installation default. */
+    egress: EgressPolicy.nullable(),
     state: PoolState,
-    /** Bumped when the sandbox template (image, resources, env, kubernetes placement, prime) changes; warm sandboxes of older generations are rolled. */
+    /** Bumped when the sandbox template (image, resources, env, kubernetes placement) changes; warm sandboxes of older generations are rolled. */
     generation: z.number().int().min(1),
     counts: PoolCounts,
     created_at: Timestamp,

@@ -11,6 +11,7 @@ import { tenantRoutes } from './routes/tenant-routes.js';
 import { viewerRoutes, viewerSocketRoutes } from './routes/viewer-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import { usageRoutes } from './routes/usage-routes.js';
+import { egressRoutes } from './routes/egress-routes.js';
 
 export { IdempotencyHeaders } from './routes/shared.js';
 
@@ -28,6 +29,7 @@ export const Routes = {
   ...auditRoutes,
   ...webhookRoutes,
   ...usageRoutes,
+  ...egressRoutes,
 } satisfies Record<string, RouteDef>;
 
 export type RouteName = keyof typeof Routes;

@@ -15,28 +15,9 @@ import {
   WebhookEventId,
   WebhookId,
 } from './common.js';
+import { EgressDeniedData } from './egress.js';
+import { IPV4_PATTERN, IPV6_PATTERN } from './ip-patterns.js';
 import { RunStatus } from './run.js';
-
-const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
-/** IPV4_PATTERN and IPV6_PATTERN are literal-address patterns (no anchors), shared with the egress rules. */
-export const IPV4_PATTERN = `(${OCTET}\\.){3}${OCTET}`;
-// IPv6 literals in their full and `::`-compressed forms, and with a dotted-quad tail (mapped,
-// NAT64): RFC 4291 §2.2. Whether the address is deliverable is the server's later check.
-const H = '[0-9A-Fa-f]{1,4}';
-export const IPV6_PATTERN = [
-  `(${H}:){7}${H}`,
-  `(${H}:){1,7}:`,
-  `(${H}:){1,6}:${H}`,
-  `(${H}:){1,5}(:${H}){1,2}`,
-  `(${H}:){1,4}(:${H}){1,3}`,
-  `(${H}:){1,3}(:${H}){1,4}`,
-  `(${H}:){1,2}(:${H}){1,5}`,
-  `${H}:(:${H}){1,6}`,
-  `:((:${H}){1,7}|:)`,
-  `(${H}:){6}${IPV4_PATTERN}`,
-  `(${H}:){1,4}:${IPV4_PATTERN}`,
-  `::(${H}:){0,5}${IPV4_PATTERN}`,
-].join('|');
 
 /** WebhookEventType is what an endpoint subscribes to. */
 export const WebhookEventType = named(
@@ -47,6 +28,7 @@ export const WebhookEventType = named(
     'run.finished',
     'sandbox.failed',
     'sandbox.oom_killed',
+    'egress.denied',
   ]),
 );
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -275,6 +257,7 @@ export const WebhookEventData = {
   'run.finished': RunFinishedData,
   'sandbox.failed': SandboxFailedData,
   'sandbox.oom_killed': SandboxOomKilledData,
+  'egress.denied': EgressDeniedData,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 export type WebhookEventDataOf<T extends WebhookEventType> = z.infer<(typeof WebhookEventData)[T]>;
 
@@ -306,6 +289,11 @@ export const WebhookPayload = named(
       type: z.literal('sandbox.oom_killed'),
       timestamp: Timestamp,
       data: SandboxOomKilledData,
+    }),
+    z.strictObject({
+      type: z.literal('egress.denied'),
+      timestamp: Timestamp,
+      data: EgressDeniedData,
     }),
   ]),
 );

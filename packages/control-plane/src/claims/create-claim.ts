@@ -19,6 +19,7 @@ import { toClaimView } from './claim-view.js';
 import type { ClaimRow } from '../repositories/claims.js';
 import { waitForClaim } from './wait-for-claim.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
+import { checkClaimEgress, storeClaimEgress } from '../egress/claim-egress.js';
 
 export interface CreateClaimResult {
   claim: ClaimView;
@@ -45,6 +46,8 @@ export async function createClaim(
   secrets?: SealedClaimSecret[],
 ): Promise<CreateClaimResult> {
   const now = nowOf(deps);
+  // A widening is refused before anything is taken.
+  if (request.egress) await checkClaimEgress(deps, tenantId, poolName, request.egress);
   const item: ClaimRequestItem = {
     claimId: newId('claim'),
     tenantId,
@@ -131,6 +134,14 @@ async function answerNewClaim(
   outcome: Extract<ClaimOutcome, { kind: 'active' | 'pending' }>,
 ): Promise<CreateClaimResult> {
   const { poolId, claim } = outcome;
+  // Stored before the answer, so the sandbox is narrowed before the caller can use it.
+  if (request.egress)
+    await storeClaimEgress(
+      deps,
+      claim.id,
+      request.egress,
+      outcome.kind === 'active' ? outcome.sandbox.id : null,
+    );
   // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim. Not awaited:
   // the claim is committed, and a lost nudge only delays a refill by one sweep interval.
   void nudgeReconcile(deps, tenantId, poolId);

@@ -2,6 +2,7 @@ import type { Pool } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import type { Deps } from '../resources.js';
 import { activatePendingClaims } from '../lifecycle/claim-transitions.js';
+import { publishEgressChange } from '../egress/egress-changes.js';
 import { claimActivatedData } from '../webhooks/event-data.js';
 import { recordWebhookEvent } from '../webhooks/emit-webhook-event.js';
 
@@ -31,6 +32,8 @@ export async function fulfilPendingClaims(deps: Deps, pool: Pool): Promise<numbe
       return claims.length;
     });
     fulfilled += activated;
+    // Activated claims' narrowings now apply to their sandboxes: the egress point reloads the pool's.
+    if (activated > 0) void publishEgressChange(deps, { pool_id: pool.id });
     if (activated < FULFIL_BATCH) return fulfilled;
   }
 }

@@ -1,10 +1,12 @@
 import type { Pool as PoolView, PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { newId, Prisma, type Pool } from '@cubicle/db';
+import type { Prisma } from '@cubicle/db';
+import { newId, type Pool } from '@cubicle/db';
 import { nudgeReconcile } from '../context.js';
 import type { Deps } from '../resources.js';
 import { countSandboxes } from './count-sandboxes.js';
 import { toPoolView } from './pool-view.js';
+import { publishEgressChange } from '../egress/egress-changes.js';
 import { lockForTransaction } from '../repositories/transaction-locks.js';
 import { checkQuota } from '@cubicle/tenancy';
 
@@ -22,7 +24,7 @@ function canonicalJson(value: unknown): string {
 
 /** Fields whose change means warm sandboxes no longer match the template and must be rolled. */
 function templateOf(
-  row: Pick<Pool, 'image' | 'backend' | 'cpuMillis' | 'memoryMb' | 'env' | 'kubernetes' | 'prime'>,
+  row: Pick<Pool, 'image' | 'backend' | 'cpuMillis' | 'memoryMb' | 'env' | 'kubernetes'>,
 ) {
   return canonicalJson([
     row.image,
@@ -31,8 +33,6 @@ function templateOf(
     row.memoryMb,
     row.env,
     row.kubernetes,
-    // A warm desktop is primed once, when it starts: other apps mean other desktops.
-    row.prime,
   ]);
 }
 
@@ -49,15 +49,12 @@ function columnsOf(spec: PoolSpec) {
     maxClaimLifetimeSeconds: spec.max_claim_lifetime_seconds,
     idleTimeoutSeconds: spec.idle_timeout_seconds,
     env: spec.env,
+    // Stored as {} when absent (see toPoolView); not part of the template: a change reaches
+    // running sandboxes through the egress point and never rolls warm ones.
+    egress: spec.egress ?? {},
     // Stored as {} when absent (see toPoolView).
     kubernetes: spec.kubernetes ?? {},
-    prime: spec.prime,
   };
-}
-
-/** The columns as Prisma writes them: a JSON column's SQL NULL is Prisma.DbNull, not null. */
-function dataOf(columns: ReturnType<typeof columnsOf>) {
-  return { ...columns, prime: columns.prime ?? Prisma.DbNull };
 }
 
 /**
@@ -78,9 +75,7 @@ export async function applyPool(
     const existing = await tx.pool.findFirst({ where: { tenantId, name, deletedAt: null } });
     if (!existing) {
       await checkQuota(tx, tenantId, 'pools');
-      const row = await tx.pool.create({
-        data: { id: newId('pool'), tenantId, name, ...dataOf(columns) },
-      });
+      const row = await tx.pool.create({ data: { id: newId('pool'), tenantId, name, ...columns } });
       return { row, created: true, changed: true };
     }
     const isTemplateChange =
@@ -89,7 +84,6 @@ export async function applyPool(
         ...columns,
         env: columns.env as Prisma.JsonValue,
         kubernetes: columns.kubernetes as Prisma.JsonValue,
-        prime: columns.prime as Prisma.JsonValue,
       });
     const isAnyChange =
       isTemplateChange ||
@@ -99,11 +93,12 @@ export async function applyPool(
     if (!isAnyChange) return { row: existing, created: false, changed: false };
     const row = await tx.pool.update({
       where: { id: existing.id },
-      data: { ...dataOf(columns), ...(isTemplateChange ? { generation: { increment: 1 } } : {}) },
+      data: { ...columns, ...(isTemplateChange ? { generation: { increment: 1 } } : {}) },
     });
     return { row, created: false, changed: true };
   });
   if (result.changed) void nudgeReconcile(deps, tenantId, result.row.id);
+  if (result.changed && !result.created) void publishEgressChange(deps, { pool_id: result.row.id });
   const counts = await countSandboxes(deps.db, [result.row.id]);
   return { pool: toPoolView(result.row, counts.get(result.row.id)!), created: result.created };
 }

@@ -1,9 +1,5 @@
-import type {
-  Pool as PoolView,
-  PoolCounts,
-  PoolKubernetes,
-  PoolPrime,
-} from '@cubicle/contract/api';
+import type { Pool as PoolView, PoolCounts, PoolKubernetes } from '@cubicle/contract/api';
+import type { EgressPolicy } from '@cubicle/contract/api';
 import type { Pool } from '@cubicle/db';
 
 export const emptyCounts = (): PoolCounts => ({
@@ -28,12 +24,11 @@ export function toPoolView(row: Pool, counts: PoolCounts): PoolView {
     max_claim_lifetime_seconds: row.maxClaimLifetimeSeconds,
     idle_timeout_seconds: row.idleTimeoutSeconds,
     env: row.env as Record<string, string>,
+    egress: Object.keys(row.egress as object).length === 0 ? null : (row.egress as EgressPolicy),
     kubernetes:
       Object.keys(row.kubernetes as object).length === 0
         ? null
         : (row.kubernetes as PoolKubernetes),
-    // Stored as the contract parsed it (PoolSpec), defaults filled in.
-    prime: (row.prime as PoolPrime | null) ?? null,
     state: row.state,
     generation: row.generation,
     counts,

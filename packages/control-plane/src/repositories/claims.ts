@@ -39,6 +39,7 @@ export function claimFromJson(j: Json): Claim {
     createdAt: dateOrThrow(j.created_at),
     updatedAt: dateOrThrow(j.updated_at),
     firstConfirmedActionAt: date(j.first_confirmed_action_at),
+    egress: (j.egress as Claim['egress'] | undefined) ?? null,
   };
 }
 

@@ -127,3 +127,19 @@ describe('effectivePolicy', () => {
     expect(policy.host_addresses).toEqual(OPERATOR.hostAddresses);
   });
 });
+
+describe('effectivePolicy after the pool changed', () => {
+  it("drops what a narrowing accepted earlier would now widen, with widening: 'drop'", () => {
+    const claim = { mode: 'allowlist' as const, allow: ['api.example.test', 'b.other.test'] };
+    const now = pool({ mode: 'allowlist', allow: ['*.other.test'] });
+    expect(refusal(() => effectivePolicy('none', OPERATOR, now, claim)).code).toBe(
+      'egress_widens_pool',
+    );
+    const kept = effectivePolicy('none', OPERATOR, now, claim, { widening: 'drop' });
+    expect(kept.allow).toEqual([{ rule: 'b.other.test', source: 'claim', index: 1 }]);
+    const closed = effectivePolicy('none', OPERATOR, pool({ mode: 'none' }), claim, {
+      widening: 'drop',
+    });
+    expect(closed).toMatchObject({ mode: 'none', mode_source: 'pool', allow: [] });
+  });
+});

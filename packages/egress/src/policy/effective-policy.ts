@@ -37,13 +37,19 @@ function widening(message: string, details: Record<string, unknown>): AppError {
  *   - `deny`: added after the pool's.
  * Anything else is a widening, refused with `egress_widens_pool` naming the field and rule.
  * The operator's ranges ride along for the floor; they are never the tenant's to change.
+ *
+ * `widening: 'drop'` is for a narrowing accepted earlier under a pool policy that has since
+ * changed: what would now widen is dropped instead (a wider mode falls to the pool's, allow
+ * rules outside the pool's are left out), so the claim stays at or below its pool.
  */
 export function effectivePolicy(
   installationDefault: InstallationDefault,
   operator: OperatorRanges,
   pool: EgressPolicy | null,
   claim: EgressNarrowing | null,
+  options: { widening?: 'refuse' | 'drop' } = {},
 ): EffectiveEgressPolicy {
+  const isLenient = options.widening === 'drop';
   const base: EgressPolicy = pool ?? { mode: installationDefault, allow: [], deny: [] };
   const baseSource = pool ? 'pool' : 'installation';
   const floor = {
@@ -53,19 +59,24 @@ export function effectivePolicy(
   const poolRules = { allow: fromList(base.allow, 'pool'), deny: fromList(base.deny, 'pool') };
   if (!claim) return { mode: base.mode, mode_source: baseSource, ...poolRules, ...floor };
 
-  if (claim.mode && EGRESS_MODE_ORDER[claim.mode] > EGRESS_MODE_ORDER[base.mode]) {
+  const isWiderMode = claim.mode && EGRESS_MODE_ORDER[claim.mode] > EGRESS_MODE_ORDER[base.mode];
+  if (isWiderMode && !isLenient) {
     throw widening(`egress mode ${claim.mode} is wider than the pool's ${base.mode}`, {
       field: 'egress.mode',
       pool_mode: base.mode,
       claim_mode: claim.mode,
     });
   }
-  let mode = claim.mode ?? base.mode;
-  let modeSource: EffectiveEgressPolicy['mode_source'] = claim.mode ? 'claim' : baseSource;
+  const claimMode = isWiderMode ? undefined : claim.mode;
+  let mode = claimMode ?? base.mode;
+  let modeSource: EffectiveEgressPolicy['mode_source'] = claimMode ? 'claim' : baseSource;
   let allow = poolRules.allow;
   if (claim.allow !== undefined) {
-    checkAllowWithin(claim.allow, base);
-    allow = fromList(claim.allow, 'claim');
+    const outside = allowOutside(claim.allow, base);
+    if (outside && !isLenient) throw outside;
+    allow = fromList(claim.allow, 'claim').filter((r) =>
+      isLenient && outside ? withinBase(r.rule, base) : true,
+    );
     // A claim allow list under an open pool only means something as an allowlist.
     if (mode === 'open') [mode, modeSource] = ['allowlist', 'claim'];
   }
@@ -78,17 +89,22 @@ export function effectivePolicy(
   };
 }
 
-function checkAllowWithin(claimAllow: readonly string[], base: EgressPolicy): void {
-  if (base.mode === 'open') return;
-  const outer = base.mode === 'allowlist' ? base.allow.map(parseRuleOrThrow) : [];
-  claimAllow.forEach((text, index) => {
-    const inner = parseRuleOrThrow(text);
-    if (outer.some((rule) => ruleWithin(inner, rule))) return;
-    throw widening(
-      base.mode === 'none'
-        ? `the pool's egress mode is none: a claim cannot allow ${text}`
-        : `egress rule ${text} is not within any of the pool's allow rules`,
-      { field: `egress.allow[${index}]`, rule: text, pool_mode: base.mode },
-    );
-  });
+function withinBase(text: string, base: EgressPolicy): boolean {
+  if (base.mode === 'open') return true;
+  if (base.mode === 'none') return false;
+  const inner = parseRuleOrThrow(text);
+  return base.allow.some((rule) => ruleWithin(inner, parseRuleOrThrow(rule)));
+}
+
+/** allowOutside is the refusal for the first claim allow rule outside the pool's, or null. */
+function allowOutside(claimAllow: readonly string[], base: EgressPolicy): AppError | null {
+  const index = claimAllow.findIndex((text) => !withinBase(text, base));
+  if (index < 0) return null;
+  const text = claimAllow[index]!;
+  return widening(
+    base.mode === 'none'
+      ? `the pool's egress mode is none: a claim cannot allow ${text}`
+      : `egress rule ${text} is not within any of the pool's allow rules`,
+    { field: `egress.allow[${index}]`, rule: text, pool_mode: base.mode },
+  );
 }

@@ -29,9 +29,15 @@ export interface EgressPolicySource {
   subscribe(listener: (change: EgressChange) => void): Promise<() => Promise<void>>;
 }
 
-/** One destination's denials, collapsed by the point over its batch window. */
+/**
+ * One destination's denials, collapsed by the point over its batch window. A point may report
+ * allowed connections the same way (`verdict: 'allowed'`, collapsed too) for the dashboard's
+ * Network tab; they count but raise no event, webhook or audit.
+ */
 export interface EgressDenialReport {
   sandboxId: string;
+  /** Default `denied`. */
+  verdict?: 'allowed' | 'denied';
   protocol: EgressProtocol;
   name: string | null;
   ip: string | null;
