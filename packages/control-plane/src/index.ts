@@ -55,6 +55,7 @@ export { isClaimLive } from './lifecycle/claim-liveness.js';
 export { answerGuestCallJob, answerLostGuestCall } from './guest-calls/answer-guest-call.js';
 export { GUEST_CALL_MAX_WAIT_MS } from './guest-calls/guest-call-bounds.js';
 export { guestAttachChannel } from './guest/guest-attach.js';
+export { sandboxGuestClient } from './guest/guest-client.js';
 export { GuestCalls } from './guest-calls/guest-calls.js';
 export { listActions } from './guest-calls/list-actions.js';
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { named } from '../registry.js';
 import { crossFieldRules } from '../rules.js';
 import { ClaimId, Metadata, PoolId, ResourceName, Timestamp } from './common.js';
+import { PrimedWindow } from './pool-prime.js';
 import { Sandbox } from './sandbox.js';
 import { EgressNarrowing } from './egress.js';
 import { ClaimSecrets, SecretName } from './secret.js';
@@ -35,6 +36,11 @@ export const Claim = named(
     status: ClaimStatus,
     /** The sandbox once the claim is active; null while pending. */
     sandbox: Sandbox.nullable(),
+    /**
+     * The windows the pool's `prime` apps opened on the sandbox, in prime order: act on them by
+     * `window_id` at once. Empty while pending and for pools that prime nothing.
+     */
+    primed_windows: z.array(PrimedWindow),
     metadata: Metadata,
     ttl_seconds: z.number().int(),
     expires_at: Timestamp,

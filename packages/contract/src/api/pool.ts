@@ -4,6 +4,7 @@ import { crossFieldRules } from '../rules.js';
 import { text } from '../text.js';
 import { EgressPolicy } from './egress.js';
 import { PoolId, ResourceName, Timestamp } from './common.js';
+import { PoolPrime } from './pool-prime.js';
 
 export const Backend = named('Backend', z.enum(['local', 'kubernetes', 'kubevirt']));
 export type Backend = z.infer<typeof Backend>;
@@ -136,6 +137,8 @@ const PoolSpecShape = {
    * Changes apply to running sandboxes within a second; they never roll warm sandboxes.
    */
   egress: EgressPolicy.nullable().default(null),
+  /** Apps every warm desktop has open before it is handed out (PoolPrime); null primes nothing. */
+  prime: PoolPrime.nullable().default(null),
 };
 
 /**
@@ -196,8 +199,9 @@ export const Pool = named(
     kubernetes: PoolKubernetes.nullable(),
     /** The pool's egress policy; null follows the installation default. */
     egress: EgressPolicy.nullable(),
+    prime: PoolPrime.nullable(),
     state: PoolState,
-    /** Bumped when the sandbox template (image, resources, env, kubernetes placement) changes; warm sandboxes of older generations are rolled. */
+    /** Bumped when the sandbox template (image, resources, env, kubernetes placement, prime) changes; warm sandboxes of older generations are rolled. */
     generation: z.number().int().min(1),
     counts: PoolCounts,
     created_at: Timestamp,

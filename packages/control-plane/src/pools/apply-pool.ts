@@ -1,7 +1,6 @@
 import type { Pool as PoolView, PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import type { Prisma } from '@cubicle/db';
-import { newId, type Pool } from '@cubicle/db';
+import { newId, Prisma, type Pool } from '@cubicle/db';
 import { nudgeReconcile } from '../context.js';
 import type { Deps } from '../resources.js';
 import { countSandboxes } from './count-sandboxes.js';
@@ -24,7 +23,7 @@ function canonicalJson(value: unknown): string {
 
 /** Fields whose change means warm sandboxes no longer match the template and must be rolled. */
 function templateOf(
-  row: Pick<Pool, 'image' | 'backend' | 'cpuMillis' | 'memoryMb' | 'env' | 'kubernetes'>,
+  row: Pick<Pool, 'image' | 'backend' | 'cpuMillis' | 'memoryMb' | 'env' | 'kubernetes' | 'prime'>,
 ) {
   return canonicalJson([
     row.image,
@@ -33,6 +32,8 @@ function templateOf(
     row.memoryMb,
     row.env,
     row.kubernetes,
+    // A warm desktop is primed once, when it starts: other apps mean other desktops.
+    row.prime,
   ]);
 }
 
@@ -54,7 +55,13 @@ function columnsOf(spec: PoolSpec) {
     egress: spec.egress ?? {},
     // Stored as {} when absent (see toPoolView).
     kubernetes: spec.kubernetes ?? {},
+    prime: spec.prime,
   };
+}
+
+/** The columns as Prisma writes them: a JSON column's SQL NULL is Prisma.DbNull, not null. */
+function dataOf(columns: ReturnType<typeof columnsOf>) {
+  return { ...columns, prime: columns.prime ?? Prisma.DbNull };
 }
 
 /**
@@ -75,7 +82,9 @@ export async function applyPool(
     const existing = await tx.pool.findFirst({ where: { tenantId, name, deletedAt: null } });
     if (!existing) {
       await checkQuota(tx, tenantId, 'pools');
-      const row = await tx.pool.create({ data: { id: newId('pool'), tenantId, name, ...columns } });
+      const row = await tx.pool.create({
+        data: { id: newId('pool'), tenantId, name, ...dataOf(columns) },
+      });
       return { row, created: true, changed: true };
     }
     const isTemplateChange =
@@ -84,6 +93,7 @@ export async function applyPool(
         ...columns,
         env: columns.env as Prisma.JsonValue,
         kubernetes: columns.kubernetes as Prisma.JsonValue,
+        prime: columns.prime as Prisma.JsonValue,
       });
     const isAnyChange =
       isTemplateChange ||
@@ -93,7 +103,7 @@ export async function applyPool(
     if (!isAnyChange) return { row: existing, created: false, changed: false };
     const row = await tx.pool.update({
       where: { id: existing.id },
-      data: { ...columns, ...(isTemplateChange ? { generation: { increment: 1 } } : {}) },
+      data: { ...dataOf(columns), ...(isTemplateChange ? { generation: { increment: 1 } } : {}) },
     });
     return { row, created: false, changed: true };
   });

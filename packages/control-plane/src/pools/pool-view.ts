@@ -1,4 +1,9 @@
-import type { Pool as PoolView, PoolCounts, PoolKubernetes } from '@cubicle/contract/api';
+import type {
+  Pool as PoolView,
+  PoolCounts,
+  PoolKubernetes,
+  PoolPrime,
+} from '@cubicle/contract/api';
 import type { EgressPolicy } from '@cubicle/contract/api';
 import type { Pool } from '@cubicle/db';
 
@@ -29,6 +34,8 @@ export function toPoolView(row: Pool, counts: PoolCounts): PoolView {
       Object.keys(row.kubernetes as object).length === 0
         ? null
         : (row.kubernetes as PoolKubernetes),
+    // Stored as the contract parsed it (PoolSpec), defaults filled in.
+    prime: (row.prime as PoolPrime | null) ?? null,
     state: row.state,
     generation: row.generation,
     counts,
