@@ -14,7 +14,7 @@ import {
   type Resources,
 } from '@cubicle/control-plane';
 import { createDb, newId, type Db } from '@cubicle/db';
-import type { EgressDenialReport } from '@cubicle/egress';
+import { decideConnection, type EgressDenialReport } from '@cubicle/egress';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
 import type { FastifyInstance } from 'fastify';
@@ -357,6 +357,83 @@ describe('egress', () => {
       targetType: 'claim',
       targetId: claimId,
     });
+  });
+
+  it('allowing a denied destination for the pool is an audited PUT that the running claim gets', async () => {
+    const t = await tenant('allow');
+    const { name, sandboxId } = await poolWithWarmSandbox(t, { mode: 'none' });
+    const claimId = (await call(t, 'POST', `/v1/pools/${name}/claims`, {})).json().id as string;
+    const attempt = {
+      name: 'api.example.test',
+      ip: '198.51.100.20',
+      port: 443,
+      protocol: 'tcp' as const,
+    };
+    const before = await loadSandboxEgress(deps, sandboxId);
+    expect(decideConnection(before!.policy, attempt)).toEqual({
+      allowed: false,
+      rule: 'default:none',
+    });
+
+    // The dashboard's one step: the pool as the API describes it, back with the rule added.
+    const pool = Pool.parse((await call(t, 'GET', `/v1/pools/${name}`)).json());
+    const source = egressPolicySource({ db, subscriber, prefix });
+    const heard: EgressChange[] = [];
+    const unsubscribe = await source.subscribe((c) => heard.push(c));
+    const put = await call(t, 'PUT', `/v1/pools/${name}`, {
+      image: pool.image,
+      autoscaling: pool.autoscaling,
+      egress: { mode: 'allowlist', allow: ['api.example.test:443'], deny: [] },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const started = Date.now();
+    while (
+      !heard.some((c) => 'pool_id' in c && c.pool_id === pool.id) &&
+      Date.now() - started < 1000
+    )
+      await new Promise((r) => setTimeout(r, 10));
+    expect(heard).toContainEqual({ pool_id: pool.id });
+    const after = await source.load(sandboxId);
+    expect(after?.claimId).toBe(claimId);
+    expect(decideConnection(after!.policy, attempt)).toEqual({
+      allowed: true,
+      rule: 'pool.allow[0]: api.example.test:443',
+    });
+    await unsubscribe();
+    await app.auditSettled?.();
+    const audit = await db.auditEvent.findFirst({
+      where: { tenantId: t.id, action: 'pool.apply', targetId: pool.id },
+      orderBy: { createdAt: 'desc' },
+    });
+    expect(audit).toMatchObject({ result: 'success', statusCode: 200 });
+  });
+
+  it("streams a claim's denials live as Server-Sent Events", async () => {
+    const t = await tenant('stream');
+    const { name, sandboxId } = await poolWithWarmSandbox(t, ALLOWLIST);
+    const claimId = (await call(t, 'POST', `/v1/pools/${name}/claims`, {})).json().id as string;
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const res = await fetch(`${address}/v1/claims/${claimId}/egress-events/stream`, {
+      headers: t.auth,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    // The stream subscribes before answering; a report now reaches it.
+    await new Promise((r) => setTimeout(r, 100));
+    await ingestEgressDenials(deps, [report(sandboxId, { name: 'live.example.test', count: 2 })]);
+    let text = '';
+    const deadline = Date.now() + 5000;
+    while (!text.includes('\n\n') && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+      text = text.replace(/^: keepalive\n\n/gm, '');
+    }
+    await reader.cancel();
+    expect(text).toMatch(/^id: egv_[0-9a-z]{26}\nevent: egress.denied\ndata: /);
+    const data = JSON.parse(text.split('data: ')[1]!.split('\n')[0]!);
+    expect(data).toMatchObject({ claim_id: claimId, name: 'live.example.test', count: 2 });
   });
 
   it('drops reports of sandboxes no claim holds', async () => {

@@ -57,6 +57,7 @@ export async function updateAutoscaling(
         env: pool.env,
         kubernetes: pool.kubernetes,
         prime: pool.prime,
+        egress: pool.egress,
       }),
     );
   } catch (error) {
@@ -107,6 +108,7 @@ export async function updatePrime(_prev: PrimeState, form: FormData): Promise<Pr
         kubernetes: pool.kubernetes,
         // Checked by the API (the contract's PoolPrime); its refusal names the field.
         prime: prime as typeof pool.prime,
+        egress: pool.egress,
       }),
     );
   } catch (error) {
