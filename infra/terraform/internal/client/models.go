@@ -53,6 +53,13 @@ type PoolPrime struct {
 	Restore        any        `json:"restore"`
 }
 
+// EgressPolicy is a pool's egress: a mode and its allow and deny rules (EgressRulePattern).
+type EgressPolicy struct {
+	Mode  string   `json:"mode"`
+	Allow []string `json:"allow"`
+	Deny  []string `json:"deny"`
+}
+
 // PoolSpec is the body of PUT /v1/pools/{name}: the whole desired state. The provider always
 // sends every field, so what the API stores is exactly what the configuration says.
 type PoolSpec struct {
@@ -67,6 +74,7 @@ type PoolSpec struct {
 	Env                     map[string]string `json:"env"`
 	Kubernetes              *PoolKubernetes   `json:"kubernetes"`
 	Prime                   *PoolPrime        `json:"prime"`
+	Egress                  *EgressPolicy     `json:"egress"`
 }
 
 // PoolCounts are the pool's live sandbox counts.
@@ -93,6 +101,7 @@ type Pool struct {
 	Env                     map[string]string `json:"env"`
 	Kubernetes              *PoolKubernetes   `json:"kubernetes"`
 	Prime                   *PoolPrime        `json:"prime"`
+	Egress                  *EgressPolicy     `json:"egress"`
 	State                   string            `json:"state"`
 	Generation              int64             `json:"generation"`
 	Counts                  PoolCounts        `json:"counts"`

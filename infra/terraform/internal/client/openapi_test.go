@@ -144,6 +144,8 @@ func TestModelsMatchOpenAPI(t *testing.T) {
 		{schema: "ErrorBody", model: ErrorBody{}},
 		{schema: "Claim", model: Claim{}, partial: true},
 		{schema: "PoolPrime", model: PoolPrime{}},
+		{schema: "EgressPolicy", model: EgressPolicy{}},
+		{schema: "EgressPolicyInput", model: EgressPolicy{}, request: true},
 		{schema: "PoolPrimeInput", model: PoolPrime{}, request: true},
 		{schema: "PrimeApp", model: PrimeApp{}, request: true},
 		// PrimeWait is a oneOf by kind (TestPrimeWaitMatchesOpenAPI checks its branches).
@@ -234,6 +236,9 @@ func TestLimitsMatchOpenAPI(t *testing.T) {
 		{PrimeTimeoutSecondsMax, []string{"PoolPrimeInput", "properties", "timeout_seconds", "maximum"}},
 		{DefaultPrimeTimeoutSeconds, []string{"PoolPrimeInput", "properties", "timeout_seconds", "default"}},
 		{PrimeURLMaxLength, []string{"PrimeApp", "properties", "url", "maxLength"}},
+		{EgressRulesMax, []string{"EgressPolicy", "properties", "allow", "maxItems"}},
+		{EgressRulesMax, []string{"EgressPolicy", "properties", "deny", "maxItems"}},
+		{EgressRuleMaxLength, []string{"EgressRule", "maxLength"}},
 		// Defaults.
 		{DefaultCPU, []string{"PoolSpec", "properties", "cpu", "default"}},
 		{DefaultMemoryMB, []string{"PoolSpec", "properties", "memory_mb", "default"}},
@@ -261,6 +266,7 @@ func TestLimitsMatchOpenAPI(t *testing.T) {
 		{LabelKeyPattern, []string{"PoolKubernetes", "properties", "node_selector", "propertyNames", "pattern"}},
 		{LabelValuePattern, []string{"PoolKubernetes", "properties", "node_selector", "additionalProperties", "pattern"}},
 		{EmbedOriginPattern, []string{"EmbedOrigin", "pattern"}},
+		{EgressRulePattern, []string{"EgressRule", "pattern"}},
 	}
 	for _, s := range strs {
 		if want, _ := at(t, doc, s.path[0], s.path[1:]...).(string); want != s.got {
@@ -277,6 +283,7 @@ func TestLimitsMatchOpenAPI(t *testing.T) {
 		{TolerationOperators, "PoolToleration", []string{"properties", "operator"}},
 		{TolerationEffects, "PoolToleration", []string{"properties", "effect"}},
 		{PrimeApps, "GuestLaunchApp", nil},
+		{EgressModes, "EgressMode", nil},
 	}
 	for _, e := range enums {
 		var want []string

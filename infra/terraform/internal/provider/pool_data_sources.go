@@ -45,6 +45,7 @@ func poolDataAttributes(nameRequired bool) map[string]schema.Attribute {
 					}}},
 			}},
 		"prime":      primeDataAttribute(),
+		"egress":     egressDataAttribute(),
 		"state":      str("`active` or `draining`."),
 		"generation": i64("Sandbox template generation."),
 		"counts": schema.SingleNestedAttribute{Computed: true, Description: "Live sandbox counts.",

@@ -26,6 +26,7 @@ type poolSpecModel struct {
 	Env                     types.Map     `tfsdk:"env"`
 	Kubernetes              types.Object  `tfsdk:"kubernetes"`
 	Prime                   types.Object  `tfsdk:"prime"`
+	Egress                  types.Object  `tfsdk:"egress"`
 }
 
 // poolStatusModel holds what the API computes: identity, state and the live counts.
@@ -138,6 +139,9 @@ func specFromModel(ctx context.Context, m poolSpecModel) (client.PoolSpec, diag.
 	prime, d := primeFromModel(ctx, m.Prime)
 	diags.Append(d...)
 	spec.Prime = prime
+	egress, d := egressFromModel(ctx, m.Egress)
+	diags.Append(d...)
+	spec.Egress = egress
 	return spec, diags
 }
 
@@ -196,6 +200,8 @@ func specModelFromPool(ctx context.Context, p *client.Pool) (poolSpecModel, diag
 		diags.Append(d...)
 	}
 	m.Prime, d = primeModelFromPool(ctx, p.Prime)
+	diags.Append(d...)
+	m.Egress, d = egressModelFromPool(p.Egress)
 	diags.Append(d...)
 	return m, diags
 }

@@ -194,7 +194,8 @@ func poolResourceSchema() schema.Schema {
 					},
 				},
 			},
-			"prime": primeResourceAttribute(),
+			"prime":  primeResourceAttribute(),
+			"egress": egressResourceAttribute(),
 			"drain_timeout": schema.StringAttribute{
 				Optional: true, Computed: true,
 				Default: stringdefault.StaticString(defaultDrainTimeout),

@@ -17,6 +17,13 @@ resource "cubicle_pool" "agents" {
     LANG = "en_US.UTF-8"
   }
 
+  # Sandboxes reach these destinations only (unset: the installation default, `none`).
+  egress = {
+    mode  = "allowlist"
+    allow = ["api.example.com:443", "*.githubusercontent.com"]
+    deny  = ["ads.example.com"]
+  }
+
   # destroy waits this long for live claims to end after the drain starts.
   drain_timeout = "15m"
 }
