@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FAKE_DNS,
   FAKE_RANGES,
+  makeTestCa,
   startFakeInternet,
   type FakeInternet,
 } from '../support/fake-internet/fake-internet.js';
@@ -24,9 +25,11 @@ const policyOf = (pool: EgressPolicy): EffectiveEgressPolicy =>
   effectivePolicy('none', { allow: [] }, pool, null);
 const ALLOWLIST = policyOf({
   mode: 'allowlist',
-  allow: ['allowed.example.test', '*.wild.example.test:443'],
+  allow: ['allowed.example.test', '*.wild.example.test:443', 'api.example.test:443'],
   deny: [],
 });
+/** A credential bound to api.example.test: its value must reach the server and never the sandbox. */
+const SECRET = `Bearer cub-${randomBytes(12).toString('hex')}`;
 
 /** guest calls the sandbox's daemon over its unix socket, as the worker does. */
 function guest(session: DesktopSession, path: string, body: unknown | null): Promise<any> {
@@ -105,9 +108,15 @@ describe('local sandboxes and their egress', () => {
       upstreamGuard: FAKE_RANGES,
       report: (batch) => void denials.push(...batch),
       reportEveryMs: 20,
+      credentials: {
+        ca: makeTestCa('Cubicle egress test installation CA'),
+        upstreamCa: internet.caPem,
+      },
     });
     const linkStarted = performance.now();
-    const network = await point.attach(linkedId, ALLOWLIST);
+    const network = await point.attach(linkedId, ALLOWLIST, {
+      injections: [{ hosts: ['api.example.test'], header: 'Authorization', value: SECRET }],
+    });
     console.log(`[egress] link made in ${Math.round(performance.now() - linkStarted)} ms`);
     hostAddress = network.hostAddress;
     [linked, isolated] = await Promise.all([
@@ -160,6 +169,41 @@ describe('local sandboxes and their egress', () => {
     expect(await deniedOf({ protocol: 'tcp', ip: '203.0.113.20', port: 7 })).toEqual([
       expect.objectContaining({ rule: 'default:allowlist' }),
     ]);
+  });
+
+  it('a credential bound to a host is added at egress and never enters the sandbox', async () => {
+    // The sandbox's own trust store (no --cacert) accepts the installation CA for the bound host.
+    const bound = await sh(linked, 'curl -sS -m 10 -v https://api.example.test/echo-headers 2>&1');
+    expect(bound.code).toBe(0);
+    expect(bound.out).toContain('"header_names"');
+    expect(bound.out).toContain('"authorization"');
+    expect(bound.out).toContain('issuer: CN=Cubicle egress test installation CA');
+    const seen = internet.seen.filter((r) => r.path === '/echo-headers');
+    expect(seen.at(-1)?.headers.authorization).toBe(SECRET);
+    // Nowhere in the sandbox: what curl saw (verbose: every header both ways), its environment,
+    // its files, and every process's environment and command line.
+    const secretPart = SECRET.split(' ')[1]!;
+    expect(bound.out).not.toContain(secretPart);
+    // The search names only the secret's shape, so that asking puts no copy inside; a decoy of
+    // that shape in a file shows it would find one.
+    const decoy = `cub-${'0'.repeat(24)}`;
+    await sh(linked, `echo ${decoy} > /tmp/decoy`);
+    const search = await sh(
+      linked,
+      `{ env; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline; grep -rsa . /tmp /home /run/cubicle; } 2>/dev/null | grep -ao 'cub-[0-9a-f]\\{24\\}' | sort -u`,
+    );
+    expect(search.out.split('\n')).toContain(decoy);
+    expect(search.out.split('\n')).not.toContain(secretPart);
+    // Any other host is passed through untouched: its own certificate, not one of Cubicle's.
+    const untouched = await sh(linked, 'curl -sS -m 10 https://allowed.example.test/ 2>&1');
+    expect(untouched.code).toBe(60); // the sandbox does not trust the fake internet's own CA
+    const withItsCa = await sh(
+      linked,
+      'cat > /tmp/ca.pem && curl -sS -m 10 -v --cacert /tmp/ca.pem https://allowed.example.test/ 2>&1',
+      internet.caPem,
+    );
+    expect(withItsCa.out).toContain('issuer: CN=Cubicle fake internet test CA');
+    expect(internet.seen.at(-1)?.headers.authorization).toBeUndefined();
   });
 
   it('a new policy reaches the running desktop within a second', async () => {

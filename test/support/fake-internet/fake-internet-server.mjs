@@ -77,6 +77,16 @@ function handler(scheme) {
       };
       return pump();
     }
+    // What the server saw goes to the test (stdout), never back to the client in full: a
+    // credential injected at egress must reach here and nowhere in the sandbox.
+    process.stdout.write(
+      `${JSON.stringify({ seen: { scheme, host: req.headers.host ?? null, path: req.url, headers: req.headers } })}\n`,
+    );
+    if (req.url === '/echo-headers') {
+      const names = JSON.stringify({ header_names: Object.keys(req.headers) });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(names);
+    }
     const body = JSON.stringify({
       scheme,
       host: req.headers.host ?? null,

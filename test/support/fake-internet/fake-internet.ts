@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const SERVER = fileURLToPath(new URL('./fake-internet-server.mjs', import.meta.url));
@@ -36,6 +37,8 @@ export interface FakeInternet {
   caPem: string;
   caPath: string;
   dns: string;
+  /** Every HTTP(S) request the sites saw, headers included, in order. */
+  seen: { scheme: string; host: string | null; path: string; headers: Record<string, string> }[];
   stop(): Promise<void>;
 }
 
@@ -96,6 +99,44 @@ function makeCertificates(dir: string): {
     caPem: read('ca.pem'),
     caPath: join(dir, 'ca.pem'),
   };
+}
+
+/** makeTestCa makes a throwaway CA (ECDSA P-256): the installation CA of egress tests. */
+export function makeTestCa(commonName: string): { certPem: string; keyPem: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'cubicle-test-ca-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        'ca.key',
+        '-out',
+        'ca.pem',
+        '-days',
+        '2',
+        '-subj',
+        `/CN=${commonName}`,
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ],
+      { cwd: dir, stdio: 'pipe' },
+    );
+    return {
+      certPem: readFileSync(join(dir, 'ca.pem'), 'utf8'),
+      keyPem: readFileSync(join(dir, 'ca.key'), 'utf8'),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -166,15 +207,21 @@ export async function startFakeInternet(): Promise<FakeInternet> {
         stdio: ['ignore', 'pipe', 'inherit'],
       },
     );
+    const seen: FakeInternet['seen'] = [];
+    const lines = createInterface({ input: server.stdout! });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the fake internet did not start')), 10_000);
-      server!.stdout!.once('data', () => {
-        clearTimeout(timer);
-        resolve();
+      lines.on('line', (line) => {
+        if (line === 'ready') {
+          clearTimeout(timer);
+          return resolve();
+        }
+        const message = JSON.parse(line) as { seen?: FakeInternet['seen'][number] };
+        if (message.seen) seen.push(message.seen);
       });
       server!.once('exit', (code) => reject(new Error(`the fake internet exited (${code})`)));
     });
-    return { netns, caPem: tls.caPem, caPath: tls.caPath, dns: FAKE_DNS, stop };
+    return { netns, caPem: tls.caPem, caPath: tls.caPath, dns: FAKE_DNS, seen, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -73,7 +73,11 @@ export class LocalEgress {
     if (!egress || egress.policy.mode === 'none') return null;
     const network = await this.point.attach(desktopId, egress.policy);
     this.remember(desktopId, egress);
-    return { netnsPath: network.netnsPath, resolvConf: network.resolvConf };
+    return {
+      netnsPath: network.netnsPath,
+      resolvConf: network.resolvConf,
+      ...(network.caBundle ? { caBundle: network.caBundle } : {}),
+    };
   }
 
   /** release removes a sandbox's link (destroy, a failed start); idempotent. */

@@ -7,6 +7,11 @@ import type { GuestTokenDigest } from '../server/auth.js';
 export interface SandboxNetworkOptions {
   netnsPath: string;
   resolvConf: string;
+  /**
+   * The sandbox's CA bundle (the system's plus Cubicle's egress CA, for hosts whose credentials
+   * are injected at egress), bound over /etc/ssl/certs/ca-certificates.crt.
+   */
+  caBundle?: string;
 }
 
 export interface DesktopOptions {

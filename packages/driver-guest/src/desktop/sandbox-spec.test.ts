@@ -34,11 +34,17 @@ describe('the desktop sandbox spec', () => {
       env: {},
       infoFd: 6,
       resolvConfFd: 13,
+      caBundleFd: 14,
     });
     // --share-net after --unshare-all keeps the namespace; the user namespace stays new.
     expect(linked.indexOf('--share-net')).toBeGreaterThan(linked.indexOf('--unshare-all'));
     expect(linked).toContain('--unshare-user');
     expect(pairs(linked, '--ro-bind-data')).toContainEqual(['13', '/etc/resolv.conf']);
+    // The trust store with the egress CA (credentials injected at egress).
+    expect(pairs(linked, '--ro-bind-data')).toContainEqual([
+      '14',
+      '/etc/ssl/certs/ca-certificates.crt',
+    ]);
   });
 
   it('sets only allow-listed variables', () => {

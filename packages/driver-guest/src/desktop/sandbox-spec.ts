@@ -64,6 +64,8 @@ export interface SandboxSpec {
    * is kept (`--share-net`) and /etc/resolv.conf is read from this descriptor.
    */
   resolvConfFd?: number;
+  /** When set, /etc/ssl/certs/ca-certificates.crt is read from this descriptor. */
+  caBundleFd?: number;
 }
 
 /**
@@ -105,6 +107,8 @@ export function bwrapOptions(spec: SandboxSpec): string[] {
     if (existsSync(secret)) args.push('--ro-bind', '/dev/null', secret);
   if (spec.resolvConfFd !== undefined)
     args.push('--ro-bind-data', String(spec.resolvConfFd), '/etc/resolv.conf');
+  if (spec.caBundleFd !== undefined)
+    args.push('--ro-bind-data', String(spec.caBundleFd), '/etc/ssl/certs/ca-certificates.crt');
   args.push('--ro-bind-try', '/var/cache/fontconfig', '/var/cache/fontconfig');
   args.push('--proc', '/proc', '--dev', '/dev');
   const tmpfs = (path: string, bytes: number, perms = '1777') =>

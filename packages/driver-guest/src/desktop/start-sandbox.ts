@@ -50,7 +50,7 @@ const SANDBOX_MAX_TASKS = 4096;
 /** A pool's defaults, for a sandboxed desktop started without limits (tests, benches). */
 const DEFAULT_LIMITS = { cpuMillis: 1000, memoryMb: 2048 };
 /** Data bubblewrap reads from the launcher: /etc/passwd, /etc/group, the seccomp program. */
-const DATA_FD = { passwd: 10, group: 11, seccomp: 12, resolvConf: 13 };
+const DATA_FD = { passwd: 10, group: 11, seccomp: 12, resolvConf: 13, caBundle: 14 };
 /**
  * The launcher's descriptors (see sandbox-entry.ts): args, token, config, info, ready, and the
  * guest's and VNC's sockets (bound here, listened on inside).
@@ -124,6 +124,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     env: sandboxEnv(inheritedEnv()),
     infoFd: FD.info,
     ...(options.network ? { resolvConfFd: DATA_FD.resolvConf } : {}),
+    ...(options.network?.caBundle ? { caBundleFd: DATA_FD.caBundle } : {}),
   });
   const cgroup = await createSandboxCgroup(id, limits);
   // As root, the sandbox gets its own uid, and with it a task limit of its own (RLIMIT_NPROC
@@ -179,6 +180,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
         'pipe', // DATA_FD.group
         'pipe', // DATA_FD.seccomp
         'pipe', // DATA_FD.resolvConf
+        'pipe', // DATA_FD.caBundle
       ],
     });
   } finally {
@@ -257,6 +259,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     stdio[DATA_FD.group]!.end(groupText());
     stdio[DATA_FD.seccomp]!.end(arch === null ? Buffer.alloc(0) : seccompProgram(arch));
     stdio[DATA_FD.resolvConf]!.end(options.network?.resolvConf ?? '');
+    stdio[DATA_FD.caBundle]!.end(options.network?.caBundle ?? '');
     stdio[FD.args]!.end(Buffer.from(args.map((a) => `${a}\0`).join('')));
     const info = (await readJsonObject(stdio[FD.info]!, child, 10_000).catch(async (err) => {
       throw await failure(`the sandbox did not start (${(err as Error).message})`);

@@ -20,6 +20,12 @@ import {
   NETNS_DIR,
   sweepSandboxLinks,
 } from './sandbox-link.js';
+import {
+  caBundleWith,
+  CredentialInjector,
+  type CredentialInjection,
+  type InjectionCa,
+} from './inject-credentials.js';
 import { UdpDenialWatch } from './udp-denial-watch.js';
 import { UpstreamResolver } from './upstream-resolver.js';
 
@@ -39,6 +45,12 @@ export interface EgressPointOptions {
    */
   upstreamGuard?: string[];
   onError?: (err: unknown) => void;
+  /**
+   * Credentials injected at egress: the installation CA that signs bound hosts' certificates
+   * (sandboxes trust it through SandboxNetwork.caBundle) and, in tests, a CA the point trusts
+   * upstream. Without it no TLS is ever terminated.
+   */
+  credentials?: { ca: InjectionCa; upstreamCa?: string };
 }
 
 /** What a sandbox needs to use its link: the namespace to join and its resolv.conf. */
@@ -48,6 +60,8 @@ export interface SandboxNetwork {
   resolvConf: string;
   hostAddress: string;
   sandboxAddress: string;
+  /** The sandbox's CA bundle (system + installation CA) when credentials can be injected. */
+  caBundle?: string;
 }
 
 const cidrMatcher = (cidrs: string[]) => {
@@ -82,6 +96,7 @@ export class EgressPoint {
   private readonly resolver: UpstreamResolver;
   private readonly udpWatch: UdpDenialWatch;
   private readonly hostAddresses = ownAddresses();
+  private readonly injector: CredentialInjector | null;
 
   private constructor(
     private readonly range: LinkRange,
@@ -92,6 +107,9 @@ export class EgressPoint {
       ...(options.onError ? { onError: options.onError } : {}),
     });
     this.resolver = new UpstreamResolver(options.upstreamDns ?? []);
+    this.injector = options.credentials
+      ? new CredentialInjector(options.credentials.ca, options.credentials.upstreamCa)
+      : null;
     this.udpWatch = new UdpDenialWatch((sandboxAddress, ip, port) => {
       for (const attachment of this.attachments.values())
         if (attachment.plan.sandboxAddress === sandboxAddress)
@@ -127,7 +145,7 @@ export class EgressPoint {
   async attach(
     desktopId: string,
     policy: EffectiveEgressPolicy,
-    { adopt = false } = {},
+    { adopt = false, injections = [] as CredentialInjection[] } = {},
   ): Promise<SandboxNetwork> {
     await this.attachments.get(desktopId)?.close();
     this.attachments.delete(desktopId);
@@ -143,9 +161,11 @@ export class EgressPoint {
         : () => true;
       const attachment = await SandboxAttachment.open(desktopId, plan, this.policyFor(policy), {
         resolver: this.resolver,
+        injector: this.injector,
         report: (denial, id) => this.batcher.add({ ...denial, desktopId: id, at: new Date() }),
         isUpstreamAllowed: guard,
       });
+      attachment.setInjections(injections);
       this.attachments.set(desktopId, attachment);
       this.udpWatch.setActive(this.attachments.size > 0);
     } catch (err) {
@@ -157,6 +177,9 @@ export class EgressPoint {
       resolvConf: resolvConf(plan),
       hostAddress: plan.hostAddress,
       sandboxAddress: plan.sandboxAddress,
+      ...(this.options.credentials
+        ? { caBundle: await caBundleWith(this.options.credentials.ca.certPem) }
+        : {}),
     };
   }
 
@@ -164,6 +187,13 @@ export class EgressPoint {
   setPolicy(desktopId: string, policy: EffectiveEgressPolicy): boolean {
     const attachment = this.attachments.get(desktopId);
     attachment?.setPolicy(this.policyFor(policy));
+    return attachment !== undefined;
+  }
+
+  /** setInjections replaces the credentials bound for a running sandbox (at once). */
+  setInjections(desktopId: string, injections: CredentialInjection[]): boolean {
+    const attachment = this.attachments.get(desktopId);
+    attachment?.setInjections(injections);
     return attachment !== undefined;
   }
 
@@ -216,6 +246,7 @@ export class EgressPoint {
     await Promise.all([...this.attachments.values()].map((a) => a.close()));
     this.attachments.clear();
     this.resolver.close();
+    this.injector?.close();
     await this.batcher.flush();
   }
 }

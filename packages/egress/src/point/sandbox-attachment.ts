@@ -10,6 +10,7 @@ import {
   type Decision,
 } from '../policy/index.js';
 import type { EgressDenial } from './denial-batcher.js';
+import type { CredentialInjection, CredentialInjector } from './inject-credentials.js';
 import { buildAnswer, buildFormErr, DNS_RCODE, DNS_TYPE, parseQuery } from './dns-wire.js';
 import { DNS_PORT, INTERCEPT_PORT, type LinkPlan } from './link-plan.js';
 import { peekDestination, type Peeked } from './peek-destination.js';
@@ -18,6 +19,8 @@ import type { UpstreamResolver } from './upstream-resolver.js';
 /** What every sandbox's attachment shares, from the egress point. */
 export interface AttachmentContext {
   resolver: UpstreamResolver;
+  /** Terminates TLS for hosts with a bound credential (null: none configured). */
+  injector: CredentialInjector | null;
   report(denial: Omit<EgressDenial, 'desktopId' | 'at'>, desktopId: string): void;
   /** The last word before a packet leaves: false refuses (tests keep traffic on the machine). */
   isUpstreamAllowed(ip: string): boolean;
@@ -52,6 +55,8 @@ export class SandboxAttachment {
   private readonly names = new Map<string, Map<string, number>>();
   private readonly live = new Set<LiveConnection>();
   private servers: { udp: UdpSocket; dnsTcp: Server; intercept: Server } | null = null;
+  /** Credentials bound to hosts for this sandbox (setInjections). */
+  private injections: CredentialInjection[] = [];
 
   private constructor(
     readonly desktopId: string,
@@ -69,6 +74,10 @@ export class SandboxAttachment {
     const attachment = new SandboxAttachment(desktopId, plan, policy, ctx);
     await attachment.listen();
     return attachment;
+  }
+
+  setInjections(injections: CredentialInjection[]): void {
+    this.injections = injections;
   }
 
   get currentPolicy(): EffectiveEgressPolicy {
@@ -303,7 +312,35 @@ export class SandboxAttachment {
       }
       return;
     }
+    const injection =
+      peeked.kind === 'tls' && spoken && this.ctx.injector
+        ? this.injections.find((i) => i.hosts.includes(spoken))
+        : undefined;
+    if (injection) return this.inject(client, attempt, first, spoken!, injection);
     this.splice(client, attempt, first);
+  }
+
+  /** inject hands a bound host's connection to the injector (TLS terminated for it alone). */
+  private async inject(
+    client: Socket,
+    attempt: ConnectionAttempt,
+    first: Buffer,
+    host: string,
+    injection: CredentialInjection,
+  ): Promise<void> {
+    try {
+      const secure = await this.ctx.injector!.serve(
+        client,
+        first,
+        { host, ip: attempt.ip, port: attempt.port },
+        injection,
+      );
+      const connection: LiveConnection = { client, upstream: secure as unknown as Socket, attempt };
+      this.live.add(connection);
+      client.once('close', () => this.live.delete(connection));
+    } catch {
+      client.resetAndDestroy();
+    }
   }
 
   private splice(client: Socket, attempt: ConnectionAttempt, first: Buffer): void {
