@@ -56,6 +56,7 @@ export { answerGuestCallJob, answerLostGuestCall } from './guest-calls/answer-gu
 export { GUEST_CALL_MAX_WAIT_MS } from './guest-calls/guest-call-bounds.js';
 export { guestAttachChannel } from './guest/guest-attach.js';
 export { sandboxGuestClient } from './guest/guest-client.js';
+export { primeDesktop } from './sandboxes/prime-desktop.js';
 export { GuestCalls } from './guest-calls/guest-calls.js';
 export { listActions } from './guest-calls/list-actions.js';
 
