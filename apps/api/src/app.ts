@@ -8,6 +8,7 @@ import { createServer, registerJsonBody, sendError } from '@cubicle/http';
 import type { KeyVerifierOptions } from '@cubicle/tenancy';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { identityPlugin } from './auth/identity-plugin.js';
+import { mcpPlugin } from './mcp/mcp-plugin.js';
 import type { ApiMetrics } from './metrics/api-metrics.js';
 import type { MetricsServerOptions } from './metrics/metrics-server.js';
 import {
@@ -175,6 +176,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     .register(claimRoutes)
     .register(secretRoutes)
     .register(driveRoutes)
+    .register(mcpPlugin, { keys: options.viewer.keys, publicApiUrl: options.viewer.publicApiUrl })
     .register(runRoutes)
     .register(runEventStreams)
     .register(egressRoutes)

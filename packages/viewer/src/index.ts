@@ -7,3 +7,4 @@ export * from './stream/stream-leases.js';
 export * from './stream/revocations.js';
 export * from './stream/rfb-bridge.js';
 export * from './stream/vnc-preamble.js';
+export * from './mcp-tokens/mcp-tokens.js';

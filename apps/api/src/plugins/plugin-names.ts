@@ -18,6 +18,7 @@ export const Plugin = {
   claimRoutes: 'cubicle-claim-routes',
   secretRoutes: 'cubicle-secret-routes',
   driveRoutes: 'cubicle-drive-routes',
+  mcp: 'cubicle-mcp',
   runRoutes: 'cubicle-run-routes',
   runEventStreams: 'cubicle-run-event-streams',
   egressRoutes: 'cubicle-egress-routes',

@@ -1,4 +1,4 @@
-import { Routes } from '@cubicle/contract/api';
+import { Routes, type RouteName } from '@cubicle/contract/api';
 import { ScreenshotImage, type GuestOperation } from '@cubicle/contract/guest';
 import { GuestCalls, listActions } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
@@ -12,6 +12,27 @@ declare module 'fastify' {
     guestCalls?: GuestCalls;
   }
 }
+
+/**
+ * DriveOperations is the guest operation each forwarding drive route runs. The claim's MCP tools
+ * (mcp/mcp-tools.ts) run the same operations through the same GuestCalls, from this table.
+ */
+export const DriveOperations = {
+  observeClaim: 'observe',
+  actClaim: 'act.element',
+  inputClaim: 'act.pixel',
+  verifyClaim: 'verify_state',
+  screenshotClaim: 'screenshot',
+  runClaimShell: 'shell.run',
+  readClaimFile: 'files.read',
+  writeClaimFile: 'files.write',
+  listClaimFiles: 'files.list',
+  statClaimFile: 'files.stat',
+  deleteClaimFile: 'files.delete',
+  listClaimWindows: 'windows.list',
+  launchClaimWindow: 'windows.launch',
+  closeClaimWindow: 'windows.close',
+} as const satisfies Partial<Record<RouteName, GuestOperation>>;
 
 /**
  * Drive routes: the claim holder's observe / act / input / verify / screenshot / shell / files /
@@ -51,20 +72,20 @@ export const driveRoutes = routeGroup(Plugin.driveRoutes, (app) => {
       )) as never,
     });
 
-  route(app, Routes.observeClaim, forward('observe'));
-  route(app, Routes.actClaim, forward('act.element'));
-  route(app, Routes.inputClaim, forward('act.pixel'));
-  route(app, Routes.verifyClaim, forward('verify_state'));
-  route(app, Routes.screenshotClaim, forward('screenshot'));
-  route(app, Routes.runClaimShell, forward('shell.run'));
-  route(app, Routes.readClaimFile, forward('files.read'));
-  route(app, Routes.writeClaimFile, forward('files.write'));
-  route(app, Routes.listClaimFiles, forward('files.list'));
-  route(app, Routes.statClaimFile, forward('files.stat'));
-  route(app, Routes.deleteClaimFile, forward('files.delete'));
-  route(app, Routes.listClaimWindows, forward('windows.list'));
-  route(app, Routes.launchClaimWindow, forward('windows.launch'));
-  route(app, Routes.closeClaimWindow, forward('windows.close'));
+  route(app, Routes.observeClaim, forward(DriveOperations.observeClaim));
+  route(app, Routes.actClaim, forward(DriveOperations.actClaim));
+  route(app, Routes.inputClaim, forward(DriveOperations.inputClaim));
+  route(app, Routes.verifyClaim, forward(DriveOperations.verifyClaim));
+  route(app, Routes.screenshotClaim, forward(DriveOperations.screenshotClaim));
+  route(app, Routes.runClaimShell, forward(DriveOperations.runClaimShell));
+  route(app, Routes.readClaimFile, forward(DriveOperations.readClaimFile));
+  route(app, Routes.writeClaimFile, forward(DriveOperations.writeClaimFile));
+  route(app, Routes.listClaimFiles, forward(DriveOperations.listClaimFiles));
+  route(app, Routes.statClaimFile, forward(DriveOperations.statClaimFile));
+  route(app, Routes.deleteClaimFile, forward(DriveOperations.deleteClaimFile));
+  route(app, Routes.listClaimWindows, forward(DriveOperations.listClaimWindows));
+  route(app, Routes.launchClaimWindow, forward(DriveOperations.launchClaimWindow));
+  route(app, Routes.closeClaimWindow, forward(DriveOperations.closeClaimWindow));
 
   // The same capture as POST /screenshot, answered as the PNG file itself (`curl -o desktop.png`).
   route(app, Routes.getClaimScreenshot, async ({ request, params, query }) => {

@@ -14,6 +14,7 @@ export const IdPrefixes = {
   sandbox: 'sbx',
   claim: 'clm',
   viewer_ticket: 'vtk',
+  mcp_token: 'mtk',
   secret: 'sec',
   run: 'run',
   audit_event: 'aud',
@@ -40,6 +41,7 @@ export const PoolId = idOf('pool');
 export const SandboxId = idOf('sandbox');
 export const ClaimId = idOf('claim');
 export const ViewerTicketId = idOf('viewer_ticket');
+export const McpTokenId = idOf('mcp_token');
 export const SecretId = idOf('secret');
 export const RunId = idOf('run');
 export const AuditEventId = idOf('audit_event');

@@ -5,6 +5,7 @@ export * from './pool-prime.js';
 export * from './sandbox.js';
 export * from './claim.js';
 export * from './viewer-ticket.js';
+export * from './mcp-token.js';
 export * from './secret.js';
 export * from './run.js';
 export * from './audit.js';

@@ -9,6 +9,7 @@ import { runRoutes, runSocketRoutes } from './routes/run-routes.js';
 import { systemRoutes } from './routes/system-routes.js';
 import { tenantRoutes } from './routes/tenant-routes.js';
 import { viewerRoutes, viewerSocketRoutes } from './routes/viewer-routes.js';
+import { mcpTokenRoutes } from './routes/mcp-token-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import { usageRoutes } from './routes/usage-routes.js';
 import { egressRoutes } from './routes/egress-routes.js';
@@ -24,6 +25,7 @@ export const Routes = {
   ...claimRoutes,
   ...driveRoutes,
   ...viewerRoutes,
+  ...mcpTokenRoutes,
   ...secretRoutes,
   ...runRoutes,
   ...auditRoutes,

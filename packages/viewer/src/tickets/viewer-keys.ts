@@ -36,6 +36,13 @@ export interface ViewerKeys {
    * Returns null for anything that is not a well-formed ticket signed by one of the keys.
    */
   verify(ticket: string): Promise<ViewerTicketClaims | null>;
+  /**
+   * signAs and verifyAs do the same for another kind of token signed by these keys (MCP tokens),
+   * told apart by its JOSE `typ`: a token of one kind never verifies as another. verifyAs answers
+   * the payload unparsed (the caller owns its schema), or null.
+   */
+  signAs(typ: string, payload: Record<string, unknown>): Promise<string>;
+  verifyAs(typ: string, token: string): Promise<unknown>;
 }
 
 /**
@@ -61,32 +68,34 @@ export function parseViewerKeys(json: string): ViewerKeys {
       createPublicKey({ key: { kty: k.kty, crv: k.crv, x: k.x }, format: 'jwk' }),
     ]),
   );
+  const signAs = (typ: string, payload: Record<string, unknown>) =>
+    new SignJWT({ ...payload }).setProtectedHeader({ alg: ALG, typ, kid: first.kid }).sign(signing);
+  const verifyAs = async (typ: string, token: string): Promise<unknown> => {
+    try {
+      const { payload, protectedHeader } = await compactVerify(
+        token,
+        (header) => {
+          const key = header.kid ? verifying.get(header.kid) : undefined;
+          if (!key) throw new Error('unknown kid');
+          return key;
+        },
+        { algorithms: [ALG] },
+      );
+      if (protectedHeader.typ !== typ) return null;
+      return JSON.parse(Buffer.from(payload).toString('utf8')) as unknown;
+    } catch {
+      return null;
+    }
+  };
   return {
     signingKid: first.kid,
-    sign: (claims) =>
-      new SignJWT({ ...claims })
-        .setProtectedHeader({ alg: ALG, typ: TYP, kid: first.kid })
-        .sign(signing),
+    sign: (claims) => signAs(TYP, claims),
     async verify(ticket) {
-      try {
-        const { payload, protectedHeader } = await compactVerify(
-          ticket,
-          (header) => {
-            const key = header.kid ? verifying.get(header.kid) : undefined;
-            if (!key) throw new Error('unknown kid');
-            return key;
-          },
-          { algorithms: [ALG] },
-        );
-        if (protectedHeader.typ !== TYP) return null;
-        const claims = ViewerTicketClaims.safeParse(
-          JSON.parse(Buffer.from(payload).toString('utf8')),
-        );
-        return claims.success ? claims.data : null;
-      } catch {
-        return null;
-      }
+      const claims = ViewerTicketClaims.safeParse(await verifyAs(TYP, ticket));
+      return claims.success ? claims.data : null;
     },
+    signAs,
+    verifyAs,
   };
 }
 

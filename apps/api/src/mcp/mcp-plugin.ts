@@ -1,0 +1,99 @@
+import { ClaimPathParams } from '@cubicle/contract/api';
+import { AppError } from '@cubicle/contract/errors';
+import { GUEST_MAX_BODY_BYTES } from '@cubicle/contract/guest';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { ViewerKeys } from '@cubicle/viewer';
+import { parsePart } from '../lib/define-handler.js';
+import { Plugin } from '../plugins/plugin-names.js';
+import { routeGroup } from '../plugins/route-group.js';
+import { authenticateMcp } from './mcp-auth.js';
+import { createMcpServer } from './mcp-server.js';
+import { registerMcpTokenRoutes } from './mcp-token-routes.js';
+
+export interface McpPluginOptions {
+  /** The viewer key set: it signs MCP tokens too (under their own JOSE typ). */
+  keys: ViewerKeys;
+  /** Public URL of this API, for `mcp_url`; default: the scheme and Host of the request. */
+  publicApiUrl?: string | undefined;
+}
+
+/** The claim's MCP endpoint (Streamable HTTP); `:id` is the claim. */
+export const MCP_PATH = '/v1/claims/:id/mcp';
+
+/** isToolCallsOnly: every JSON-RPC message of the body is a tools/call (a batch is an array). */
+function isToolCallsOnly(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.every(
+    (m) =>
+      typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'tools/call',
+  );
+}
+
+/**
+ * mcpPlugin serves one MCP endpoint per claim, with the official SDK's server and Streamable
+ * HTTP transport, in stateless mode with JSON answers: each POST builds a server for its caller,
+ * answers, and is gone. No session lives in a process, so any replica answers any request and a
+ * restart loses nothing; every request carries the claim and a credential, checked before the
+ * SDK reads it. Tools run through the drive routes' GuestCalls (same lanes, same checks, same
+ * stored ActionResults). GET (a server-to-client event stream) and DELETE (ending a session) have
+ * nothing to serve without sessions: 405, as the transport specification allows.
+ */
+export const mcpPlugin = routeGroup<McpPluginOptions>(
+  Plugin.mcp,
+  (app, options) => {
+    const guest = app.guestCalls;
+    if (!guest) throw new Error('the MCP endpoint needs the drive routes (GuestCalls)');
+    const authenticate = app.cubicleAuthenticate;
+    if (!authenticate) throw new Error('the MCP endpoint needs the identity plugin');
+    const tokens = { db: app.connections.db, keys: options.keys };
+    registerMcpTokenRoutes(app, tokens, options.publicApiUrl);
+
+    app.route({
+      method: 'POST',
+      url: MCP_PATH,
+      // The largest tool arguments are a file write's: the same bound as POST /files/write.
+      bodyLimit: GUEST_MAX_BODY_BYTES,
+      handler: async (request, reply) => {
+        const { id: claimId } = parsePart(ClaimPathParams, request.params, 'path') as {
+          id: string;
+        };
+        const caller = await authenticateMcp(
+          { tokens, authenticate, guest },
+          request,
+          reply,
+          claimId,
+          isToolCallsOnly(request.body),
+        );
+        const server = createMcpServer(
+          caller,
+          (operation, body) => guest.call(caller.tenantId, caller.claimId, operation, body),
+          { requestId: request.id, log: request.log },
+        );
+        const transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
+        reply.hijack();
+        reply.raw.setHeader('x-request-id', request.id);
+        reply.raw.once('close', () => {
+          void server.close();
+        });
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      },
+    });
+
+    app.route({
+      method: ['GET', 'DELETE'],
+      url: MCP_PATH,
+      handler: async (_request, reply) => {
+        reply.header('allow', 'POST');
+        throw new AppError(
+          'method_not_allowed',
+          'the MCP endpoint is stateless: POST JSON-RPC messages; there is no event stream or session',
+        );
+      },
+    });
+  },
+  [Plugin.driveRoutes],
+);
