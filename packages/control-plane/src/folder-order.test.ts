@@ -16,7 +16,9 @@ const SRC = 'packages/control-plane/src';
  * connections) name them, and each floor above brings its own devices (defineDevice); the
  * repositories (one module per table family: its statements and row mappers) need only the
  * database, so every system may read and write through them; viewer revocations, idempotency and
- * the webhook outbox are recorded by the systems above; the lifecycle owns claim and sandbox
+ * the webhook outbox are recorded by the systems above; egress (policies, the egress point's
+ * reports) reads pools and claims through the repositories and announces through the outbox;
+ * the lifecycle owns claim and sandbox
  * states and their rows; the guest door reads the lifecycle's liveness; claims use the lifecycle;
  * sandboxes hand themselves to pending claims; secrets ride on claims and the guest door; guest
  * calls redact with secrets; runs use all of those; the worker's loops (reconcile, reclaim) drive
@@ -30,6 +32,7 @@ const FLOORS = [
   'viewer',
   'idempotency',
   'webhooks',
+  'egress',
   'lifecycle',
   'guest',
   'pools',

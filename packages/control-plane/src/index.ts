@@ -117,7 +117,16 @@ export { retryWebhookDelivery } from './webhooks/retry-webhook-delivery.js';
 export { getClaimScreenshot, pruneClaimScreenshots } from './usage/claim-screenshots.js';
 export { poolInsights } from './usage/pool-insights.js';
 export { getUsage } from './usage/query-usage.js';
-export * from './egress/index.js';
+export {
+  egressEnvFields,
+  egressInstallationOf,
+  type EgressInstallation,
+} from './egress/egress-installation.js';
+export { egressPolicySource, loadSandboxEgress } from './egress/sandbox-egress.js';
+export { getClaimEgress } from './egress/claim-egress.js';
+export { egressDenialSink, ingestEgressDenials } from './egress/ingest-egress-reports.js';
+export { listEgressEvents } from './egress/list-egress-events.js';
+export { EgressEventFeed } from './egress/egress-event-feed.js';
 export { rollupUsage } from './usage/rollup-usage.js';
 export { runUsageCli } from './usage/usage-cli.js';
 export {

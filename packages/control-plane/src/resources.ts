@@ -2,7 +2,7 @@ import type { Db } from '@cubicle/db';
 import type { Backends } from './backend/types.js';
 import type { Enqueue, RunRedis, ViewerEvents } from './context.js';
 import type { Keyring } from './crypto/keyring.js';
-import type { EgressInstallation } from './egress/egress-installation.js';
+import type { InstallationDefault, OperatorRanges } from '@cubicle/egress';
 
 // The process's shared parts, built once per control plane (createResources), and the narrow
 // views of them each system's functions take. Like a run engine's "system resources": every
@@ -53,6 +53,16 @@ export interface Resources {
   egress?: EgressInstallation | undefined;
   /** The stateful parts this control plane owns (claim batcher, event committer, nudges). */
   devices: Devices;
+}
+
+/**
+ * EgressInstallation is the operator's side of egress (env CUBICLE_EGRESS_DEFAULT,
+ * CUBICLE_EGRESS_OPERATOR_ALLOW, CUBICLE_EGRESS_HOST_ADDRESSES; Helm `egress.*`): what a pool
+ * without its own policy gets, and which ranges of the closed floor are opened. Never a tenant's.
+ */
+export interface EgressInstallation {
+  default: InstallationDefault;
+  operator: OperatorRanges;
 }
 
 /** The parts createResources is given: everything but the devices, which it makes. */

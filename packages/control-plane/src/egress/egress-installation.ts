@@ -1,16 +1,8 @@
-import { parseCidr, type InstallationDefault, type OperatorRanges } from '@cubicle/egress';
+import { parseCidr } from '@cubicle/egress';
 import { z } from 'zod';
-import type { Resources } from '../resources.js';
+import type { EgressInstallation, Resources } from '../resources.js';
 
-/**
- * EgressInstallation is the operator's side of egress (env CUBICLE_EGRESS_DEFAULT and
- * CUBICLE_EGRESS_OPERATOR_ALLOW, Helm `egress.default` / `egress.operatorAllow`): what a pool
- * without its own policy gets, and which ranges of the closed floor are opened. Never a tenant's.
- */
-export interface EgressInstallation {
-  default: InstallationDefault;
-  operator: OperatorRanges;
-}
+export type { EgressInstallation };
 
 /** Without settings: every pool `none`, no range opened (the issue's default, `npm start`'s too). */
 export const CLOSED_INSTALLATION: EgressInstallation = { default: 'none', operator: { allow: [] } };
