@@ -1,5 +1,6 @@
 import {
   destroySandbox,
+  expireHandoffs,
   provisionSandbox,
   reclaimClaims,
   reconcileAll,
@@ -29,7 +30,9 @@ export function buildHandlers(
       const released = await reclaimClaims(deps);
       const now = Date.now();
       for (const r of released) metrics?.recordReclaim(r.reason, (now - r.dueAt.getTime()) / 1000);
-      return { released: released.length };
+      // Handoffs whose lease ran out (or whose claim ended) give control back in the same sweep.
+      const handoffs = await expireHandoffs(deps);
+      return { released: released.length, handoffs_ended: handoffs.length };
     },
     'pools.sweep': async () => {
       const { pools, swept, primed } = await reconcileAll(deps);

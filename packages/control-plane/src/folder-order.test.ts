@@ -20,8 +20,8 @@ const SRC = 'packages/control-plane/src';
  * reports) reads pools and claims through the repositories and announces through the outbox;
  * the lifecycle owns claim and sandbox
  * states and their rows; the guest door reads the lifecycle's liveness; claims use the lifecycle;
- * sandboxes hand themselves to pending claims; secrets ride on claims and the guest door; guest
- * calls redact with secrets; runs use all of those; the worker's loops (reconcile, reclaim) drive
+ * sandboxes hand themselves to pending claims; secrets ride on claims and the guest door; handoffs hold claims' deadlines
+ * and revoke viewer tickets; guest calls redact with secrets and refuse driving during a handoff; runs use all of those; the worker's loops (reconcile, reclaim) drive
  * claims and sandboxes from the top.
  */
 const FLOORS = [
@@ -40,6 +40,7 @@ const FLOORS = [
   'claims',
   'sandboxes',
   'secrets',
+  'handoffs',
   'guest-calls',
   'runs',
   'reconcile',

@@ -60,6 +60,13 @@ export { primeDesktop } from './sandboxes/prime-desktop.js';
 export { GuestCalls } from './guest-calls/guest-calls.js';
 export { listActions } from './guest-calls/list-actions.js';
 
+// Handoffs: an agent hands its desktop to a human with a lease on control (the REST routes, the
+// MCP tool and the viewer's control stream call these).
+export { requestHandoff } from './handoffs/request-handoff.js';
+export { endHandoff } from './handoffs/end-handoff.js';
+export { expireHandoffs, renewHandoffLease } from './handoffs/handoff-lease.js';
+export { getHandoff, listHandoffs } from './handoffs/list-handoffs.js';
+
 // Runs: commands with streamed events.
 export { createRun } from './runs/create-run.js';
 export { RunEventFeed } from './runs/follow-run-events.js';

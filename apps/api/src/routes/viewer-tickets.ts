@@ -39,6 +39,7 @@ export function registerViewerTicketRoutes(
       mode: body.mode,
       ttlSeconds: body.ttl_seconds,
       webUrl: options.webUrl,
+      handoffId: body.handoff_id,
     });
     return { status: 201, body: created };
   });
@@ -63,6 +64,7 @@ export function registerViewerTicketRoutes(
         state: resolved.state,
         mode: resolved.mode,
         claim_id: resolved.claimId,
+        handoff_id: resolved.handoff?.id ?? null,
         expires_at: resolved.expiresAt.toISOString(),
         embed_origins: resolved.embedOrigins,
         stream_url: streamUrlOf(request, options, body.ticket),

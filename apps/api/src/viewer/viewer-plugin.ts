@@ -8,6 +8,7 @@ import {
 } from '@cubicle/viewer';
 import fp from 'fastify-plugin';
 import { Plugin } from '../plugins/plugin-names.js';
+import { registerHandoffRoutes } from '../routes/handoffs.js';
 import { registerViewerTicketRoutes } from '../routes/viewer-tickets.js';
 import type { ViewerOptions } from './viewer-options.js';
 import { registerViewerStream } from './viewer-stream.js';
@@ -19,7 +20,8 @@ export interface ViewerPluginOptions {
 }
 
 /**
- * viewerPlugin wires viewer tickets and the stream proxy: the ticket routes, the WebSocket
+ * viewerPlugin wires viewer tickets and the stream proxy: the ticket routes, the handoff routes
+ * (a handoff's answer carries its control ticket), the WebSocket
  * stream, this process's registry of open streams, its Redis subscription to revocations (so a
  * DELETE on any replica, or the worker ending a claim, closes streams here within a second),
  * stream leases in Redis (the viewer limits hold across replicas), and a periodic database
@@ -42,7 +44,13 @@ export const viewerPlugin = fp<ViewerPluginOptions>(
       onError: (err) => app.log.warn({ err }, 'viewer stream lease: Redis failed'),
     });
     registerViewerTicketRoutes(app, deps, options);
-    registerViewerStream(app, deps, streams, { ...options, leases, keyring });
+    registerHandoffRoutes(app, app.resources, deps, options);
+    registerViewerStream(app, deps, streams, {
+      ...options,
+      leases,
+      keyring,
+      handoffs: app.resources,
+    });
 
     const subscriber = redis.duplicate();
     await listenForRevocations(subscriber, events.prefix, streams);

@@ -3,6 +3,8 @@ import { AppError } from '@cubicle/contract/errors';
 import {
   recordViewerConnected,
   recordViewerDisconnected,
+  renewHandoffLease,
+  type Deps,
   type Keyring,
 } from '@cubicle/control-plane';
 import {
@@ -41,6 +43,8 @@ export function registerViewerStream(
     leases?: StreamLeases;
     /** Opens the sandbox's guest token for the VNC credential the bridge sends first. */
     keyring?: Keyring;
+    /** Renews a handoff's lease from the input of its control streams (renewHandoffLease). */
+    handoffs?: Deps;
   } = {},
 ) {
   app.route({
@@ -112,6 +116,9 @@ export function registerViewerStream(
         expiresAt: ticket.expiresAt,
         ...(options.highWaterBytes ? { highWaterBytes: options.highWaterBytes } : {}),
         ...(preambleOf.has(request) ? { preamble: preambleOf.get(request)! } : {}),
+        ...(ticket.handoff && options.handoffs
+          ? { handoff: { onInput: leaseRenewer(options.handoffs, ticket, () => bridge, log) } }
+          : {}),
         onClosed: (info) => {
           streams.release(stream);
           if (lease?.admitted) lease.release();
@@ -135,4 +142,45 @@ export function registerViewerStream(
         .catch(() => undefined);
     },
   });
+}
+
+/** A lease is renewed at most this often, and at least four times per lease. */
+const RENEW_EVERY_MS = 5_000;
+
+/**
+ * leaseRenewer turns a handoff's control stream's input into lease renewals: the first input at
+ * once (it marks who took over), then at most every few seconds while input keeps coming. A
+ * renewal that finds the handoff ended stops the stream's input and closes it (4004); a failed
+ * write is logged and retried with the next input.
+ */
+function leaseRenewer(
+  deps: Deps,
+  ticket: ResolvedTicket,
+  bridgeOf: () => RfbBridge,
+  log: FastifyRequest['log'],
+): () => void {
+  const handoff = ticket.handoff!;
+  const everyMs = Math.min(RENEW_EVERY_MS, (handoff.ttlSeconds * 1000) / 4);
+  let lastAt = 0;
+  let isRenewing = false;
+  return () => {
+    const now = Date.now();
+    if (isRenewing || now - lastAt < everyMs) return;
+    isRenewing = true;
+    lastAt = now;
+    renewHandoffLease(deps, { handoffId: handoff.id, ticketKeyId: handoff.createdByKeyId })
+      .then((renewed) => {
+        if (renewed.isActive) return;
+        const bridge = bridgeOf();
+        bridge.stopInput();
+        bridge.close('handoff_ended');
+      })
+      .catch((err: unknown) => {
+        lastAt = 0;
+        log.warn({ err, handoff_id: handoff.id }, 'handoff lease not renewed');
+      })
+      .finally(() => {
+        isRenewing = false;
+      });
+  };
 }

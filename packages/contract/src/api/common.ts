@@ -24,6 +24,7 @@ export const IdPrefixes = {
   webhook_delivery: 'whd',
   webhook_event: 'msg',
   egress_event: 'egv',
+  handoff: 'hof',
 } as const;
 export type IdKind = keyof typeof IdPrefixes;
 
@@ -49,6 +50,7 @@ export const WebhookId = idOf('webhook');
 export const WebhookDeliveryId = idOf('webhook_delivery');
 export const WebhookEventId = idOf('webhook_event');
 export const EgressEventId = idOf('egress_event');
+export const HandoffId = idOf('handoff');
 
 /** Timestamps are RFC 3339 strings in UTC with milliseconds, as `Date#toISOString` prints them. */
 export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });

@@ -6,6 +6,7 @@ export * from './sandbox.js';
 export * from './claim.js';
 export * from './viewer-ticket.js';
 export * from './mcp-token.js';
+export * from './handoff.js';
 export * from './secret.js';
 export * from './run.js';
 export * from './audit.js';

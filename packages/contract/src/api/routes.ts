@@ -10,6 +10,7 @@ import { systemRoutes } from './routes/system-routes.js';
 import { tenantRoutes } from './routes/tenant-routes.js';
 import { viewerRoutes, viewerSocketRoutes } from './routes/viewer-routes.js';
 import { mcpTokenRoutes } from './routes/mcp-token-routes.js';
+import { handoffRoutes } from './routes/handoff-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import { usageRoutes } from './routes/usage-routes.js';
 import { egressRoutes } from './routes/egress-routes.js';
@@ -26,6 +27,7 @@ export const Routes = {
   ...driveRoutes,
   ...viewerRoutes,
   ...mcpTokenRoutes,
+  ...handoffRoutes,
   ...secretRoutes,
   ...runRoutes,
   ...auditRoutes,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
 import { text } from '../text.js';
-import { ClaimId, Timestamp, ViewerTicketId } from './common.js';
+import { ClaimId, HandoffId, Timestamp, ViewerTicketId } from './common.js';
 
 /** ViewerMode: `view` is enforced by the stream proxy (input is dropped server-side), not by the client. */
 export const ViewerMode = named('ViewerMode', z.enum(['view', 'control']));
@@ -15,6 +15,12 @@ export const CreateViewerTicketRequest = named(
   z.strictObject({
     mode: ViewerMode.default('view'),
     ttl_seconds: z.number().int().min(1).max(VIEWER_TICKET_MAX_TTL_SECONDS).default(3600),
+    /**
+     * A `control` ticket for this handoff of the claim (it must be active): its input reaches the
+     * desktop only while the handoff is active, renews the handoff's lease, and the ticket is
+     * revoked when the handoff ends. Only with `mode: "control"`.
+     */
+    handoff_id: HandoffId.optional(),
   }),
 );
 export type CreateViewerTicketRequest = z.infer<typeof CreateViewerTicketRequest>;
@@ -25,6 +31,8 @@ export const ViewerTicket = named(
     id: ViewerTicketId,
     claim_id: ClaimId,
     mode: ViewerMode,
+    /** The handoff a `control` ticket is bound to; null for every other ticket. */
+    handoff_id: HandoffId.nullable(),
     expires_at: Timestamp,
     revoked_at: Timestamp.nullable(),
     created_at: Timestamp,
@@ -53,6 +61,8 @@ export const ViewerTicketClaims = z.strictObject({
   clm: ClaimId,
   sbx: z.string(),
   mode: ViewerMode,
+  /** The handoff a control ticket is bound to (absent for others). */
+  hof: HandoffId.optional(),
   iat: z.number().int(),
   exp: z.number().int(),
 });
@@ -88,6 +98,8 @@ export const ViewerTicketIntrospection = named(
     state: ViewerTicketState,
     mode: ViewerMode,
     claim_id: ClaimId,
+    /** The handoff a control ticket is bound to: the embed takes input (`mode=control`) only then. */
+    handoff_id: HandoffId.nullable(),
     expires_at: Timestamp,
     /** The tenant's allowed embedding origins (for CSP `frame-ancestors`). */
     embed_origins: z.array(z.string()),
@@ -112,6 +124,8 @@ export const ViewerCloseCodes = {
   revoked: 4002,
   /** The claim ended (released, reclaimed); the desktop is gone. */
   ended: 4003,
+  /** The handoff this control ticket was bound to was returned or its lease expired. */
+  handoff_ended: 4004,
   /** Too many viewers on this ticket or this tenant. */
   limit: 4029,
   /** The client sent something a viewer may not (malformed or unknown RFB in view mode). */

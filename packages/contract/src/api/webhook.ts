@@ -16,6 +16,7 @@ import {
   WebhookId,
 } from './common.js';
 import { EgressDeniedData } from './egress.js';
+import { HandoffRequestedData, HandoffReturnedData } from './handoff.js';
 import { IPV4_PATTERN, IPV6_PATTERN } from './ip-patterns.js';
 import { RunStatus } from './run.js';
 
@@ -29,6 +30,8 @@ export const WebhookEventType = named(
     'sandbox.failed',
     'sandbox.oom_killed',
     'egress.denied',
+    'claim.handoff_requested',
+    'claim.handoff_returned',
   ]),
 );
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -258,6 +261,8 @@ export const WebhookEventData = {
   'sandbox.failed': SandboxFailedData,
   'sandbox.oom_killed': SandboxOomKilledData,
   'egress.denied': EgressDeniedData,
+  'claim.handoff_requested': HandoffRequestedData,
+  'claim.handoff_returned': HandoffReturnedData,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 export type WebhookEventDataOf<T extends WebhookEventType> = z.infer<(typeof WebhookEventData)[T]>;
 
@@ -294,6 +299,16 @@ export const WebhookPayload = named(
       type: z.literal('egress.denied'),
       timestamp: Timestamp,
       data: EgressDeniedData,
+    }),
+    z.strictObject({
+      type: z.literal('claim.handoff_requested'),
+      timestamp: Timestamp,
+      data: HandoffRequestedData,
+    }),
+    z.strictObject({
+      type: z.literal('claim.handoff_returned'),
+      timestamp: Timestamp,
+      data: HandoffReturnedData,
     }),
   ]),
 );

@@ -63,6 +63,16 @@ export const ErrorCodes = {
     description: 'A request with this Idempotency-Key is still being processed; retry later.',
   },
   claim_not_active: { status: 409, description: 'The claim is pending, released or expired.' },
+  /**
+   * A human holds the claim's desktop (a handoff): the agent's driving calls (act, input, shell,
+   * file writes and deletes, window launch and close, new runs, run stdin) are refused until the
+   * handoff is returned or its lease expires. `details.handoff_id` names it; reading calls work.
+   */
+  handoff_active: {
+    status: 409,
+    description:
+      'A human holds the desktop (`details.handoff_id`): driving calls are refused until the handoff is returned or its lease expires; reads (observe, screenshot, files read) still work.',
+  },
   gone: {
     status: 410,
     description: 'The resource existed but has ended (released claim, deleted pool).',

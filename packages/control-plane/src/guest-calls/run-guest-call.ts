@@ -3,7 +3,9 @@ import { ActionResult, GuestRoutes, type GuestOperation } from '@cubicle/contrac
 import type { JobPayload } from '@cubicle/contract/jobs';
 import { newId } from '@cubicle/db';
 import { nowOf } from '../context.js';
-import { guestClientFor, type GuestCallOperation } from '../guest/guest-client.js';
+import { findLiveGuest, liveGuestOrThrow } from '../guest/find-live-guest.js';
+import { guestClientOf, type GuestCallOperation } from '../guest/guest-client.js';
+import { refuseDuringHandoff } from '../handoffs/handoff-guard.js';
 import type { WorkerDeps } from '../resources.js';
 import { GUEST_CALL_MIN_START_MS, guestCallBoundMs } from './guest-call-bounds.js';
 import { redactRequest } from './redact-request.js';
@@ -87,13 +89,17 @@ async function deliverGuestCall(
     });
 
   // The sandbox, only while the caller's claim on it is live (findLiveGuest, one named
-  // statement: this runs before every guest call).
-  const guest = await guestClientFor(deps, {
+  // statement: this runs before every guest call), and never a driving call while a human
+  // holds the desktop (the same statement reads the claim's active handoff).
+  const target = {
     tenantId: p.tenant_id,
     claimId: p.claim_id,
     sandboxId: p.sandbox_id,
     now: new Date(now()),
-  });
+  };
+  const live = liveGuestOrThrow(await findLiveGuest(deps.db, target, true), target);
+  refuseDuringHandoff(live.handoffId, p.operation);
+  const guest = guestClientOf(deps.keyring, live);
 
   const started = now();
   const answer = await guest.call(operation, parsed.data as never, {

@@ -17,6 +17,8 @@ export interface LiveGuest {
   tokenCiphertext: Buffer | null;
   /** The claim holds secrets: its screenshots are not kept, its records are redacted. */
   hasSecrets: boolean;
+  /** The claim's active handoff (a human holds the desktop); null when none. */
+  handoffId: string | null;
 }
 
 /**
@@ -73,6 +75,7 @@ export async function findLiveGuest(
       endpoint: row.guest_endpoint,
       tokenCiphertext: row.guest_token_ciphertext,
       hasSecrets: row.has_secrets,
+      handoffId: row.handoff_id,
     },
   };
 }

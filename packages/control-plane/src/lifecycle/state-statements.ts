@@ -49,7 +49,8 @@ export const fulfilPending = statement<
 /**
  * Live claims whose deadline has passed at $1, oldest TTL first, up to $2, each with the first
  * rule it broke (the hard maximum lifetime, the TTL, then the heartbeat window, which only an
- * active claim has) and when it became due.
+ * active claim has) and when it became due. While a human holds the claim (an active handoff)
+ * only the hard maximum ends it: its agent is not idle, it waits (the handoff's lease ends that).
  */
 export const claimsDueToEnd = statement<
   {
@@ -60,7 +61,7 @@ export const claimsDueToEnd = statement<
   },
   [now: Date, limit: number]
 >(
-  'cubicle_claims_due_to_end_v1',
+  'cubicle_claims_due_to_end_v2',
   `SELECT id, tenant_id,
       CASE
         WHEN max_expires_at <= $1 THEN 'max_lifetime'
@@ -71,10 +72,68 @@ export const claimsDueToEnd = statement<
             COALESCE(last_heartbeat_at + make_interval(secs => idle_timeout_seconds), 'infinity'::timestamptz)) AS due_at
     FROM claims
     WHERE status <> 'released' AND (
-      expires_at <= $1 OR max_expires_at <= $1 OR
-      (status = 'active' AND idle_timeout_seconds IS NOT NULL
-        AND last_heartbeat_at + make_interval(secs => idle_timeout_seconds) <= $1)
+      max_expires_at <= $1 OR (
+        (expires_at <= $1 OR
+          (status = 'active' AND idle_timeout_seconds IS NOT NULL
+            AND last_heartbeat_at + make_interval(secs => idle_timeout_seconds) <= $1))
+        AND NOT EXISTS (SELECT 1 FROM handoffs h WHERE h.claim_id = claims.id AND h.state = 'active')
+      )
     )
     ORDER BY expires_at
     LIMIT $2`,
+);
+
+/**
+ * The claim a handoff is asked for, locked (FOR UPDATE) for the request's transaction: two
+ * requests for one claim run one after the other, so the second sees the first's handoff.
+ */
+export const lockClaimForHandoff = statement<
+  {
+    status: string;
+    expires_at: Date;
+    max_expires_at: Date;
+    sandbox_id: string | null;
+    active_handoff_id: string | null;
+  },
+  [claimId: string, tenantId: string]
+>(
+  'cubicle_lock_claim_for_handoff_v1',
+  `SELECT c.status, c.expires_at, c.max_expires_at, c.sandbox_id,
+          (SELECT h.id FROM handoffs h WHERE h.claim_id = c.id AND h.state = 'active') AS active_handoff_id
+     FROM claims c WHERE c.id = $1 AND c.tenant_id = $2 FOR UPDATE OF c`,
+);
+
+/**
+ * Holds a live claim's deadlines while a human holds its desktop: the TTL deadline is moved to
+ * at least $2 (the handoff's lease), never past the hard maximum, and the heartbeat window
+ * restarts at $3. Never shortens anything.
+ */
+export const holdClaimDeadline = statement<
+  { expires_at: Date },
+  [claimId: string, until: Date, now: Date]
+>(
+  'cubicle_hold_claim_deadline_v1',
+  `UPDATE claims
+      SET expires_at = GREATEST(expires_at, LEAST($2::timestamptz, max_expires_at)),
+          last_heartbeat_at = GREATEST(last_heartbeat_at, $3::timestamptz),
+          updated_at = $3::timestamptz
+    WHERE id = $1 AND status <> 'released'
+    RETURNING expires_at`,
+);
+
+/**
+ * Gives a claim back its deadlines when a handoff ends: what was left of its TTL when the agent
+ * asked ($2 ms) counts again from $3, capped at the hard maximum; the heartbeat window restarts.
+ */
+export const restoreClaimDeadline = statement<
+  { expires_at: Date },
+  [claimId: string, ttlLeftMs: number, now: Date]
+>(
+  'cubicle_restore_claim_deadline_v1',
+  `UPDATE claims
+      SET expires_at = LEAST($3::timestamptz + make_interval(secs => $2::double precision / 1000), max_expires_at),
+          last_heartbeat_at = $3::timestamptz,
+          updated_at = $3::timestamptz
+    WHERE id = $1 AND status <> 'released'
+    RETURNING expires_at`,
 );

@@ -156,15 +156,18 @@ export interface LiveGuestRow {
   guest_endpoint: string | null;
   guest_token_ciphertext: Buffer | null;
   has_secrets: boolean;
+  /** The claim's active handoff: a human holds the desktop (driving calls are refused). */
+  handoff_id: string | null;
 }
 
 // Named: planned once per connection; it runs before every guest call the worker makes.
 const liveGuest = statement<LiveGuestRow, [claimId: string, tenantId: string, withToken: boolean]>(
-  'cubicle_live_guest_v1',
+  'cubicle_live_guest_v2',
   `SELECT c.status, c.expires_at, c.release_reason, c.sandbox_id, s.state AS sandbox_state,
                   s.guest_endpoint,
                   CASE WHEN $3::boolean THEN s.guest_token_ciphertext END AS guest_token_ciphertext,
-                  EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets
+                  EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets,
+                  (SELECT h.id FROM handoffs h WHERE h.claim_id = c.id AND h.state = 'active') AS handoff_id
            FROM claims c LEFT JOIN sandboxes s ON s.id = c.sandbox_id AND s.tenant_id = c.tenant_id
            WHERE c.id = $1 AND c.tenant_id = $2`,
 );

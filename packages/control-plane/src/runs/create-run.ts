@@ -12,6 +12,7 @@ import {
 } from '../repositories/runs-idempotency.js';
 import { insertRun, selectRun, selectRunClaim } from '../repositories/runs.js';
 import type { ApiKeyRole } from '../secrets/usable-by.js';
+import { assertNoActiveHandoff } from '../handoffs/handoff-guard.js';
 import { appendRunEvents, publishRunEvents } from './append-run-events.js';
 import type { RunDeps } from '../resources.js';
 import { checkRunSecretNames } from './run-secrets.js';
@@ -27,6 +28,8 @@ export async function activeClaimOf(deps: RunDeps, tenantId: string, claimId: st
   const claim = { status: found.status, expiresAt: found.expires_at };
   if (!isClaimLive(claim, nowOf(deps)))
     throw new AppError('claim_not_active', `the claim is ${whyClaimIsNotLive(claim)}`);
+  // A human holds the desktop: no new program starts in it until the handoff ends.
+  await assertNoActiveHandoff(deps.db, claimId);
 }
 
 /**

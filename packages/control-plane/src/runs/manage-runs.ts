@@ -6,6 +6,7 @@ import {
   type RunStdinRequest,
 } from '@cubicle/contract/api';
 import { sqlOf } from '@cubicle/db';
+import { assertNoActiveHandoff } from '../handoffs/handoff-guard.js';
 import { pageById } from '../page-by-id.js';
 import { finishRun } from './finish-run.js';
 import {
@@ -94,7 +95,10 @@ async function sendRunInput(deps: RunDeps, runId: string, input: RunInput) {
   await deps.redis.publish(runControlChannel(deps.prefix), runId);
 }
 
-/** writeRunStdin queues input for a live run; an ended run is 409 `conflict`. */
+/**
+ * writeRunStdin queues input for a live run; an ended run is 409 `conflict`, and input while a
+ * human holds the claim's desktop is 409 `handoff_active`.
+ */
 export async function writeRunStdin(
   deps: RunDeps,
   tenantId: string,
@@ -104,6 +108,7 @@ export async function writeRunStdin(
   const row = await findRun(deps, tenantId, runId);
   if (isFinalRunStatus(row.status))
     throw new AppError('conflict', `the run has ended (${row.status})`);
+  await assertNoActiveHandoff(deps.db, row.claim_id);
   if (body.encoding === 'base64' && !/^[A-Za-z0-9+/]*={0,2}$/.test(body.data))
     throw new AppError('validation_failed', 'data is not base64');
   if (body.data !== '')

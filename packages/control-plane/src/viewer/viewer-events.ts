@@ -1,8 +1,17 @@
 import type { ViewerEvents } from '../context.js';
 
-/** ViewerRevocation names what ended: one ticket (revoked) or every ticket of a claim (claim ended). */
+/**
+ * ViewerRevocation names what ended: one ticket (revoked, or its handoff ended) or every ticket of
+ * a claim (claim ended).
+ */
 export type ViewerRevocation =
-  { kind: 'ticket'; ticket_id: string } | { kind: 'claim'; claim_id: string };
+  | {
+      kind: 'ticket';
+      ticket_id: string;
+      /** Why, when it is not a plain revocation: the handoff the ticket was bound to ended. */
+      reason?: 'handoff_ended';
+    }
+  | { kind: 'claim'; claim_id: string };
 
 /** viewerChannel is the pub/sub channel stream proxies subscribe to. */
 export const viewerChannel = (prefix: string) => `${prefix}:viewer:revocations`;

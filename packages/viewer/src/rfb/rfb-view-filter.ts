@@ -48,7 +48,7 @@ type State =
   | { kind: 'security' }
   | { kind: 'client_init' }
   | { kind: 'messages' }
-  | { kind: 'skip'; remaining: number }
+  | { kind: 'skip'; remaining: number; isForwarded: boolean }
   | { kind: 'violated'; reason: string };
 
 export interface FilterResult {
@@ -56,6 +56,17 @@ export interface FilterResult {
   forward: Buffer;
   /** Client messages dropped in this chunk (KeyEvent, PointerEvent, ClientCutText). */
   dropped: number;
+  /** Input messages forwarded in this chunk (only with `forwardInput`: a handoff's control). */
+  input: number;
+}
+
+export interface FilterOptions {
+  /**
+   * Forward KeyEvent, PointerEvent and ClientCutText instead of dropping them, and count them:
+   * a control stream bound to a handoff speaks the same checked protocol, and its input renews
+   * the handoff's lease. Switch it off (stopInput) and the stream is view-only from then on.
+   */
+  forwardInput?: boolean;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -66,13 +77,23 @@ const EMPTY = Buffer.alloc(0);
  * security type None, ClientInit with the shared flag forced to 1 (a viewer must never make
  * the server drop other clients), then only SetPixelFormat, SetEncodings (minus the
  * pseudo-encodings above) and FramebufferUpdateRequest. KeyEvent, PointerEvent and
- * ClientCutText are dropped; anything unknown or malformed throws RfbProtocolViolation, and so
+ * ClientCutText are dropped (forwarded and counted with `forwardInput`); anything unknown or malformed throws RfbProtocolViolation, and so
  * does every later push. It holds at most one incomplete message (≤ 4 + 4·MAX_ENCODINGS bytes).
  */
 export class RfbViewFilter {
   private state: State = { kind: 'version' };
   private pending: Buffer = EMPTY;
   private is33 = false;
+  private isForwardingInput: boolean;
+
+  constructor(options: FilterOptions = {}) {
+    this.isForwardingInput = options.forwardInput ?? false;
+  }
+
+  /** stopInput makes the stream view-only from the next byte on (its handoff ended). */
+  stopInput() {
+    this.isForwardingInput = false;
+  }
 
   push(chunk: Uint8Array): FilterResult {
     if (this.state.kind === 'violated') throw new RfbProtocolViolation(this.state.reason);
@@ -82,6 +103,7 @@ export class RfbViewFilter {
     const buf = this.pending.length === 0 ? bytes : Buffer.concat([this.pending, bytes]);
     const out: Buffer[] = [];
     let dropped = 0;
+    let input = 0;
     let at = 0;
     try {
       for (;;) {
@@ -91,6 +113,7 @@ export class RfbViewFilter {
         if (step === null) break; // an incomplete message: wait for more bytes
         if (step.forward) out.push(step.forward);
         if (step.dropped) dropped++;
+        if (step.input) input++;
         at += step.consumed;
       }
     } catch (error) {
@@ -99,7 +122,7 @@ export class RfbViewFilter {
       throw error;
     }
     this.pending = at < buf.length ? Buffer.from(buf.subarray(at)) : EMPTY;
-    return { forward: out.length === 1 ? out[0]! : Buffer.concat(out), dropped };
+    return { forward: out.length === 1 ? out[0]! : Buffer.concat(out), dropped, input };
   }
 
   /** step consumes one unit at `at`, or returns null when more bytes are needed for it. */
@@ -107,7 +130,7 @@ export class RfbViewFilter {
     buf: Buffer,
     at: number,
     left: number,
-  ): { consumed: number; forward?: Buffer; dropped?: boolean } | null {
+  ): { consumed: number; forward?: Buffer; dropped?: boolean; input?: boolean } | null {
     const state = this.state;
     switch (state.kind) {
       case 'version': {
@@ -131,7 +154,9 @@ export class RfbViewFilter {
         const n = Math.min(left, state.remaining);
         state.remaining -= n;
         if (state.remaining === 0) this.state = { kind: 'messages' };
-        return { consumed: n };
+        return state.isForwarded
+          ? { consumed: n, forward: buf.subarray(at, at + n) }
+          : { consumed: n };
       }
       case 'messages':
         return this.message(buf, at, left);
@@ -165,23 +190,31 @@ export class RfbViewFilter {
       }
       case MSG.keyEvent: {
         if (left < 8) return null;
-        return { consumed: 8, dropped: true };
+        return this.inputOf(buf, at, 8);
       }
       case MSG.pointerEvent: {
         if (left < 6) return null;
-        return { consumed: 6, dropped: true };
+        return this.inputOf(buf, at, 6);
       }
       case MSG.clientCutText: {
         if (left < 8) return null;
         // Negative lengths are the Extended Clipboard format (|length| bytes follow).
         const length = Math.abs(buf.readInt32BE(at + 4));
         if (length > MAX_CUT_TEXT_BYTES) throw new RfbProtocolViolation('clipboard too large');
-        if (length > 0) this.state = { kind: 'skip', remaining: length };
-        return { consumed: 8, dropped: true };
+        const isForwarded = this.isForwardingInput;
+        if (length > 0) this.state = { kind: 'skip', remaining: length, isForwarded };
+        return this.inputOf(buf, at, 8);
       }
       default:
         throw new RfbProtocolViolation(`client message type ${type} is not allowed for viewers`);
     }
+  }
+
+  /** inputOf consumes one input message: forwarded and counted, or dropped (view-only). */
+  private inputOf(buf: Buffer, at: number, size: number) {
+    return this.isForwardingInput
+      ? { consumed: size, forward: buf.subarray(at, at + size), input: true }
+      : { consumed: size, dropped: true };
   }
 }
 

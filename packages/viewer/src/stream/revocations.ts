@@ -28,7 +28,10 @@ export async function listenForRevocations(
       return;
     }
     if (event.kind === 'ticket' && typeof event.ticket_id === 'string')
-      streams.closeTicket(event.ticket_id, 'revoked');
+      streams.closeTicket(
+        event.ticket_id,
+        event.reason === 'handoff_ended' ? 'handoff_ended' : 'revoked',
+      );
     else if (event.kind === 'claim' && typeof event.claim_id === 'string')
       streams.closeClaim(event.claim_id, 'ended');
   });

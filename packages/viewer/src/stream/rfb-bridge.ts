@@ -17,6 +17,7 @@ const CLOSE_TEXT: Record<ViewerCloseReason, string> = {
   expired: 'viewer ticket expired',
   revoked: 'viewer ticket revoked',
   ended: 'the claim has ended',
+  handoff_ended: 'the handoff has ended: control is back with the agent',
   limit: 'too many viewers',
   protocol_violation: 'input not allowed for a view-only viewer',
   upstream: 'the desktop is not reachable',
@@ -30,6 +31,12 @@ export interface BridgeOptions {
   mode: ViewerMode;
   /** When the ticket expires; the stream closes then (code 4001). */
   expiresAt?: Date;
+  /**
+   * A control ticket bound to a handoff: the client speaks the checked protocol (RfbViewFilter)
+   * with its input forwarded, and `onInput` hears of each chunk that carried input (the handoff's
+   * lease is renewed from it). Without it, `control` forwards bytes unparsed.
+   */
+  handoff?: { onInput: () => void };
   highWaterBytes?: number;
   /**
    * Written to the desktop before any viewer byte: the sandbox's VNC credential
@@ -49,6 +56,8 @@ export interface BridgeCloseInfo {
 
 export interface RfbBridge {
   close(reason: ViewerCloseReason): void;
+  /** Stop forwarding input (a handoff's stream whose handoff ended); the picture goes on. */
+  stopInput(): void;
   readonly closed: Promise<BridgeCloseInfo>;
 }
 
@@ -76,7 +85,12 @@ const toBuffer = (data: RawData): Buffer =>
 export function bridgeRfb(options: BridgeOptions): RfbBridge {
   const { ws, mode } = options;
   const highWater = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
-  const filter = mode === 'view' ? new RfbViewFilter() : null;
+  const filter =
+    mode === 'view'
+      ? new RfbViewFilter()
+      : options.handoff
+        ? new RfbViewFilter({ forwardInput: true })
+        : null;
   const stats = { droppedMessages: 0, bytesToViewer: 0, bytesToDesktop: 0 };
   let resolveClosed!: (info: BridgeCloseInfo) => void;
   const closed = new Promise<BridgeCloseInfo>((resolve) => (resolveClosed = resolve));
@@ -151,6 +165,7 @@ export function bridgeRfb(options: BridgeOptions): RfbBridge {
         const result = filter.push(bytes);
         stats.droppedMessages += result.dropped;
         bytes = result.forward;
+        if (result.input > 0) options.handoff?.onInput();
       } catch (error) {
         if (error instanceof RfbProtocolViolation) return end('protocol_violation');
         throw error;
@@ -174,5 +189,5 @@ export function bridgeRfb(options: BridgeOptions): RfbBridge {
     const ms = Math.max(0, options.expiresAt.getTime() - Date.now());
     expiryTimer = setTimeout(() => end('expired'), ms);
   }
-  return { close: (reason) => end(reason), closed };
+  return { close: (reason) => end(reason), stopInput: () => filter?.stopInput(), closed };
 }

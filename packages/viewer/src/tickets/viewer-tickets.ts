@@ -42,6 +42,8 @@ export interface MintInput {
   ttlSeconds: number;
   /** Base URL of the web app (`CUBICLE_WEB_URL`); the viewer page is `/embed/<ticket>` there. */
   webUrl: string;
+  /** A `control` ticket bound to this active handoff of the claim (requestHandoff made it). */
+  handoffId?: string | undefined;
 }
 
 function ticketView(row: ViewerTicketRow): ViewerTicket {
@@ -49,6 +51,7 @@ function ticketView(row: ViewerTicketRow): ViewerTicket {
     id: row.id,
     claim_id: row.claimId,
     mode: row.mode,
+    handoff_id: row.handoffId,
     expires_at: row.expiresAt.toISOString(),
     revoked_at: row.revokedAt ? row.revokedAt.toISOString() : null,
     created_at: row.createdAt.toISOString(),
@@ -58,7 +61,10 @@ function ticketView(row: ViewerTicketRow): ViewerTicket {
 /**
  * mintViewerTicket signs a ticket for an active claim of the caller's tenant. Only the ticket's
  * id and metadata are stored: the signed string exists in this response alone. The ticket
- * expires after `ttlSeconds`, but never after the claim's hard maximum lifetime.
+ * expires after `ttlSeconds`, but never after the claim's hard maximum lifetime. A `control`
+ * ticket with `handoffId` is bound to that active handoff of the claim (409 `conflict` for one
+ * that has ended); while a handoff is active, a `control` ticket without it is 409
+ * `handoff_active` (the human holds the desktop, nobody else drives it).
  */
 export async function mintViewerTicket(
   deps: TicketDeps,
@@ -66,6 +72,10 @@ export async function mintViewerTicket(
 ): Promise<ViewerTicketCreated> {
   if (input.mode === 'control' && !CONTROL_ROLES.has(input.role))
     throw new AppError('forbidden', 'this key may mint view tickets only');
+  if (input.handoffId && input.mode !== 'control')
+    throw new AppError('validation_failed', 'handoff_id is for control tickets only', {
+      issues: [{ path: 'body.handoff_id', message: 'give mode "control" with a handoff_id' }],
+    });
   const claim = await deps.db.claim.findFirst({
     where: { id: input.claimId, tenantId: input.tenantId },
     select: { status: true, sandboxId: true, expiresAt: true, maxExpiresAt: true },
@@ -74,6 +84,7 @@ export async function mintViewerTicket(
   const now = nowOf(deps);
   if (!isClaimLive(claim, now) || !claim.sandboxId)
     throw new AppError('claim_not_active', 'viewer tickets need an active claim');
+  if (input.mode === 'control') await checkHandoffBinding(deps.db, input);
   const expiresAt = new Date(
     Math.min(now.getTime() + input.ttlSeconds * 1000, claim.maxExpiresAt.getTime()),
   );
@@ -86,6 +97,7 @@ export async function mintViewerTicket(
       sandboxId: claim.sandboxId,
       mode: input.mode,
       createdByKeyId: input.apiKeyId,
+      handoffId: input.handoffId ?? null,
       expiresAt,
       createdAt: now,
     },
@@ -96,6 +108,7 @@ export async function mintViewerTicket(
     clm: input.claimId,
     sbx: claim.sandboxId,
     mode: input.mode,
+    ...(input.handoffId ? { hof: input.handoffId } : {}),
     iat: Math.floor(now.getTime() / 1000),
     exp: Math.ceil(expiresAt.getTime() / 1000),
   });
@@ -106,6 +119,32 @@ export async function mintViewerTicket(
     viewer_url: viewerUrl,
     embed_html: embedHtml(viewerUrl, input.mode),
   };
+}
+
+/**
+ * checkHandoffBinding lets a control ticket be minted only as the claim's handoff allows: bound
+ * to its active handoff, or unbound while none is active.
+ */
+async function checkHandoffBinding(db: Db, input: MintInput): Promise<void> {
+  const active = await db.handoff.findFirst({
+    where: { claimId: input.claimId, tenantId: input.tenantId, state: 'active' },
+    select: { id: true },
+  });
+  if (!input.handoffId) {
+    if (active)
+      throw new AppError(
+        'handoff_active',
+        `a human holds this desktop (handoff ${active.id}): mint its control ticket with handoff_id`,
+        { handoff_id: active.id },
+      );
+    return;
+  }
+  if (active?.id === input.handoffId) return;
+  const known = await db.handoff.count({
+    where: { id: input.handoffId, claimId: input.claimId, tenantId: input.tenantId },
+  });
+  if (known === 0) throw new AppError('not_found', `handoff ${input.handoffId} not found`);
+  throw new AppError('conflict', `handoff ${input.handoffId} has ended`);
 }
 
 /** listViewerTickets pages a claim's tickets newest first (ids sort by time); never the strings. */
@@ -158,6 +197,8 @@ export interface ResolvedTicket {
   mode: ViewerMode;
   state: ViewerTicketState;
   expiresAt: Date;
+  /** The handoff a control ticket is bound to, with its lease (null for other tickets). */
+  handoff: { id: string; ttlSeconds: number; createdByKeyId: string | null } | null;
   embedOrigins: string[];
   /** `host:port` of the sandbox's VNC server, when it has one. */
   vncEndpoint: string | null;
@@ -184,17 +225,26 @@ export async function resolveViewerTicket(
       mode: true,
       expiresAt: true,
       revokedAt: true,
+      createdByKeyId: true,
+      handoff: { select: { id: true, state: true, ttlSeconds: true } },
       claim: { select: { status: true } },
       tenant: { select: { allowedEmbedOrigins: true } },
       sandbox: { select: { vncEndpoint: true } },
     },
   });
-  if (!row || row.tenantId !== claims.tnt || row.claimId !== claims.clm || row.mode !== claims.mode)
+  if (
+    !row ||
+    row.tenantId !== claims.tnt ||
+    row.claimId !== claims.clm ||
+    row.mode !== claims.mode ||
+    (row.handoff?.id ?? undefined) !== claims.hof
+  )
     return null;
+  // A handoff's ticket is revoked when the handoff ends; an ended handoff revokes it regardless.
   const state: ViewerTicketState =
     row.claim.status === 'released'
       ? 'ended'
-      : row.revokedAt
+      : row.revokedAt || (row.handoff && row.handoff.state !== 'active')
         ? 'revoked'
         : row.expiresAt.getTime() <= nowOf(deps).getTime()
           ? 'expired'
@@ -207,6 +257,13 @@ export async function resolveViewerTicket(
     mode: row.mode,
     state,
     expiresAt: row.expiresAt,
+    handoff: row.handoff
+      ? {
+          id: row.handoff.id,
+          ttlSeconds: row.handoff.ttlSeconds,
+          createdByKeyId: row.createdByKeyId,
+        }
+      : null,
     embedOrigins: row.tenant.allowedEmbedOrigins,
     vncEndpoint: row.sandbox.vncEndpoint,
   };

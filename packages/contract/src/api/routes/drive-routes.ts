@@ -38,6 +38,8 @@ import { claimChild, readErrors, writeErrors } from './shared.js';
 const driveErrors = [...writeErrors, 'claim_not_active', 'timeout', 'backend_unavailable'] as const;
 const windowErrors = [...driveErrors, 'window_not_found'] as const;
 const fileErrors = [...driveErrors, 'conflict'] as const;
+// While a human holds the desktop (a handoff), the calls that change it are refused.
+const HANDOFF = 'handoff_active' as const;
 
 /** drive builds one claim-holder call that forwards a guest operation (same schemas both ends). */
 const drive = <B extends z.ZodType, Res extends z.ZodType>(r: {
@@ -57,6 +59,7 @@ const drive = <B extends z.ZodType, Res extends z.ZodType>(r: {
     | 'stale_snapshot'
     | 'invalid_element_token'
     | 'conflict'
+    | 'handoff_active'
   )[];
 }) =>
   defineRoute({
@@ -90,7 +93,7 @@ export const driveRoutes = {
     summary: 'Act on an element by token (click, type, set value, …); the ActionResult is stored',
     body: ElementActionRequest,
     response: ActionResult,
-    errors: [...windowErrors, 'invalid_element_token'],
+    errors: [...windowErrors, 'invalid_element_token', HANDOFF],
   }),
   inputClaim: drive({
     operationId: 'inputClaim',
@@ -98,7 +101,7 @@ export const driveRoutes = {
     summary: 'Pixel input on the latest screenshot of a window; the ActionResult is stored',
     body: PixelActionRequest,
     response: ActionResult,
-    errors: windowErrors,
+    errors: [...windowErrors, HANDOFF],
   }),
   verifyClaim: drive({
     operationId: 'verifyClaim',
@@ -138,7 +141,7 @@ export const driveRoutes = {
     response: ShellRunResult,
     // stdin of up to 1 Mi characters may take several bytes each once JSON-encoded.
     bodyLimit: GUEST_MAX_BODY_BYTES,
-    errors: fileErrors,
+    errors: [...fileErrors, HANDOFF],
   }),
   readClaimFile: drive({
     operationId: 'readClaimFile',
@@ -156,7 +159,7 @@ export const driveRoutes = {
     response: FileWriteResponse,
     // The largest write (FILE_WRITE_MAX_BYTES as base64) with its envelope: the guest's own limit.
     bodyLimit: GUEST_MAX_BODY_BYTES,
-    errors: fileErrors,
+    errors: [...fileErrors, HANDOFF],
   }),
   listClaimFiles: drive({
     operationId: 'listClaimFiles',
@@ -180,7 +183,7 @@ export const driveRoutes = {
     summary: 'Delete a file or directory tree in the sandbox',
     body: FileDeleteRequest,
     response: FileDeleteResponse,
-    errors: fileErrors,
+    errors: [...fileErrors, HANDOFF],
   }),
   listClaimWindows: defineRoute({
     operationId: 'listClaimWindows',
@@ -199,7 +202,7 @@ export const driveRoutes = {
     summary: 'Start an app in the sandbox and wait for its window',
     body: WindowLaunchRequest,
     response: WindowLaunchResponse,
-    errors: driveErrors,
+    errors: [...driveErrors, HANDOFF],
   }),
   closeClaimWindow: drive({
     operationId: 'closeClaimWindow',
@@ -207,7 +210,7 @@ export const driveRoutes = {
     summary: 'Close a window; the ActionResult is stored',
     body: WindowCloseRequest,
     response: ActionResult,
-    errors: windowErrors,
+    errors: [...windowErrors, HANDOFF],
   }),
   listClaimActions: defineRoute({
     operationId: 'listClaimActions',

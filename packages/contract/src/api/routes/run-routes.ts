@@ -43,6 +43,7 @@ export const runRoutes = {
       ...writeErrors,
       'secret_not_usable',
       'claim_not_active',
+      'handoff_active',
       'idempotency_key_reused',
       'idempotency_in_progress',
     ],
@@ -121,7 +122,7 @@ export const runRoutes = {
     params: RunPathParams,
     body: RunStdinRequest,
     responses: { 202: Run },
-    errors: [...writeErrors, 'conflict'],
+    errors: [...writeErrors, 'conflict', 'handoff_active'],
   }),
   cancelRun: defineRoute({
     operationId: 'cancelRun',

@@ -28,11 +28,11 @@ export const viewerRoutes = {
     auth: 'api_key',
     summary: 'Mint an expiring viewer ticket (view-only enforced by the server)',
     description:
-      'The ticket is a signed token shown once; only its id is stored. `view` tickets get a stream whose input (keys, pointer, clipboard) the proxy drops; `control` tickets forward everything. A ticket stops working at `expires_at`, on revocation, or when the claim ends, and open streams close within a second.',
+      'The ticket is a signed token shown once; only its id is stored. `view` tickets get a stream whose input (keys, pointer, clipboard) the proxy drops; `control` tickets forward it. A control ticket with `handoff_id` is bound to that active handoff: its input renews the lease of the handoff and it is revoked when the handoff ends; while a handoff is active, a control ticket without it is 409 `handoff_active`. A ticket stops working at `expires_at`, on revocation, or when the claim ends, and open streams close within a second.',
     params: ClaimPathParams,
     body: CreateViewerTicketRequest,
     responses: { 201: ViewerTicketCreated },
-    errors: [...writeErrors, 'claim_not_active'],
+    errors: [...writeErrors, 'claim_not_active', 'handoff_active'],
   }),
   listViewerTickets: defineRoute({
     operationId: 'listViewerTickets',
@@ -91,6 +91,8 @@ export const viewerSocketRoutes = {
       [ViewerCloseCodes.expired]: 'the ticket expired',
       [ViewerCloseCodes.revoked]: 'the ticket was revoked',
       [ViewerCloseCodes.ended]: 'the claim ended (released or reclaimed): the desktop is gone',
+      [ViewerCloseCodes.handoff_ended]:
+        "the handoff this control ticket was bound to was returned or its lease expired",
       [ViewerCloseCodes.limit]: 'too many viewers on this ticket or this tenant',
       [ViewerCloseCodes.protocol_violation]:
         'the client sent what its ticket does not allow, or malformed RFB',
