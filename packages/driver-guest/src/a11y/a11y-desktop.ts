@@ -48,6 +48,8 @@ export class A11yDesktop {
   readonly snapshots = new SnapshotStore();
   private readonly mirrors = new Map<string, Promise<AppMirror>>();
   private readonly pids = new Map<string, number>();
+  /** The frame each X11 window was last bound to, to skip the search while it still holds. */
+  private readonly frames = new Map<number, { appBus: string; framePath: string; pid: number }>();
 
   private constructor(
     readonly bus: AtspiBus,
@@ -108,6 +110,8 @@ export class A11yDesktop {
     if (!props) return { kind: 'window_not_found' };
     if (props.pid === null)
       return { kind: 'not_accessible', props, detail: 'the window has no _NET_WM_PID' };
+    const again = await this.boundBefore(windowId, props);
+    if (again) return this.finishBinding(windowId, props, again, opts);
     const apps = await this.bus.apps().catch(() => []);
     const candidates: { mirror: AppMirror; frame: NodeData }[] = [];
     for (const app of apps) {
@@ -153,10 +157,47 @@ export class A11yDesktop {
     }
     const chosen = pool[0];
     if (!chosen) return { kind: 'not_accessible', props, detail: 'no frame matches the window' };
+    return this.finishBinding(windowId, props, chosen, opts);
+  }
+
+  /**
+   * boundBefore returns the frame the window was bound to last time while it still is that
+   * window's: the app's mirror still lists it as a top-level and it bears the window's title.
+   * That skips asking the registry for every app (and the pid of new ones) on each observe; a
+   * title that moved (a navigation not yet in both) falls back to the search.
+   */
+  private async boundBefore(
+    windowId: number,
+    props: WindowProps,
+  ): Promise<{ mirror: AppMirror; frame: NodeData } | null> {
+    const known = this.frames.get(windowId);
+    if (!known || known.pid !== props.pid) return null;
+    const mirror = await this.existingMirror(known.appBus);
+    if (!mirror) return null;
+    await mirror.sync();
+    const frame = mirror.nodes.get(known.framePath);
+    const isTopLevel = mirror.nodes.get(APP_ROOT)?.children.includes(known.framePath) ?? false;
+    return frame && isTopLevel && frame.name === props.title ? { mirror, frame } : null;
+  }
+
+  private async finishBinding(
+    windowId: number,
+    props: WindowProps,
+    chosen: { mirror: AppMirror; frame: NodeData },
+    opts: { showingOnly?: boolean },
+  ): Promise<BindResult> {
     await chosen.mirror.syncSubtree(chosen.frame.path, opts);
     const frame = chosen.mirror.nodes.get(chosen.frame.path);
-    if (!frame)
+    if (!frame) {
+      this.frames.delete(windowId);
       return { kind: 'not_accessible', props, detail: 'the window closed while it was read' };
+    }
+    if (props.pid !== null)
+      this.frames.set(windowId, {
+        appBus: chosen.mirror.appBus,
+        framePath: frame.path,
+        pid: props.pid,
+      });
     return { kind: 'ok', binding: { props, mirror: chosen.mirror, frame } };
   }
 

@@ -2,13 +2,42 @@ import type { AtspiBus } from './atspi-bus.js';
 import { IFACE, isSecure } from './atspi-constants.js';
 import type { NodeData } from './read-node.js';
 
+/**
+ * Roles whose text is their label. LibreOffice gives its menus EditableText that holds the menu's
+ * name: as a value it only repeats the name.
+ */
+const LABEL_TEXT_ROLES = new Set([
+  'menu',
+  'menu_item',
+  'menu_bar',
+  'push_button',
+  'toggle_button',
+  'check_box',
+  'radio_button',
+  'label',
+  'page_tab',
+]);
+
+/**
+ * Roles whose numeric Value is what they show. LibreOffice gives every toolbar button, toggle,
+ * separator and panel a Value of 0 or 1 that mirrors its state (`pressed`, `checked`): 69 of
+ * the 83 values an empty Writer's lean observe read, one call each, saying nothing the states
+ * did not (measured).
+ */
+const NUMERIC_ROLES = new Set([
+  'slider',
+  'spin_button',
+  'scroll_bar',
+  'progress_bar',
+  'dial',
+  'level_bar',
+]);
+
 /** hasValue: elements whose row carries a value (editable text, numeric values, a terminal's screen). */
 export function hasValue(node: NodeData): boolean {
-  return (
-    node.ifaces.has(IFACE.editableText) ||
-    node.ifaces.has(IFACE.value) ||
-    (node.ifaces.has(IFACE.text) && (node.role === 'text' || node.role === 'terminal'))
-  );
+  if (node.ifaces.has(IFACE.editableText)) return !LABEL_TEXT_ROLES.has(node.role);
+  if (node.ifaces.has(IFACE.value)) return NUMERIC_ROLES.has(node.role);
+  return node.ifaces.has(IFACE.text) && (node.role === 'text' || node.role === 'terminal');
 }
 
 /**

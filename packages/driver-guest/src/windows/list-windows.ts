@@ -59,13 +59,18 @@ export async function listWindows(d: X11Display): Promise<ClientWindow[]> {
 
 /** findWindow returns one managed top-level window, or null when it is not (or no longer) one. */
 export async function findWindow(d: X11Display, id: number): Promise<ClientWindow | null> {
-  const order = await stackingOrder(d);
-  const z = order.indexOf(id);
-  if (z < 0) return null;
   const x = await d.conn();
   const a = await atoms(d);
-  const active = u32List(await getProperty(x, x.setup.root, a._NET_ACTIVE_WINDOW))[0] ?? 0;
-  return readWindow(d, a, id, z, active).catch(ignoreGone);
+  // One round trip, not three: the window is read while its place in the stack is looked up
+  // (every observe and element action starts here).
+  const [order, activeList, win] = await Promise.all([
+    stackingOrder(d),
+    getProperty(x, x.setup.root, a._NET_ACTIVE_WINDOW),
+    readWindow(d, a, id, 0, 0).catch(ignoreGone),
+  ]);
+  const z = order.indexOf(id);
+  if (z < 0 || !win) return null;
+  return { ...win, z_order: z, focused: id === (u32List(activeList)[0] ?? 0) };
 }
 
 function ignoreGone(err: unknown): null {
