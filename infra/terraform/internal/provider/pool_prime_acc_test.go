@@ -13,7 +13,7 @@ import (
 
 // TestAccPoolPrime: a prime is applied (the API's default timeout shows in state, the next plan
 // is empty, the generation moves: warm desktops roll), read back by the data source, removed
-// again in place (null, another generation), and a prime the API would refuse fails at plan.
+// again in place (null, another generation); a prime the API would refuse fails at plan first.
 // The pool keeps nothing warm (initial 0): no desktop is started.
 func TestAccPoolPrime(t *testing.T) {
 	live := accPreCheck(t)
@@ -42,6 +42,11 @@ data "cubicle_pool" "primed" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: accProviders,
 		Steps: []resource.TestStep{
+			// Refused at plan: nothing is created (a last step with an error would break destroy).
+			{
+				Config:      fmtConfig(base, "  prime = { apps = [{ app = \"terminal\", url = \"https://example.com/\" }] }\n"),
+				ExpectError: regexp.MustCompile(`url is for a browser app`),
+			},
 			{Config: fmtConfig(base, "")},
 			{
 				Config: fmtConfig(withData, primed),
@@ -62,10 +67,6 @@ data "cubicle_pool" "primed" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("prime"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("generation"), knownvalue.Int64Exact(3)),
 				},
-			},
-			{
-				Config:      fmtConfig(base, "  prime = { apps = [{ app = \"terminal\", url = \"https://example.com/\" }] }\n"),
-				ExpectError: regexp.MustCompile(`url is for a browser app`),
 			},
 		},
 	})
