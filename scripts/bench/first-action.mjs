@@ -172,7 +172,7 @@ try {
     if (!primed) {
       const windows = await Promise.all(claims.map((c) => openPage(c.id)));
       windows.forEach((w, i) => (claims[i].windowId = w));
-      await waitQuiet({ settleMs: 1000 });
+      await waitQuiet({ settleMs: 1000, timeoutMs: 5000 });
     }
     const acts = await Promise.all(claims.map((c) => observeAndClick(c.id, c.windowId)));
     const server = await Promise.all(claims.map((c) => finish(c.id)));
@@ -185,10 +185,17 @@ try {
   }
 
   // Sequential: one agent at a time, a fresh warm desktop each.
+  // Desktops are warmed a batch at a time and claimed one by one, the machine quiet before each.
   const sequential = [];
+  let warmLeft = 0;
   for (let i = 0; i < iterations; i++) {
-    await refill(1);
-    await waitQuiet({ settleMs: primed ? 2000 : 0 });
+    if (warmLeft === 0) {
+      warmLeft = Math.min(concurrency, iterations - i);
+      await refill(warmLeft);
+    }
+    // A busy machine (other work) never goes quiet: wait a little, not the default 30 s.
+    await waitQuiet({ settleMs: 1000, timeoutMs: 3000 });
+    warmLeft--;
     const [flow] = await flows(1);
     sequential.push(flow);
     log(`sequential ${i + 1}/${iterations}: ${round(flow.ms)} ms (${flow.effect})`);
@@ -222,7 +229,7 @@ try {
   const floor = [];
   for (let r = 0; r < rounds; r++) {
     await refill(concurrency);
-    await waitQuiet({ settleMs: 5000 });
+    await waitQuiet({ settleMs: 5000, timeoutMs: 10_000 });
     await Promise.all(Array.from({ length: concurrency }, () => client('GET', '/v1/version')));
     floor.push(...(await burstLatencies(client, concurrency, 'GET', '/v1/version')));
     const got = await flows(concurrency);
