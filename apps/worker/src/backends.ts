@@ -4,6 +4,7 @@ import {
   createKubevirtBackend,
   createHollowBackend,
   createLocalBackend,
+  LocalEgress,
   loadKubeConfig,
   localBackendScope,
   networkPolicyOptionsOf,
@@ -16,10 +17,39 @@ import type { Logger } from 'pino';
 import type { WorkerEnv } from './env.js';
 
 /**
+ * localEgressOf is the local backend's egress (started by main.ts once the database is up), or
+ * null where it cannot work: not root (namespaces, nftables), hollow guests, or turned off.
+ */
+export function localEgressOf(env: WorkerEnv, log: Logger): LocalEgress | null {
+  if (!env.CUBICLE_BACKENDS.includes('local') || env.HOLLOW_GUESTS) return null;
+  if (env.CUBICLE_EGRESS_LOCAL === 'off') return null;
+  if (process.getuid?.() !== 0) {
+    log.warn('local egress needs root: every local sandbox keeps loopback only (egress none)');
+    return null;
+  }
+  return new LocalEgress({
+    scope: localBackendScope(env.DATABASE_URL),
+    point: {
+      linkRange: env.CUBICLE_EGRESS_LINK_RANGE,
+      upstreamDns: env.CUBICLE_EGRESS_UPSTREAM_DNS,
+      ...(env.CUBICLE_EGRESS_UPSTREAM_GUARD && {
+        upstreamGuard: env.CUBICLE_EGRESS_UPSTREAM_GUARD,
+      }),
+    },
+    onError: (err, what) =>
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, `egress: ${what}`),
+  });
+}
+
+/**
  * createBackends builds the backends this worker drives (CUBICLE_BACKENDS). A backend that is
  * configured but not available here stops the worker at start rather than failing every job.
  */
-export async function createBackends(env: WorkerEnv, log: Logger): Promise<Backends> {
+export async function createBackends(
+  env: WorkerEnv,
+  log: Logger,
+  egress: LocalEgress | null = null,
+): Promise<Backends> {
   const backends: Backends = {};
   let kube: KubeBackendOptions | null = null;
   const kubeOptions = () => (kube ??= kubeBackendOptions(env, log));
@@ -33,6 +63,7 @@ export async function createBackends(env: WorkerEnv, log: Logger): Promise<Backe
               ...(env.CUBICLE_SANDBOX_SOCKET_GID !== undefined && {
                 socketGid: env.CUBICLE_SANDBOX_SOCKET_GID,
               }),
+              ...(egress && { egress }),
             });
         break;
       case 'kubernetes':

@@ -130,6 +130,39 @@ export const WorkerEnv = z.object({
   CUBICLE_WEBHOOKS_ALLOW_PRIVATE: envVars.boolean(false),
   /** Operator egress settings (default `none`; ranges opened in the floor): egressEnvFields. */
   ...egressEnvFields,
+  /**
+   * The local backend's egress point (root only; @cubicle/egress): `off` keeps every local sandbox
+   * on loopback only whatever its policy. The range its sandbox links take /30s from; the
+   * resolvers it asks (comma-separated IPs; default: this host's); and, for tests and benches,
+   * the only ranges it may dial at all (unset: anywhere the policy allows).
+   */
+  CUBICLE_EGRESS_LOCAL: z.enum(['auto', 'off']).default('auto'),
+  CUBICLE_EGRESS_LINK_RANGE: z
+    .string()
+    .regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'an IPv4 CIDR such as 10.217.0.0/16')
+    .default('10.217.0.0/16'),
+  CUBICLE_EGRESS_UPSTREAM_DNS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    ),
+  CUBICLE_EGRESS_UPSTREAM_GUARD: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : undefined,
+    ),
   /** First retry gap of a failed webhook delivery; gaps double up to 2 h. */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /** How long after the event a delivery is retried before it fails for good. */

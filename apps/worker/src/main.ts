@@ -3,14 +3,16 @@ import { createServer } from 'node:http';
 import {
   announceRunsFinished,
   createResources,
+  egressDenialSink,
   egressInstallationOf,
+  egressPolicySource,
   parseKeyring,
   secretLogHooks,
 } from '@cubicle/control-plane';
 import { createDb, pingDatabase } from '@cubicle/db';
 import { createQueueConnection, JobQueues, startWorkers } from '@cubicle/queue';
 import { pino } from 'pino';
-import { createBackends } from './backends.js';
+import { createBackends, localEgressOf } from './backends.js';
 import { loadWorkerEnv } from './env.js';
 import { GuestQueues } from './guest-queues.js';
 import { buildHandlers, staticQueues } from './handlers.js';
@@ -39,7 +41,9 @@ await pingDatabase(db);
 const connection = owned.own('redis', createQueueConnection(env.REDIS_URL), (c) => c.disconnect());
 const queues = owned.own('queues', new JobQueues(connection, env.QUEUE_PREFIX), (q) => q.close());
 // Backends with background work (Kubernetes watches) stop it once no job needs them.
-const backends = owned.own('backends', await createBackends(env, log), (all) =>
+// Local sandboxes' way out (root only); started below once the control plane's resources exist.
+const localEgress = localEgressOf(env, log);
+const backends = owned.own('backends', await createBackends(env, log, localEgress), (all) =>
   Promise.all(Object.values(all).map((b) => b?.close?.())),
 );
 // The control plane's resources over these connections, made once. Claims the worker ends (TTL,
@@ -54,6 +58,26 @@ const deps = createResources({
   webhooks: webhookOptionsOf(env),
   egress: egressInstallationOf(env),
 });
+if (localEgress) {
+  const egressSubscriber = owned.own(
+    'egress subscriber',
+    createQueueConnection(env.REDIS_URL),
+    (c) => c.disconnect(),
+  );
+  // A machine without nftables (or with the link range taken) still runs desktops, offline.
+  await localEgress
+    .start(
+      egressPolicySource({ ...deps, subscriber: egressSubscriber, prefix: env.QUEUE_PREFIX }),
+      egressDenialSink(deps),
+    )
+    .catch((err: unknown) =>
+      log.error(
+        { err: err instanceof Error ? err.message : String(err) },
+        'the egress point could not start: local sandboxes keep loopback only (egress none)',
+      ),
+    );
+  owned.own('local egress', localEgress, (e) => e.close());
+}
 const metrics = new WorkerMetrics();
 // Runs that end in this process are announced to webhooks (`run.finished`).
 owned.own('run webhooks', announceRunsFinished(deps), (stop) => stop());
