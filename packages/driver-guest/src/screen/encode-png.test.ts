@@ -36,6 +36,12 @@ describe('encodePng', () => {
     };
     const rgb = toRgb(img);
     expect(encodeXImagePng(img).equals(encodePng(rgb.data, width, height))).toBe(true);
+    // The same from a view at an odd offset (a reply sliced out of the socket's buffer).
+    const odd = Buffer.alloc(raw.length + 1).subarray(1);
+    raw.copy(odd);
+    expect(encodeXImagePng({ ...img, raw: odd }).equals(encodePng(rgb.data, width, height))).toBe(
+      true,
+    );
     const decoded = PNG.sync.read(encodeXImagePng(img));
     for (let p = 0; p < width * height; p += 1)
       expect([...decoded.data.subarray(p * 4, p * 4 + 3)]).toEqual([
