@@ -127,7 +127,9 @@ export async function observeWindow(
   returned.forEach(({ node, depth, hidden }, n) => {
     rowIndex.set(node.path, n);
     const ancestors = ancestorsOf[n] ?? [];
-    const parentRow = ancestors.map((a) => rowIndex.get(a.path)).find((i) => i !== undefined);
+    // The nearest returned ancestor: usually the parent itself, so stop at the first found.
+    let parentRow: number | undefined;
+    for (const a of ancestors) if ((parentRow = rowIndex.get(a.path)) !== undefined) break;
     const frameRect = extents[n] ?? undefined;
     const v = values.get(node.path);
     const row = {
