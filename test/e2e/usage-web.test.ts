@@ -156,6 +156,14 @@ describe('usage and insights on the dashboard in Chromium', () => {
     expect(await chart.locator('rect[data-series="warm"]').count()).toBeGreaterThan(0);
     expect(await chart.locator('rect[data-series="claimed"]').count()).toBeGreaterThan(0);
     expect(await page.locator('[data-stat=claims]').textContent()).toBe('1');
+    // Beside it, claim wait and time to first confirmed action p50/p99 over the same buckets.
+    const latency = page.getByRole('figure', {
+      name: /Claim wait and time to first confirmed action, last hour/,
+    });
+    await latency.waitFor();
+    expect(await latency.locator('circle[aria-label^="claim wait p50, "]').count()).toBe(1);
+    expect(await latency.locator('tbody tr').count()).toBe(60);
+    expect(await page.locator('[data-stat=first-action]').textContent()).toMatch(/ \/ /);
     expect(await page.locator('[data-releases]').textContent()).toContain('released_by_client');
     await saveArtifact(page, 'pool-insights');
     await page.getByRole('link', { name: 'Last day' }).click();
