@@ -117,6 +117,35 @@ describe('egress of claimed local desktops', () => {
       expect.objectContaining({ rule: 'default:allowlist', protocol: 'dns' }),
     ]);
 
+    // The Network tab's data: the allowed destination with its count beside the denied one.
+    await waitFor(
+      async () =>
+        (await call('GET', `/v1/claims/${claimId}/egress`))
+          .json()
+          .destinations.some(
+            (d: { verdict: string; name: string }) =>
+              d.verdict === 'allowed' && d.name === 'allowed.example.test',
+          ),
+      10_000,
+      200,
+    );
+    const destinations = (await call('GET', `/v1/claims/${claimId}/egress`)).json().destinations;
+    expect(destinations).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          verdict: 'allowed',
+          name: 'allowed.example.test',
+          port: 80,
+          rule: 'pool.allow[0]: allowed.example.test',
+        }),
+        expect.objectContaining({
+          verdict: 'denied',
+          name: 'denied.example.test',
+          rule: 'default:allowlist',
+        }),
+      ]),
+    );
+
     // The admin's one step: the pool's allowlist gains the name; the running claim follows.
     const put = await pool('web', {
       mode: 'allowlist',

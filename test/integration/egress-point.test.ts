@@ -64,8 +64,10 @@ describe('the local egress point', () => {
     ).stdout.trim() || 'refused';
   const deniedOf = async (match: Partial<EgressDenialBatchItem>) => {
     await point.flushReports();
-    return denials.filter((d) =>
-      Object.entries(match).every(([k, v]) => d[k as keyof typeof d] === v),
+    return denials.filter(
+      (d) =>
+        d.verdict !== 'allowed' &&
+        Object.entries(match).every(([k, v]) => d[k as keyof typeof d] === v),
     );
   };
 

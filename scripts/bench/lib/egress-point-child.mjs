@@ -16,12 +16,14 @@ const point = await EgressPoint.start({
   upstreamGuard: guard.split(','),
   report: (batch) =>
     out({
-      denied: batch.map((d) => ({
-        ip: d.ip,
-        port: d.port,
-        count: d.count,
-        reportedAt: Date.now(),
-      })),
+      denied: batch
+        .filter((d) => d.verdict !== 'allowed')
+        .map((d) => ({
+          ip: d.ip,
+          port: d.port,
+          count: d.count,
+          reportedAt: Date.now(),
+        })),
     }),
 });
 const network = await point.attach(desktopId, JSON.parse(policyJson));

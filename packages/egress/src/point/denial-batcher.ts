@@ -9,6 +9,8 @@ export interface EgressDenial {
   port: number | null;
   rule: string;
   process: string | null;
+  /** Allowed connections are reported too (collapsed the same way) for the Network tab's counts. */
+  verdict?: 'allowed' | 'denied';
 }
 
 /** Denials of one destination within one batch, collapsed: a retry loop is one line. */
@@ -21,7 +23,15 @@ export interface EgressDenialBatchItem extends Omit<EgressDenial, 'at'> {
 export type DenialReporter = (batch: EgressDenialBatchItem[]) => void | Promise<void>;
 
 const keyOf = (d: EgressDenial) =>
-  [d.desktopId, d.protocol, d.name ?? '', d.ip ?? '', d.port ?? '', d.rule].join('\u0000');
+  [
+    d.verdict ?? 'denied',
+    d.desktopId,
+    d.protocol,
+    d.name ?? '',
+    d.ip ?? '',
+    d.port ?? '',
+    d.rule,
+  ].join('\u0000');
 
 /**
  * DenialBatcher collects denials and hands them to `report` at most every `flushMs`, collapsed

@@ -312,6 +312,18 @@ export class SandboxAttachment {
       }
       return;
     }
+    this.ctx.report(
+      {
+        verdict: 'allowed',
+        protocol: 'tcp',
+        name: attempt.name ?? null,
+        ip,
+        port,
+        rule: decision.rule,
+        process: null,
+      },
+      this.desktopId,
+    );
     const injection =
       peeked.kind === 'tls' && spoken && this.ctx.injector
         ? this.injections.find((i) => i.hosts.includes(spoken))
