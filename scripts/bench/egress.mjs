@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench:egress -- --json [--connects N] [--requests N] [--megabytes N] [--squid]
+// npm run bench:egress -- --json [--connects N] [--requests N] [--megabytes N] [--squid] [--no-webhook]
 // The local egress point against going direct, in the same fake internet (the tests' own network
 // namespace on documentation ranges: no packet leaves this machine), same run, same client code:
 // TCP+TLS connection setup p50 (a new connection each, SNI to an allowed name), a 100 MB
@@ -8,6 +8,8 @@
 // interleaved in rounds so both see the same machine load. Needs root (namespaces, nftables).
 // --squid also measures Squid (intercept, SNI peek-and-splice) on a link of its own in the same
 // rounds, the field-made alternative the README weighs the egress point against.
+// Unless --no-webhook, a whole Cubicle (API, worker with its egress point, one desktop) then
+// times each denial from the sandbox's attempt to the `egress.denied` webhook's arrival.
 // Prints one JSON line: {"bench":"egress","connect_ratio_p50":…,"throughput_ratio":…,…}.
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ import {
   startFakeInternet,
 } from '../../test/support/fake-internet/fake-internet.ts';
 import { hasSquid, startSquidPath } from './lib/squid-path.mjs';
+import { denialToWebhook } from './lib/egress-webhook.mjs';
 import { log, percentile, round } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
@@ -137,6 +140,13 @@ try {
     .map((a) => denied.find((d) => d.port === a.port)?.reportedAt - a.at)
     .filter((ms) => Number.isFinite(ms));
 
+  // The point's process is done; the whole Cubicle runs its own (in the worker).
+  point.kill('SIGTERM');
+  await new Promise((resolve) => point.once('exit', resolve));
+  const webhook = args.includes('--no-webhook')
+    ? null
+    : await denialToWebhook({ dns: FAKE_DNS, guard: FAKE_RANGES });
+
   const p50 = (values) => percentile(values, 50);
   const best = (values) => Math.max(...values);
   const perSide = (f) => Object.fromEntries(sides.map(([side]) => [side, f(side)]));
@@ -144,8 +154,7 @@ try {
     bench: 'egress',
     connect_ratio_p50: round(p50(connect.egress) / p50(connect.direct)),
     throughput_ratio: round(best(mbps.egress) / best(mbps.direct)),
-    // Webhook delivery belongs to the control plane (EGRESS-POLICY); the point's half is below.
-    denial_to_webhook_p50_ms: null,
+    denial_to_webhook_p50_ms: webhook ? round(p50(webhook.ms)) : null,
     cpu_ms_per_1k_requests: round(cpuPer1k.egress, 0),
     connect_p50_ms: perSide((side) => round(p50(connect[side]))),
     connect_p95_ms: perSide((side) => round(percentile(connect[side], 95))),
@@ -160,6 +169,9 @@ try {
       : {}),
     denial_to_report_p50_ms: round(p50(toReport)),
     denials_reported: toReport.length,
+    ...(webhook
+      ? { denial_to_webhook_p95_ms: round(percentile(webhook.ms, 95)), webhooks: webhook.ms.length }
+      : {}),
     connects: connect.egress.length,
     megabytes: MEGABYTES,
     requests: REQUESTS,

@@ -379,11 +379,10 @@ export class SandboxAttachment {
     };
     upstream.once('close', closed(client));
     client.once('close', closed(upstream));
-    upstream.once('connect', () => {
-      if (first.length > 0) upstream.write(first);
-      client.pipe(upstream);
-      upstream.pipe(client);
-      client.resume();
-    });
+    // Written and piped at once: the socket sends them as soon as it connects, in the same turn.
+    if (first.length > 0) upstream.write(first);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.resume();
   }
 }
