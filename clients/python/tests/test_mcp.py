@@ -41,7 +41,9 @@ def _mint(endpoint: str, admin_key: str, claim_id: str, **body) -> dict:
 
 def _client(url: str, bearer: str) -> Client:
     # The transport takes its headers from the HTTP client it is given (httpx2, which mcp uses).
-    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {bearer}"}, timeout=httpx2.Timeout(30, read=150))
+    http = httpx2.AsyncClient(
+        headers={"authorization": f"Bearer {bearer}"}, timeout=httpx2.Timeout(30, read=150)
+    )
     return Client(streamable_http_client(url, http_client=http))
 
 
@@ -70,7 +72,9 @@ async def _drive(url: str, token: str, home: str) -> None:
         )
         assert ready["satisfied"], ready
         observed = await call("observe", {"window_id": window_id, "include_screenshot": False})
-        tokens = {e["name"]: e["element_token"] for e in observed["elements"] if e["role"] == "toggle_button"}
+        tokens = {
+            e["name"]: e["element_token"] for e in observed["elements"] if e["role"] == "toggle_button"
+        }
         for key in ("6", "*", "7", "="):
             acted = await call("act", {"window_id": window_id, "element_token": tokens[key], "action": "click"})
             # The ActionResult is the structured content.
@@ -119,12 +123,19 @@ def test_mcp_client_drives_a_claim(pool, cubicle, endpoint, admin_key):
             "jsonrpc": "2.0",
             "id": 1,
             "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
         }
         raw = httpx.post(
             url,
             json=initialize,
-            headers={"authorization": f"Bearer {minted['token']}", "accept": "application/json, text/event-stream"},
+            headers={
+                "authorization": f"Bearer {minted['token']}",
+                "accept": "application/json, text/event-stream",
+            },
         )
         assert raw.status_code == 401, raw.text
         assert raw.json()["error"]["code"] == "unauthenticated"

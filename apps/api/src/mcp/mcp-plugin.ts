@@ -1,13 +1,14 @@
 import { ClaimPathParams } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { GUEST_MAX_BODY_BYTES } from '@cubicle/contract/guest';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { GUEST_MAX_BODY_BYTES, type GuestOperation } from '@cubicle/contract/guest';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { ViewerKeys } from '@cubicle/viewer';
+import type { FastifyRequest } from 'fastify';
 import { parsePart } from '../lib/define-handler.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
 import { authenticateMcp } from './mcp-auth.js';
-import { createMcpServer } from './mcp-server.js';
+import { authInfoOf, McpServerPool } from './mcp-server.js';
 import { registerMcpTokenRoutes } from './mcp-token-routes.js';
 
 export interface McpPluginOptions {
@@ -30,9 +31,22 @@ function isToolCallsOnly(body: unknown): boolean {
 }
 
 /**
- * mcpPlugin serves one MCP endpoint per claim, with the official SDK's server and Streamable
- * HTTP transport, in stateless mode with JSON answers: each POST builds a server for its caller,
- * answers, and is gone. No session lives in a process, so any replica answers any request and a
+ * webRequestOf is the request as the SDK's web-standard transport reads it: method and headers
+ * (the body is handed over parsed). The URL is not read, so no Host is trusted to build it.
+ */
+function webRequestOf(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return new Request(`http://localhost${request.url}`, { method: request.method, headers });
+}
+
+/**
+ * mcpPlugin serves one MCP endpoint per claim, with the official SDK's server and (web-standard)
+ * Streamable HTTP transport, in stateless mode with JSON answers: each POST gets a transport of
+ * its own and a pooled server that keeps nothing of it, answers, and is gone. No session lives in a process, so any replica answers any request and a
  * restart loses nothing; every request carries the claim and a credential, checked before the
  * SDK reads it. Tools run through the drive routes' GuestCalls (same lanes, same checks, same
  * stored ActionResults). GET (a server-to-client event stream) and DELETE (ending a session) have
@@ -47,6 +61,7 @@ export const mcpPlugin = routeGroup<McpPluginOptions>(
     if (!authenticate) throw new Error('the MCP endpoint needs the identity plugin');
     const tokens = { db: app.connections.db, keys: options.keys };
     registerMcpTokenRoutes(app, tokens, options.publicApiUrl);
+    const servers = new McpServerPool();
 
     app.route({
       method: 'POST',
@@ -64,22 +79,34 @@ export const mcpPlugin = routeGroup<McpPluginOptions>(
           claimId,
           isToolCallsOnly(request.body),
         );
-        const server = createMcpServer(
+        const context = {
           caller,
-          (operation, body) => guest.call(caller.tenantId, caller.claimId, operation, body),
-          { requestId: request.id, log: request.log },
-        );
-        const transport = new StreamableHTTPServerTransport({
-          sessionIdGenerator: undefined,
-          enableJsonResponse: true,
-        });
-        reply.hijack();
-        reply.raw.setHeader('x-request-id', request.id);
-        reply.raw.once('close', () => {
-          void server.close();
-        });
-        await server.connect(transport);
-        await transport.handleRequest(request.raw, reply.raw, request.body);
+          call: (operation: GuestOperation, body: Record<string, unknown>) =>
+            guest.call(caller.tenantId, caller.claimId, operation, body),
+          requestId: request.id,
+          log: request.log,
+        };
+        const server = servers.acquire();
+        try {
+          const transport = new WebStandardStreamableHTTPServerTransport({
+            sessionIdGenerator: undefined,
+            enableJsonResponse: true,
+          });
+          await server.connect(transport);
+          const answer = await transport.handleRequest(webRequestOf(request), {
+            parsedBody: request.body,
+            authInfo: authInfoOf(context),
+          });
+          // JSON answers (enableJsonResponse): the whole body is ready, nothing streams.
+          const body = Buffer.from(await answer.arrayBuffer());
+          reply.status(answer.status);
+          answer.headers.forEach((value, name) => void reply.header(name, value));
+          return await reply.send(body.length > 0 ? body : undefined);
+        } finally {
+          servers
+            .release(server)
+            .catch((err: unknown) => request.log.warn({ err }, 'MCP server not released'));
+        }
       },
     });
 
