@@ -183,6 +183,83 @@ export class ClaimHandle {
       : createComputerTool(this, kind, options);
   }
 
+  /**
+   * requestHandoff hands the desktop to a human (a login, a CAPTCHA, a decision the agent must not
+   * take): until it comes back, this claim's driving calls are 409 `handoff_active`. The answer
+   * carries `control.viewer_url`, shown once: the page where the human takes over (the dashboard's
+   * "Take over" banner works too). Wait for the return with `waitForHandoff(handoff.id)`.
+   */
+  requestHandoff(body: BodyOf<'requestHandoff'>, options?: CallOptions) {
+    return this.#t.call('requestHandoff', { params: this.#p(), body }, options);
+  }
+
+  /** returnHandoff gives the desktop back to the agent with a note (the human's side). */
+  returnHandoff(
+    handoffId: string,
+    body: BodyOf<'returnHandoff'> = {} as BodyOf<'returnHandoff'>,
+    options?: CallOptions,
+  ) {
+    const params = { ...this.#p(), handoff_id: handoffId };
+    return this.#t.call('returnHandoff', { params, body }, options);
+  }
+
+  /** handoff reads one handoff: its state, and the human's note once returned. */
+  handoff(handoffId: string, options?: CallOptions) {
+    const params = { ...this.#p(), handoff_id: handoffId };
+    return this.#t.call('getHandoff', { params }, options);
+  }
+
+  /** handoffs pages through the claim's handoffs, newest first (`{ state: 'active' }` filters). */
+  handoffs(query: QueryOf<'listHandoffs'> = {} as QueryOf<'listHandoffs'>, options?: CallOptions) {
+    return this.#t.paginate('listHandoffs', { params: this.#p(), query }, options);
+  }
+
+  /**
+   * waitForHandoff polls a handoff until it is no longer active (returned, lease expired, or the
+   * claim ended) and answers it: `note` is what the human left for the agent.
+   */
+  async waitForHandoff(
+    handoffId: string,
+    options: CallOptions & { intervalMs?: number } = {},
+  ): Promise<ResponseOf<'getHandoff'>> {
+    for (;;) {
+      const handoff = await this.handoff(handoffId, options);
+      if (handoff.state !== 'active') return handoff;
+      await new Promise((r) => setTimeout(r, options.intervalMs ?? 1000));
+      options.signal?.throwIfAborted();
+    }
+  }
+
+  /** egress reads the claim's egress policy as it applies now (the pool's, narrowed by the claim). */
+  egress(options?: CallOptions) {
+    return this.#t.call('getClaimEgress', { params: this.#p() }, options);
+  }
+
+  /** egressEvents pages through the claim's egress events (denied connections), newest first. */
+  egressEvents(options?: CallOptions) {
+    return this.#t.paginate('listEgressEvents', { params: this.#p() }, options);
+  }
+
+  /** egressEventStream opens the live Server-Sent Events stream of egress events (the raw answer). */
+  egressEventStream(options: CallOptions = {}): Promise<Response> {
+    return this.#t.send('streamEgressEvents', { params: this.#p() }, options, 'text/event-stream');
+  }
+
+  /** mcpToken mints a claim-scoped MCP token (`mcp_url` and `token`, shown once). */
+  mcpToken(body: BodyOf<'createMcpToken'> = {} as BodyOf<'createMcpToken'>, options?: CallOptions) {
+    return this.#t.call('createMcpToken', { params: this.#p(), body }, options);
+  }
+
+  /** mcpTokens pages through the claim's MCP tokens (never the token strings). */
+  mcpTokens(options?: CallOptions) {
+    return this.#t.paginate('listMcpTokens', { params: this.#p() }, options);
+  }
+
+  /** revokeMcpToken stops an MCP token at once. */
+  revokeMcpToken(tokenId: string, options?: CallOptions) {
+    return this.#t.call('revokeMcpToken', { params: { token_id: tokenId } }, options);
+  }
+
   /** run starts a program in the sandbox; follow it with `cubicle.runs.events(run.id)`. */
   run(body: BodyOf<'createRun'>, options?: CallOptions) {
     return this.#t.call('createRun', { params: this.#p(), body }, options);

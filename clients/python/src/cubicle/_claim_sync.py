@@ -8,12 +8,15 @@ this file by scripts/generate.py (`await` and `async` dropped, class names lose 
 
 from __future__ import annotations
 
+import json
+
 # fmt: off
 from typing import Any, Iterator, Dict, List, Optional, Sequence, cast
 # fmt: on
 
 from typing_extensions import Unpack
 
+from ._compat import sync_sleep
 from ._models import Claim as ClaimModel
 from ._models import (
     CreateViewerTicketRequest,
@@ -34,12 +37,15 @@ from ._models import (
     GuestVerifyStateResponse,
     GuestWindowLaunchResponse,
     GuestWindowListResponse,
+    Handoff,
+    HandoffCreated,
     Run,
     SecretRef,
     ViewerTicket,
     ViewerTicketCreated,
 )
 from ._computer_tool_sync import create_computer_tool
+from ._sse import SSEDecoder
 from ._transport_sync import Transport
 
 
@@ -146,6 +152,79 @@ class Claim:
                 is_raw=True,
             ),
         )
+
+    def request_handoff(
+        self, reason: str, *, for_: Optional[str] = None, ttl_seconds: Optional[int] = None
+    ) -> HandoffCreated:
+        """Hand the desktop to a human (a login, a CAPTCHA, a decision the agent must not take):
+        until it comes back, this claim's driving calls raise `handoff_active` (409). The answer's
+        `control["viewer_url"]` (shown once) is where the human takes over; `wait_for_handoff`
+        waits for the return and its note."""
+        body: Dict[str, Any] = {"reason": reason}
+        if for_ is not None:
+            body["for"] = for_
+        if ttl_seconds is not None:
+            body["ttl_seconds"] = ttl_seconds
+        return cast(HandoffCreated, self._call("requestHandoff", body))
+
+    def return_handoff(self, handoff_id: str, *, note: Optional[str] = None) -> Handoff:
+        """Give the desktop back to the agent with a note (the human's side)."""
+        body = {} if note is None else {"note": note}
+        path = {"id": self.id, "handoff_id": handoff_id}
+        return cast(Handoff, self._t.request("returnHandoff", path=path, body=body))
+
+    def handoff(self, handoff_id: str) -> Handoff:
+        """One handoff: its state, and the human's note once returned."""
+        path = {"id": self.id, "handoff_id": handoff_id}
+        return cast(Handoff, self._t.request("getHandoff", path=path))
+
+    def handoffs(
+        self, *, state: Optional[str] = None, limit: Optional[int] = None
+    ) -> Iterator[Handoff]:
+        """The claim's handoffs, newest first (`state="active"` for the one in progress)."""
+        query = {"state": state, "limit": limit}
+        for handoff in self._t.pages("listHandoffs", path={"id": self.id}, query=query):
+            yield handoff
+
+    def wait_for_handoff(self, handoff_id: str, *, interval: float = 1.0) -> Handoff:
+        """Poll a handoff until it is no longer active (returned, lease expired, claim ended)."""
+        while True:
+            handoff = self.handoff(handoff_id)
+            if handoff["state"] != "active":
+                return handoff
+            sync_sleep(interval)
+
+    def egress(self) -> Dict[str, Any]:
+        """The claim's egress policy as it applies now (the pool's, narrowed by the claim)."""
+        return cast(Dict[str, Any], self._call("getClaimEgress"))
+
+    def egress_events(self, *, limit: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        """The claim's egress events (denied connections), newest first."""
+        for event in self._t.pages("listEgressEvents", path={"id": self.id}, query={"limit": limit}):
+            yield event
+
+    def egress_event_stream(self) -> Iterator[Dict[str, Any]]:
+        """The claim's egress events live (Server-Sent Events), as they are reported."""
+        decoder = SSEDecoder()
+        for line in self._t.stream_lines(
+            "streamEgressEvents", path={"id": self.id}, headers={"accept": "text/event-stream"}
+        ):
+            event = decoder.decode(line)
+            if event is not None and event.data:
+                yield cast(Dict[str, Any], json.loads(event.data))
+
+    def mcp_token(self, **options: Any) -> Dict[str, Any]:
+        """Mint a claim-scoped MCP token (`mcp_url` and `token`, shown once)."""
+        return cast(Dict[str, Any], self._call("createMcpToken", options))
+
+    def mcp_tokens(self, *, limit: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        """The claim's MCP tokens (never the token strings)."""
+        for token in self._t.pages("listMcpTokens", path={"id": self.id}, query={"limit": limit}):
+            yield token
+
+    def revoke_mcp_token(self, token_id: str) -> None:
+        """Stop an MCP token at once."""
+        self._t.request("revokeMcpToken", path={"token_id": token_id})
 
     def viewer_connections(self, *, limit: Optional[int] = None) -> Iterator[Dict[str, Any]]:
         """The claim's viewer streams (connected, disconnected, close reason), oldest first."""

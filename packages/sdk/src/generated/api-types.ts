@@ -1881,6 +1881,24 @@ export interface Operations {
     body: IntrospectViewerTicketRequest;
     response: ViewerTicketIntrospection;
   };
+  createMcpToken: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: CreateMcpTokenRequest;
+    response: McpTokenCreated;
+  };
+  listMcpTokens: {
+    params: { id: string };
+    query: { limit?: number; cursor?: string };
+    body: undefined;
+    response: ListMcpTokensResponse200;
+  };
+  revokeMcpToken: {
+    params: { token_id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: undefined;
+  };
   requestHandoff: {
     params: { id: string };
     query: Record<string, never>;
@@ -1904,24 +1922,6 @@ export interface Operations {
     query: Record<string, never>;
     body: ReturnHandoffRequest;
     response: Handoff;
-  };
-  createMcpToken: {
-    params: { id: string };
-    query: Record<string, never>;
-    body: CreateMcpTokenRequest;
-    response: McpTokenCreated;
-  };
-  listMcpTokens: {
-    params: { id: string };
-    query: { limit?: number; cursor?: string };
-    body: undefined;
-    response: ListMcpTokensResponse200;
-  };
-  revokeMcpToken: {
-    params: { token_id: string };
-    query: Record<string, never>;
-    body: undefined;
-    response: undefined;
   };
   createSecret: {
     params: { id: string };

@@ -214,6 +214,48 @@ export const routeTable = {
     path: '/v1/viewer/introspect',
     idempotencyKey: false,
   },
+  createMcpToken: {
+    operationId: 'createMcpToken',
+    method: 'POST',
+    path: '/v1/claims/{id}/mcp-tokens',
+    idempotencyKey: false,
+  },
+  listMcpTokens: {
+    operationId: 'listMcpTokens',
+    method: 'GET',
+    path: '/v1/claims/{id}/mcp-tokens',
+    idempotencyKey: false,
+  },
+  revokeMcpToken: {
+    operationId: 'revokeMcpToken',
+    method: 'DELETE',
+    path: '/v1/mcp-tokens/{token_id}',
+    idempotencyKey: false,
+  },
+  requestHandoff: {
+    operationId: 'requestHandoff',
+    method: 'POST',
+    path: '/v1/claims/{id}/handoffs',
+    idempotencyKey: false,
+  },
+  listHandoffs: {
+    operationId: 'listHandoffs',
+    method: 'GET',
+    path: '/v1/claims/{id}/handoffs',
+    idempotencyKey: false,
+  },
+  getHandoff: {
+    operationId: 'getHandoff',
+    method: 'GET',
+    path: '/v1/claims/{id}/handoffs/{handoff_id}',
+    idempotencyKey: false,
+  },
+  returnHandoff: {
+    operationId: 'returnHandoff',
+    method: 'POST',
+    path: '/v1/claims/{id}/handoffs/{handoff_id}/return',
+    idempotencyKey: false,
+  },
   createSecret: {
     operationId: 'createSecret',
     method: 'POST',
@@ -370,6 +412,24 @@ export const routeTable = {
     operationId: 'getClaimActionScreenshot',
     method: 'GET',
     path: '/v1/claims/{id}/screenshots/{screenshot_id}',
+    idempotencyKey: false,
+  },
+  getClaimEgress: {
+    operationId: 'getClaimEgress',
+    method: 'GET',
+    path: '/v1/claims/{id}/egress',
+    idempotencyKey: false,
+  },
+  listEgressEvents: {
+    operationId: 'listEgressEvents',
+    method: 'GET',
+    path: '/v1/claims/{id}/egress-events',
+    idempotencyKey: false,
+  },
+  streamEgressEvents: {
+    operationId: 'streamEgressEvents',
+    method: 'GET',
+    path: '/v1/claims/{id}/egress-events/stream',
     idempotencyKey: false,
   },
 } as const satisfies Partial<{
