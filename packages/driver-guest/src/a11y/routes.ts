@@ -61,6 +61,13 @@ export function registerA11yRoutes(app: FastifyInstance, deps: GuestDeps) {
       // "Cannot see" is an answer for observe (degraded), not an error: the window may exist.
       const w = await findWindow(io.x11, body.window_id);
       if (!w) throw new AppError('window_not_found', `no window ${body.window_id}`);
+      // No bus, no snapshot store: nothing a diff could be against (a new one starts empty).
+      if (body.since !== undefined)
+        throw new AppError(
+          'stale_snapshot',
+          `Snapshot ${body.since} is unknown: the accessibility bus is unavailable; observe without since.`,
+          { reason: 'unknown' },
+        );
       return unobservable(body, w, (err as Error).message);
     }
     const res = await observeWindow(d, body, capture);
