@@ -48,7 +48,13 @@ try {
     ...spec(initial),
     prime: {
       apps: [
-        { app: 'browser', url: pageUrl, wait_for: { kind: 'window_title', contains: page.title } },
+        // Primed until the link the agent clicks is in the page's accessibility tree: the page
+        // is loaded and the tree has been read once, as an agent's first observe needs it.
+        {
+          app: 'browser',
+          url: pageUrl,
+          wait_for: { kind: 'element', name: page.link, role: 'link' },
+        },
       ],
       timeout_seconds: 120,
     },
@@ -298,7 +304,7 @@ async function density(primed) {
               {
                 app: 'browser',
                 url: pageUrl,
-                wait_for: { kind: 'window_title', contains: page.title },
+                wait_for: { kind: 'element', name: page.link, role: 'link' },
               },
             ],
             timeout_seconds: 120,
