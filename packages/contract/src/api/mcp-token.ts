@@ -36,13 +36,8 @@ export const CreateMcpTokenRequest = named(
   'CreateMcpTokenRequest',
   z.strictObject({
     ttl_seconds: z.number().int().min(1).max(MCP_TOKEN_MAX_TTL_SECONDS).default(3600),
-    /** The tools the token may list and call; all of them when omitted. */
-    tools: z
-      .array(McpToolName)
-      .min(1)
-      .max(McpToolName.options.length)
-      .refine((tools) => new Set(tools).size === tools.length, 'tools must not repeat')
-      .optional(),
+    /** The tools the token may list and call; all of them when omitted. A repeat counts once. */
+    tools: z.array(McpToolName).min(1).max(McpToolName.options.length).optional(),
   }),
 );
 export type CreateMcpTokenRequest = z.infer<typeof CreateMcpTokenRequest>;

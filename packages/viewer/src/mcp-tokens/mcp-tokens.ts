@@ -73,7 +73,7 @@ export async function mintMcpToken(
       id,
       tenantId: input.tenantId,
       claimId: input.claimId,
-      tools: input.tools ?? [],
+      tools: input.tools ? [...new Set(input.tools)] : [],
       createdByKeyId: input.apiKeyId,
       expiresAt,
       createdAt: now,
