@@ -436,6 +436,16 @@ describe('egress', () => {
     expect(data).toMatchObject({ claim_id: claimId, name: 'live.example.test', count: 2 });
   });
 
+  it("ends a released claim's stream at once with event: end", async () => {
+    const t = await tenant('ended');
+    const { name } = await poolWithWarmSandbox(t, ALLOWLIST);
+    const claimId = (await call(t, 'POST', `/v1/pools/${name}/claims`, {})).json().id as string;
+    expect((await call(t, 'DELETE', `/v1/claims/${claimId}`)).statusCode).toBe(200);
+    const res = await call(t, 'GET', `/v1/claims/${claimId}/egress-events/stream`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('event: end\ndata: {}\n\n');
+  });
+
   it('drops reports of sandboxes no claim holds', async () => {
     const t = await tenant('warm');
     const { sandboxId } = await poolWithWarmSandbox(t, ALLOWLIST);

@@ -132,7 +132,7 @@ export {
 export { egressPolicySource, loadSandboxEgress } from './egress/sandbox-egress.js';
 export { getClaimEgress } from './egress/claim-egress.js';
 export { egressDenialSink, ingestEgressDenials } from './egress/ingest-egress-reports.js';
-export { listEgressEvents } from './egress/list-egress-events.js';
+export { hasClaimEnded, listEgressEvents } from './egress/list-egress-events.js';
 export { EgressEventFeed } from './egress/egress-event-feed.js';
 export { rollupUsage } from './usage/rollup-usage.js';
 export { runUsageCli } from './usage/usage-cli.js';

@@ -1,10 +1,18 @@
 import { Routes, toFastifyPath, type EgressEvent } from '@cubicle/contract/api';
-import { EgressEventFeed, getClaimEgress, listEgressEvents } from '@cubicle/control-plane';
+import {
+  EgressEventFeed,
+  getClaimEgress,
+  hasClaimEnded,
+  listEgressEvents,
+} from '@cubicle/control-plane';
 import { parsePart, route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
 import { openEventStream, sseFrame } from '../streams/event-stream.js';
+
+/** How often an open egress stream looks whether its claim has ended. */
+const CLAIM_CHECK_MS = 5_000;
 
 /**
  * Egress routes: a claim's effective policy with its destinations, its `egress.denied` event
@@ -51,16 +59,26 @@ export const egressRoutes = routeGroup(Plugin.egressRoutes, (app) => {
         id: string;
       };
       // not_found (other tenants' claims too) before the stream opens.
-      await listEgressEvents(deps, tenantOf(request), params.id, { limit: 1 });
+      const tenantId = tenantOf(request);
+      const hasEnded = await hasClaimEnded(deps, tenantId, params.id);
       const stream = openEventStream(request, reply, closing.signal);
       const send = (event: EgressEvent) =>
         void stream.write(sseFrame(event.id, 'egress.denied', event));
-      const stop = await feedOf().follow(params.id, send);
-      await new Promise<void>((resolve) => {
-        if (stream.signal.aborted) return resolve();
-        stream.signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      const stop = hasEnded ? () => undefined : await feedOf().follow(params.id, send);
+      // The stream ends with the claim (checked every few seconds) or when the reader leaves.
+      let ended = hasEnded;
+      while (!ended && !stream.signal.aborted) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, CLAIM_CHECK_MS);
+          stream.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), {
+            once: true,
+          });
+        });
+        if (!stream.signal.aborted)
+          ended = await hasClaimEnded(deps, tenantId, params.id).catch(() => true);
+      }
       stop();
+      if (ended) await stream.write('event: end\ndata: {}\n\n');
       stream.end();
     },
   });

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"regexp"
-	"strconv"
 
 	"github.com/cubicle/terraform-provider-cubicle/internal/client"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -11,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -33,9 +31,8 @@ var (
 		"allow": types.ListType{ElemType: types.StringType},
 		"deny":  types.ListType{ElemType: types.StringType},
 	}
+	// A port range is the ports between its ends, in either order (as the API reads it).
 	egressRuleRE = regexp.MustCompile(client.EgressRulePattern)
-	// A port range at a rule's end, which must run upwards (the pattern cannot say so).
-	egressPortRangeRE = regexp.MustCompile(`:(\d+)-(\d+)$`)
 )
 
 func egressRulesAttribute(description string) schema.ListAttribute {
@@ -130,31 +127,4 @@ func egressModelFromPool(p *client.EgressPolicy) (types.Object, diag.Diagnostics
 	})
 	diags.Append(d...)
 	return o, diags
-}
-
-// validateEgress checks what the rule pattern cannot: a port range runs from low to high.
-func validateEgress(ctx context.Context, o types.Object) diag.Diagnostics {
-	var diags diag.Diagnostics
-	egress, d := egressFromModel(ctx, o)
-	if egress == nil || d.HasError() {
-		return diags
-	}
-	for _, list := range []struct {
-		name  string
-		rules []string
-	}{{"allow", egress.Allow}, {"deny", egress.Deny}} {
-		for i, rule := range list.rules {
-			m := egressPortRangeRE.FindStringSubmatch(rule)
-			if m == nil {
-				continue
-			}
-			low, _ := strconv.Atoi(m[1])
-			high, _ := strconv.Atoi(m[2])
-			if low > high {
-				diags.AddAttributeError(path.Root("egress").AtName(list.name).AtListIndex(i),
-					"A port range must run from low to high", "`"+rule+"`: "+m[1]+" is above "+m[2]+".")
-			}
-		}
-	}
-	return diags
 }

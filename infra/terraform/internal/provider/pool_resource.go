@@ -80,7 +80,6 @@ func validatePoolSpec(ctx context.Context, m poolSpecModel) diag.Diagnostics {
 		}
 	}
 	diags.Append(validatePrime(ctx, m.Prime)...)
-	diags.Append(validateEgress(ctx, m.Egress)...)
 	if !m.Kubernetes.IsNull() && !m.Kubernetes.IsUnknown() {
 		var k kubernetesModel
 		diags.Append(m.Kubernetes.As(ctx, &k, basetypes.ObjectAsOptions{})...)

@@ -36,7 +36,8 @@ const PORTS = `${PORT_PATTERN}(-${PORT_PATTERN})?`;
  * Targets: an exact domain (`api.example.com`), a wildcard (`*.example.com`: any name below it,
  * not the name itself), an IPv4 address or CIDR (`203.0.113.0/24`), an IPv6 address or CIDR
  * (`2001:db8::/32`, in brackets when ports follow: `[2001:db8::/32]:443`). Ports: `:443` or a
- * range `:8000-8999`. The egress package parses the same grammar (a unit test holds them together).
+ * range `:8000-8999` (the ports between its two ends, in either order). The egress package parses
+ * the same grammar (a unit test holds them together).
  */
 export const EGRESS_RULE_PATTERN = `^((${DOMAIN}|${V4_CIDR})(:${PORTS})?|${V6_CIDR}|\\[${V6_CIDR}\\](:${PORTS})?)$`;
 
@@ -47,12 +48,7 @@ export const EgressRule = named(
   z
     .string()
     .max(300)
-    .regex(ruleRegex, 'an egress rule: domain, *.domain, IP or CIDR, optionally :port or :lo-hi')
-    // A range must run upwards; the pattern alone cannot say so.
-    .refine((rule) => {
-      const range = /:(\d+)-(\d+)$/.exec(rule);
-      return range === null || Number(range[1]) <= Number(range[2]);
-    }, 'a port range must run from low to high'),
+    .regex(ruleRegex, 'an egress rule: domain, *.domain, IP or CIDR, optionally :port or :lo-hi'),
 );
 export type EgressRule = z.infer<typeof EgressRule>;
 

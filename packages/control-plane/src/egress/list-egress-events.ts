@@ -67,3 +67,20 @@ export async function listEgressEvents(
   });
   return pageById(rows, query.limit, egressEventView);
 }
+
+/**
+ * hasClaimEnded says whether a claim's egress can no longer change (it was released), for the
+ * live stream, which ends then. not_found for unknown ids and other tenants' claims.
+ */
+export async function hasClaimEnded(
+  deps: Pick<Resources, 'db'>,
+  tenantId: string,
+  claimId: string,
+): Promise<boolean> {
+  const claim = await deps.db.claim.findFirst({
+    where: { id: claimId, tenantId },
+    select: { releasedAt: true },
+  });
+  if (!claim) throw new AppError('not_found', `claim ${claimId} not found`);
+  return claim.releasedAt !== null;
+}

@@ -55,12 +55,14 @@ function parseTarget(text: string): RuleTarget | null {
   return name === null ? null : { kind: 'domain', name };
 }
 
-function parsePorts(text: string): PortRange | null | undefined {
+function parsePorts(text: string): PortRange | undefined {
   const match = /^([1-9]\d{0,4})(?:-([1-9]\d{0,4}))?$/.exec(text);
   if (!match) return undefined;
-  const from = Number(match[1]);
-  const to = match[2] === undefined ? from : Number(match[2]);
-  return from <= to && to <= 65_535 ? { from, to } : undefined;
+  const a = Number(match[1]);
+  const b = match[2] === undefined ? a : Number(match[2]);
+  // A range is the ports between its ends, written in either order (JSON Schema cannot order them).
+  const [from, to] = a <= b ? [a, b] : [b, a];
+  return to <= 65_535 ? { from, to } : undefined;
 }
 
 /**

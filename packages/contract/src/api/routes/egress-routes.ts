@@ -40,7 +40,7 @@ export const egressRoutes = {
     auth: 'api_key',
     summary: "A claim's `egress.denied` events live as Server-Sent Events",
     description:
-      'Each frame is `event: egress.denied`, `id: <event id>`, `data: <EgressEvent JSON>`; a line whose count grows is sent again with the same id. Nothing is replayed: read `GET /v1/claims/{id}/egress-events` for what came before.',
+      'Each frame is `event: egress.denied`, `id: <event id>`, `data: <EgressEvent JSON>`; a line whose count grows is sent again with the same id. The stream ends with `event: end` once the claim is released (at once for a released claim). Nothing is replayed: read `GET /v1/claims/{id}/egress-events` for what came before.',
     params: ClaimPathParams,
     responses: { 200: null },
     errors: [...readErrors],
