@@ -74,6 +74,17 @@ export async function denialToWebhook({ dns, guard }) {
     const ms = Object.entries(attempts)
       .map(([port, at]) => (received.get(Number(port)) ?? NaN) - at)
       .filter(Number.isFinite);
+    // Released and its pool deleted, so the worker destroys the desktop and removes its link
+    // before the stack stops (a stopped worker leaves both behind for its successor).
+    await stack.call('DELETE', `/v1/claims/${claim.body.id}`);
+    await stack.call('DELETE', '/v1/pools/egress-bench');
+    await stack
+      .waitFor(
+        async () => (await stack.db.sandbox.count({ where: { state: { not: 'deleted' } } })) === 0,
+        60_000,
+        'the desktop destroyed',
+      )
+      .catch((err) => log(err.message));
     return { ms };
   } finally {
     await stack.stop();
