@@ -21,7 +21,15 @@ describe('tenant isolation and bad input on every endpoint', () => {
   let queues: JobQueues;
   let connection: Redis;
   let cleanup: () => Promise<void>;
-  const a = { tenantId: '', auth: '', keyId: '', claimId: '', poolName: 'alpha', ticketId: '' };
+  const a = {
+    tenantId: '',
+    auth: '',
+    keyId: '',
+    claimId: '',
+    poolName: 'alpha',
+    ticketId: '',
+    mcpTokenId: '',
+  };
   const b = { auth: '' };
 
   beforeAll(async () => {
@@ -88,6 +96,16 @@ describe('tenant isolation and bad input on every endpoint', () => {
         expiresAt: new Date(Date.now() + 3600_000),
       },
     });
+    // An MCP token of A's (stored as minting leaves it), for the MCP token routes.
+    a.mcpTokenId = newId('mcp_token');
+    await db.mcpToken.create({
+      data: {
+        id: a.mcpTokenId,
+        tenantId: ta.id,
+        claimId: a.claimId,
+        expiresAt: new Date(Date.now() + 3600_000),
+      },
+    });
     cleanup = async () => {
       await app.close();
       await queues.close();
@@ -117,6 +135,7 @@ describe('tenant isolation and bad input on every endpoint', () => {
             : a.claimId,
       )
       .replace('{ticket_id}', a.ticketId)
+      .replace('{token_id}', a.mcpTokenId)
       .replace('{run_id}', newId('run'))
       .replace('{screenshot_id}', 'p1')
       .replace('{delivery_id}', newId('webhook_delivery'))
