@@ -8,6 +8,7 @@ import { ClaimControls } from '../claim-controls';
 import { ClaimTimeline } from './claim-timeline';
 import { EmbedLinkForm } from './embed-link-form';
 import { LiveView } from './live-view';
+import { NetworkPanel } from './network-panel';
 import { RunsPanel } from './runs-panel';
 import { ScreenshotPanel } from './screenshot-panel';
 import { revokeTicket } from './viewer-actions';
@@ -43,11 +44,12 @@ export default async function ClaimPage({ params }: { params: Promise<{ id: stri
       api(session, (c) => c.request('listViewerTickets', { params: { id }, query: { limit: 50 } })),
     ),
   ]);
-  const [runs, secrets, viewers] = await Promise.all([
+  const [runs, secrets, egress, viewers] = await Promise.all([
     optional(
       api(session, (c) => c.request('listClaimRuns', { params: { id }, query: { limit: 20 } })),
     ),
     optional(api(session, (c) => c.request('listSecrets', { params: { id } }))),
+    optional(api(session, (c) => c.request('getClaimEgress', { params: { id } }))),
     optional(
       api(session, (c) =>
         c.request('listClaimViewerConnections', { params: { id }, query: { limit: 100 } }),
@@ -152,6 +154,12 @@ export default async function ClaimPage({ params }: { params: Promise<{ id: stri
             ))}
           </tbody>
         </table>
+      )}
+
+      {egress instanceof ApiError ? (
+        <p className="muted">Network is not available: {egress.message}</p>
+      ) : (
+        <NetworkPanel pool={claim.pool} egress={egress} isAdmin={session.role === 'admin'} />
       )}
 
       <h2>Viewer tickets</h2>
