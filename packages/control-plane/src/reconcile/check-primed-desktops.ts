@@ -35,8 +35,9 @@ export async function checkPrimedDesktops(
   concurrency = CHECK_CONCURRENCY,
 ): Promise<PrimedCheckResult> {
   const readyBefore = nowOf(deps);
+  // Only primed ones (primed_windows <> '[]'): an installation of unprimed pools reads no rows.
   const warm = await deps.db.sandbox.findMany({
-    where: { state: 'warm', readyAt: { lt: readyBefore } },
+    where: { state: 'warm', readyAt: { lt: readyBefore }, primedWindows: { not: [] } },
     select: {
       id: true,
       tenantId: true,
