@@ -28,13 +28,18 @@ interface Props {
   initialState: Exclude<State, 'connecting' | 'disconnected'>;
   streamUrl?: string;
   expiresAt?: string;
+  /**
+   * The page sends keyboard and pointer: only for `mode=control` with a control ticket bound to a
+   * handoff (the server forwards a handoff ticket's input only while the handoff is active).
+   */
+  isControl?: boolean;
 }
 
 /**
  * EmbedViewer shows the stream while the ticket is active and a clear message otherwise. When
  * the stream closes it asks the API why (expired, revoked, ended) instead of guessing.
  */
-export function EmbedViewer({ ticket, initialState, streamUrl, expiresAt }: Props) {
+export function EmbedViewer({ ticket, initialState, streamUrl, expiresAt, isControl }: Props) {
   const [state, setState] = useState<State>(
     initialState === 'active' ? 'connecting' : initialState,
   );
@@ -63,12 +68,12 @@ export function EmbedViewer({ ticket, initialState, streamUrl, expiresAt }: Prop
   const isStreaming = streamUrl && (state === 'active' || state === 'connecting');
   const message = state === 'active' || state === 'connecting' ? null : MESSAGES[state];
   return (
-    <main className="embed" data-state={state}>
+    <main className="embed" data-state={state} data-mode={isControl ? 'control' : 'view'}>
       {isStreaming ? (
         <VncCanvas
           key={attempt}
           url={streamUrl}
-          isViewOnly
+          isViewOnly={!isControl}
           onStatus={onStatus}
           className="embed-canvas"
         />

@@ -21,11 +21,20 @@ async function infoFromProxy(): Promise<Info> {
 }
 
 /**
- * The embeddable viewer: the desktop alone, scaled to the frame, view-only whatever the ticket
- * (embedding is for watching; control happens in the dashboard), or a plain state message.
+ * The embeddable viewer: the desktop alone, scaled to the frame, or a plain state message. It is
+ * view-only whatever the ticket, except with `?mode=control` for a control ticket bound to a
+ * handoff (a human taking over from an agent): then keyboard and pointer go to the desktop, for
+ * as long as the handoff lasts (the server closes the stream when it ends).
  */
-export default async function EmbedPage({ params }: { params: Promise<{ ticket: string }> }) {
+export default async function EmbedPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ ticket: string }>;
+  searchParams: Promise<{ mode?: string | string[] }>;
+}) {
   const { ticket } = await params;
+  const { mode } = await searchParams;
   const info = await infoFromProxy();
   if (info.state !== 'active') return <EmbedViewer ticket={ticket} initialState={info.state} />;
   return (
@@ -34,6 +43,7 @@ export default async function EmbedPage({ params }: { params: Promise<{ ticket: 
       initialState="active"
       streamUrl={streamUrlOf(info, ticket)}
       expiresAt={info.expires_at}
+      isControl={mode === 'control' && info.mode === 'control' && Boolean(info.handoff_id)}
     />
   );
 }

@@ -7,6 +7,7 @@ import { TtlCountdown } from '../../../components/ttl-countdown';
 import { ClaimControls } from '../claim-controls';
 import { ClaimTimeline } from './claim-timeline';
 import { EmbedLinkForm } from './embed-link-form';
+import { HandoffBanner } from './handoff-banner';
 import { LiveView } from './live-view';
 import { NetworkPanel } from './network-panel';
 import { RunsPanel } from './runs-panel';
@@ -44,6 +45,13 @@ export default async function ClaimPage({ params }: { params: Promise<{ id: stri
       api(session, (c) => c.request('listViewerTickets', { params: { id }, query: { limit: 50 } })),
     ),
   ]);
+  const handoffs = isActive
+    ? await optional(
+        api(session, (c) =>
+          c.request('listHandoffs', { params: { id }, query: { state: 'active', limit: 1 } }),
+        ),
+      )
+    : null;
   const [runs, secrets, egress, viewers] = await Promise.all([
     optional(
       api(session, (c) => c.request('listClaimRuns', { params: { id }, query: { limit: 20 } })),
@@ -90,6 +98,13 @@ export default async function ClaimPage({ params }: { params: Promise<{ id: stri
           <ClaimControls claim={claim} />
         </div>
       </div>
+
+      {isActive ? (
+        <HandoffBanner
+          claimId={claim.id}
+          initial={handoffs && !(handoffs instanceof ApiError) ? (handoffs.data[0] ?? null) : null}
+        />
+      ) : null}
 
       <h2>Timeline</h2>
       <ClaimTimeline
