@@ -29,6 +29,7 @@ describe('tenant isolation and bad input on every endpoint', () => {
     poolName: 'alpha',
     ticketId: '',
     mcpTokenId: '',
+    handoffId: '',
   };
   const b = { auth: '' };
 
@@ -106,6 +107,19 @@ describe('tenant isolation and bad input on every endpoint', () => {
         expiresAt: new Date(Date.now() + 3600_000),
       },
     });
+    // A handoff of A's claim, for the handoff routes.
+    a.handoffId = newId('handoff');
+    await db.handoff.create({
+      data: {
+        id: a.handoffId,
+        tenantId: ta.id,
+        claimId: a.claimId,
+        reason: 'r',
+        ttlSeconds: 60,
+        leaseExpiresAt: new Date(Date.now() + 60_000),
+        claimTtlLeftMs: 0n,
+      },
+    });
     cleanup = async () => {
       await app.close();
       await queues.close();
@@ -136,6 +150,7 @@ describe('tenant isolation and bad input on every endpoint', () => {
       )
       .replace('{ticket_id}', a.ticketId)
       .replace('{token_id}', a.mcpTokenId)
+      .replace('{handoff_id}', a.handoffId)
       .replace('{run_id}', newId('run'))
       .replace('{screenshot_id}', 'p1')
       .replace('{delivery_id}', newId('webhook_delivery'))
@@ -282,6 +297,8 @@ function bodyFor(r: RouteDef): Record<string, unknown> {
       return { name: 'n', role: 'member' };
     case 'createViewerTicket':
       return { mode: 'view' };
+    case 'requestHandoff':
+      return { reason: 'a login' };
     case 'updateTenant':
       return { embed_origins: ['https://app.example.test'] };
     case 'updateClaim':

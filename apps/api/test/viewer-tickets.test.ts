@@ -138,6 +138,7 @@ describe('viewer tickets', () => {
       state: 'active',
       mode: 'view',
       claim_id: claimId,
+      handoff_id: null,
       expires_at: t.expires_at,
       embed_origins: [],
       stream_url: `ws://localhost:80/v1/viewer/stream?ticket=${t.ticket}`,
