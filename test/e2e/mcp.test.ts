@@ -17,6 +17,7 @@ const ALL_TOOLS = [
   'windows_list',
   'windows_launch',
   'wait_for',
+  'request_handoff',
 ];
 
 interface Structured {
@@ -307,6 +308,59 @@ describe('MCP endpoint per claim', () => {
       expect((await initialize(ticket.json().ticket)).status).toBe(401);
 
     expect((await fetch(`${base}/v1/claims/${claimId}/mcp`)).status).toBe(405);
+  });
+
+  it('hands the desktop to a human with request_handoff, and drives again after the return', async () => {
+    const client = await connect((await mint()).token);
+    try {
+      const launched = await call(client, 'windows_launch', {
+        argv: ['galculator'],
+        env: { HOME: `/tmp/mcp-galc-${sandboxId}` },
+        wait_for_window_ms: 20_000,
+      });
+      const windowId = (launched.structuredContent.window as { window_id: number }).window_id;
+      const handoff = await call(client, 'request_handoff', {
+        reason: 'a login needs 2FA',
+        ttl_seconds: 120,
+      });
+      const handoffId = handoff.structuredContent.id as string;
+      expect(handoff.structuredContent.state).toBe('active');
+      expect(handoff.structuredContent.control).toMatchObject({ mode: 'control' });
+      // While a human holds it, the agent's driving calls are refused with the handoff's code.
+      const observed = await call(client, 'observe', {
+        window_id: windowId,
+        include_screenshot: false,
+      });
+      const button = (
+        observed.structuredContent.elements as { element_token: string; role: string }[]
+      ).find((e) => e.role === 'toggle_button')!;
+      const refused = await mcpErrorOf(
+        client.callTool({
+          name: 'act',
+          arguments: { window_id: windowId, element_token: button.element_token, action: 'click' },
+        }),
+      );
+      expect(refused.data.code).toBe('handoff_active');
+      const returned = await rest('POST', `/v1/claims/${claimId}/handoffs/${handoffId}/return`, {
+        note: 'done',
+      });
+      expect(returned.statusCode, returned.body).toBeLessThan(300);
+      const again = await call(client, 'observe', {
+        window_id: windowId,
+        include_screenshot: false,
+      });
+      const token = (
+        again.structuredContent.elements as { element_token: string; role: string }[]
+      ).find((e) => e.role === 'toggle_button')!.element_token;
+      const acted = await call(client, 'act', {
+        window_id: windowId,
+        element_token: token,
+        action: 'click',
+      });
+      expect(acted.structuredContent.effect).not.toBe('refused');
+    } finally {
+      await client.close();
+    }
   });
 
   it('kills the tokens when the claim ends', async () => {

@@ -25,6 +25,7 @@ TOOLS = {
     "windows_list",
     "windows_launch",
     "wait_for",
+    "request_handoff",
 }
 
 

@@ -49,9 +49,17 @@ export async function authenticateMcp(
       tenantId: token.tenantId,
       claimId,
       tools: token.tools ? new Set<McpToolName>(token.tools) : null,
+      // The token acts for the key that minted it; every key role may drive and hand off.
+      actor: {
+        tenantId: token.tenantId,
+        apiKeyId: token.createdByKeyId ?? token.tokenId,
+        role: 'member',
+        keyPrefix: 'mcp-token',
+        requestsPerMinute: 0,
+      },
     };
   }
   const auth = await deps.authenticate(request, reply, 'api_key');
   if (!isToolCallOnly) await deps.guest.activeSandboxOf(auth.tenantId, claimId);
-  return { tenantId: auth.tenantId, claimId, tools: null };
+  return { tenantId: auth.tenantId, claimId, tools: null, actor: auth };
 }

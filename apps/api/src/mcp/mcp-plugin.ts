@@ -1,4 +1,4 @@
-import { ClaimPathParams } from '@cubicle/contract/api';
+import { ClaimPathParams, type CreateHandoffRequest } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { GUEST_MAX_BODY_BYTES, type GuestOperation } from '@cubicle/contract/guest';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -83,6 +83,8 @@ export const mcpPlugin = routeGroup<McpPluginOptions>(
           caller,
           call: (operation: GuestOperation, body: Record<string, unknown>) =>
             guest.call(caller.tenantId, caller.claimId, operation, body),
+          requestHandoff: (body: CreateHandoffRequest) =>
+            app.handoffs.request(caller.actor, caller.claimId, body),
           requestId: request.id,
           log: request.log,
         };
@@ -122,5 +124,6 @@ export const mcpPlugin = routeGroup<McpPluginOptions>(
       },
     });
   },
-  [Plugin.driveRoutes],
+  // The viewer plugin serves handoffs (their answer carries a control ticket).
+  [Plugin.driveRoutes, Plugin.viewer],
 );

@@ -7,10 +7,10 @@ import {
   ListToolsRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthContext } from '@cubicle/tenancy';
 import type { FastifyBaseLogger } from 'fastify';
 import { toToolCallError } from './mcp-errors.js';
-import { McpTools, toolNamed, type McpTool } from './mcp-tools.js';
-import type { GuestCall } from './wait-for.js';
+import { McpTools, toolNamed, type McpTool, type ToolRunContext } from './mcp-tools.js';
 
 /** McpCaller is who is calling the claim's MCP endpoint, and what they may use. */
 export interface McpCaller {
@@ -18,12 +18,16 @@ export interface McpCaller {
   claimId: string;
   /** The tools an MCP token was limited to; null (a tenant API key, an unlimited token): all. */
   tools: ReadonlySet<McpToolName> | null;
+  /**
+   * Who acts, for what records a key (a handoff's requester, its control ticket's minter): the
+   * API key itself, or for an MCP token the key that minted it.
+   */
+  actor: AuthContext;
 }
 
 /** McpRequestContext is what one HTTP request's tool calls need: who, how to call, where to log. */
-export interface McpRequestContext {
+export interface McpRequestContext extends ToolRunContext {
   caller: McpCaller;
-  call: GuestCall;
   requestId: string;
   log: FastifyBaseLogger;
 }
@@ -92,7 +96,7 @@ export function createMcpServer(): Server {
           throw new AppError('validation_failed', `invalid arguments for ${tool.name}`, {
             issues: zodIssues(parsed.error, 'arguments'),
           });
-        return await tool.run(context.call, parsed.data as Record<string, unknown>);
+        return await tool.run(context, parsed.data as Record<string, unknown>);
       } catch (err) {
         throw toToolCallError(err, context.requestId, context.log);
       }

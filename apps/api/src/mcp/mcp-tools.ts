@@ -1,6 +1,8 @@
 import {
   Routes,
   WaitForRequest,
+  type CreateHandoffRequest,
+  type HandoffCreated,
   type McpToolName,
   type RouteDef,
   type RouteName,
@@ -15,6 +17,15 @@ export interface ToolResult {
   [key: string]: unknown;
   content: ({ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string })[];
   structuredContent: Record<string, unknown>;
+}
+
+/**
+ * ToolRunContext is what a tool runs with: the claim's guest calls, and the app's handoff service
+ * (the one the REST route calls), both bound to the caller.
+ */
+export interface ToolRunContext {
+  call: GuestCall;
+  requestHandoff(body: CreateHandoffRequest): Promise<HandoffCreated>;
 }
 
 /** ToolHints are MCP tool annotations: what a client may assume before calling. */
@@ -33,7 +44,7 @@ export interface McpTool {
   inputJsonSchema: Record<string, unknown>;
   annotations: ToolHints;
   /** Runs the tool with arguments `input` has parsed (defaults applied). */
-  run(call: GuestCall, args: Record<string, unknown>): Promise<ToolResult>;
+  run(context: ToolRunContext, args: Record<string, unknown>): Promise<ToolResult>;
 }
 
 /**
@@ -92,7 +103,7 @@ function driveTool(
     input,
     inputJsonSchema: toolJsonSchema(input),
     annotations,
-    run: async (call, args) =>
+    run: async ({ call }, args) =>
       shape((await call(DriveOperations[routeName], args)) as Record<string, unknown>),
   };
 }
@@ -101,8 +112,9 @@ const readOnly: ToolHints = { readOnlyHint: true };
 const acts: ToolHints = { readOnlyHint: false, destructiveHint: true, idempotentHint: false };
 
 /**
- * McpTools is every tool of the claim's MCP endpoint, in tools/list order. All but wait_for are
- * drive routes; wait_for composes verify and screenshot calls (wait-for.ts).
+ * McpTools is every tool of the claim's MCP endpoint, in tools/list order. All but the last two
+ * are drive routes; wait_for composes verify and screenshot calls (wait-for.ts), request_handoff
+ * is the handoff route's service.
  */
 export const McpTools: readonly McpTool[] = [
   driveTool(
@@ -146,7 +158,16 @@ export const McpTools: readonly McpTool[] = [
     input: WaitForRequest,
     inputJsonSchema: toolJsonSchema(WaitForRequest),
     annotations: readOnly,
-    run: async (call, args) => asJson({ ...(await waitFor(call, args as WaitForRequest)) }),
+    run: async ({ call }, args) => asJson({ ...(await waitFor(call, args as WaitForRequest)) }),
+  },
+  {
+    name: 'request_handoff',
+    description: `${Routes.requestHandoff.summary}. ${Routes.requestHandoff.description}`,
+    input: Routes.requestHandoff.body,
+    inputJsonSchema: toolJsonSchema(Routes.requestHandoff.body),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: async ({ requestHandoff }, args) =>
+      asJson({ ...(await requestHandoff(args as CreateHandoffRequest)) }),
   },
 ];
 

@@ -7,8 +7,8 @@ import { ClaimId, McpTokenId, Timestamp } from './common.js';
 
 /**
  * McpToolName is every tool the claim's MCP endpoint serves. Each drives the claim the way its
- * REST twin does (`act` is POST /act, …); `wait_for` polls verify or screenshots until its
- * condition holds.
+ * REST twin does (`act` is POST /act, …, `request_handoff` is POST /handoffs); `wait_for` polls
+ * verify or screenshots until its condition holds.
  */
 export const McpToolName = named(
   'McpToolName',
@@ -25,6 +25,7 @@ export const McpToolName = named(
     'windows_list',
     'windows_launch',
     'wait_for',
+    'request_handoff',
   ]),
 );
 export type McpToolName = z.infer<typeof McpToolName>;
