@@ -116,7 +116,7 @@ export function registerViewerStream(
         expiresAt: ticket.expiresAt,
         ...(options.highWaterBytes ? { highWaterBytes: options.highWaterBytes } : {}),
         ...(preambleOf.has(request) ? { preamble: preambleOf.get(request)! } : {}),
-        ...(ticket.handoff && options.handoffs
+        ...(ticket.handoff && ticket.mode === 'control' && options.handoffs
           ? { handoff: { onInput: leaseRenewer(options.handoffs, ticket, () => bridge, log) } }
           : {}),
         onClosed: (info) => {

@@ -1674,7 +1674,7 @@ class McpTokenCreated(TypedDict):
     mcp_url: str
 
 
-McpToolName: TypeAlias = Literal["screenshot", "observe", "act", "input", "verify", "shell", "files_read", "files_write", "files_list", "windows_list", "windows_launch", "wait_for"]
+McpToolName: TypeAlias = Literal["screenshot", "observe", "act", "input", "verify", "shell", "files_read", "files_write", "files_list", "windows_list", "windows_launch", "wait_for", "request_handoff"]
 
 
 class McpWaitForRequestVariant1(TypedDict):

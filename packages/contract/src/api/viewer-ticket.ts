@@ -16,9 +16,9 @@ export const CreateViewerTicketRequest = named(
     mode: ViewerMode.default('view'),
     ttl_seconds: z.number().int().min(1).max(VIEWER_TICKET_MAX_TTL_SECONDS).default(3600),
     /**
-     * A `control` ticket for this handoff of the claim (it must be active): its input reaches the
-     * desktop only while the handoff is active, renews the handoff's lease, and the ticket is
-     * revoked when the handoff ends. Only with `mode: "control"`.
+     * A ticket for this handoff of the claim (it must be active; 409 `conflict` once it ended),
+     * revoked when the handoff ends. With `mode: "control"` its input reaches the desktop and
+     * renews the handoff's lease; a `view` one stays view-only.
      */
     handoff_id: HandoffId.optional(),
   }),

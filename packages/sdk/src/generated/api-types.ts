@@ -1201,7 +1201,8 @@ export type McpToolName =
   | 'files_list'
   | 'windows_list'
   | 'windows_launch'
-  | 'wait_for';
+  | 'wait_for'
+  | 'request_handoff';
 
 export type McpWaitForRequest =
   | {

@@ -61,10 +61,11 @@ function ticketView(row: ViewerTicketRow): ViewerTicket {
 /**
  * mintViewerTicket signs a ticket for an active claim of the caller's tenant. Only the ticket's
  * id and metadata are stored: the signed string exists in this response alone. The ticket
- * expires after `ttlSeconds`, but never after the claim's hard maximum lifetime. A `control`
- * ticket with `handoffId` is bound to that active handoff of the claim (409 `conflict` for one
- * that has ended); while a handoff is active, a `control` ticket without it is 409
- * `handoff_active` (the human holds the desktop, nobody else drives it).
+ * expires after `ttlSeconds`, but never after the claim's hard maximum lifetime. A ticket with
+ * `handoffId` is bound to that active handoff of the claim (409 `conflict` for one that has
+ * ended) and revoked when it ends; only a `control` one drives. While a handoff is active, a
+ * `control` ticket without it is 409 `handoff_active` (the human holds the desktop, nobody else
+ * drives it).
  */
 export async function mintViewerTicket(
   deps: TicketDeps,
@@ -72,10 +73,6 @@ export async function mintViewerTicket(
 ): Promise<ViewerTicketCreated> {
   if (input.mode === 'control' && !CONTROL_ROLES.has(input.role))
     throw new AppError('forbidden', 'this key may mint view tickets only');
-  if (input.handoffId && input.mode !== 'control')
-    throw new AppError('validation_failed', 'handoff_id is for control tickets only', {
-      issues: [{ path: 'body.handoff_id', message: 'give mode "control" with a handoff_id' }],
-    });
   const claim = await deps.db.claim.findFirst({
     where: { id: input.claimId, tenantId: input.tenantId },
     select: { status: true, sandboxId: true, expiresAt: true, maxExpiresAt: true },
@@ -84,7 +81,7 @@ export async function mintViewerTicket(
   const now = nowOf(deps);
   if (!isClaimLive(claim, now) || !claim.sandboxId)
     throw new AppError('claim_not_active', 'viewer tickets need an active claim');
-  if (input.mode === 'control') await checkHandoffBinding(deps.db, input);
+  if (input.mode === 'control' || input.handoffId) await checkHandoffBinding(deps.db, input);
   const expiresAt = new Date(
     Math.min(now.getTime() + input.ttlSeconds * 1000, claim.maxExpiresAt.getTime()),
   );
@@ -122,8 +119,8 @@ export async function mintViewerTicket(
 }
 
 /**
- * checkHandoffBinding lets a control ticket be minted only as the claim's handoff allows: bound
- * to its active handoff, or unbound while none is active.
+ * checkHandoffBinding lets a ticket be minted only as the claim's handoff allows: bound to its
+ * active handoff, or (a control ticket) unbound while none is active.
  */
 async function checkHandoffBinding(db: Db, input: MintInput): Promise<void> {
   const active = await db.handoff.findFirst({
@@ -131,7 +128,7 @@ async function checkHandoffBinding(db: Db, input: MintInput): Promise<void> {
     select: { id: true },
   });
   if (!input.handoffId) {
-    if (active)
+    if (active && input.mode === 'control')
       throw new AppError(
         'handoff_active',
         `a human holds this desktop (handoff ${active.id}): mint its control ticket with handoff_id`,

@@ -32,7 +32,7 @@ export const viewerRoutes = {
     params: ClaimPathParams,
     body: CreateViewerTicketRequest,
     responses: { 201: ViewerTicketCreated },
-    errors: [...writeErrors, 'claim_not_active', 'handoff_active'],
+    errors: [...writeErrors, 'claim_not_active', 'handoff_active', 'conflict'],
   }),
   listViewerTickets: defineRoute({
     operationId: 'listViewerTickets',
