@@ -243,3 +243,41 @@ describe('RfbViewFilter protocol violations', () => {
     );
   });
 });
+
+describe('RfbViewFilter with forwardInput (a handoff control stream)', () => {
+  const open = () => {
+    const f = new RfbViewFilter({ forwardInput: true });
+    f.push(Buffer.concat([V38, Buffer.from([1, 0])]));
+    return f;
+  };
+  const cut = (text: string) => {
+    const b = Buffer.alloc(8);
+    b[0] = 6;
+    b.writeInt32BE(text.length, 4);
+    return Buffer.concat([b, Buffer.from(text, 'latin1')]);
+  };
+
+  it('forwards keys, pointer and clipboard as sent and counts them as input', () => {
+    const f = open();
+    const sent = Buffer.concat([fbur(), key(), key(0), cut('paste'), fbur()]);
+    const pointer = Buffer.from([5, 1, 0, 10, 0, 20]);
+    const a = f.push(sent.subarray(0, 13));
+    const b = f.push(Buffer.concat([sent.subarray(13), pointer]));
+    expect(Buffer.concat([a.forward, b.forward])).toEqual(Buffer.concat([sent, pointer]));
+    expect(a.input + b.input).toBe(4);
+    expect(a.dropped + b.dropped).toBe(0);
+  });
+
+  it('is view-only after stopInput (its handoff ended): input dropped, pixels still asked for', () => {
+    const f = open();
+    f.stopInput();
+    const r = f.push(Buffer.concat([key(), cut('late'), fbur()]));
+    expect(r.forward).toEqual(fbur());
+    expect(r).toMatchObject({ input: 0, dropped: 2 });
+  });
+
+  it('still refuses what no viewer may send (SetDesktopSize)', () => {
+    const f = open();
+    expect(() => f.push(Buffer.from([251, 0, 5, 0, 3, 0, 1, 0]))).toThrow(RfbProtocolViolation);
+  });
+});
