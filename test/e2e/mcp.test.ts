@@ -79,7 +79,10 @@ describe('MCP endpoint per claim', () => {
   const call = async (client: Client, name: string, args: Record<string, unknown>) => {
     const result = await client.callTool({ name, arguments: args });
     expect(result.isError ?? false).toBe(false);
-    return result as { structuredContent: Structured; content: { type: string }[] };
+    return result as {
+      structuredContent: Structured;
+      content: { type: string; mimeType?: string; data?: string }[];
+    };
   };
   const mcpErrorOf = async (promise: Promise<unknown>) => {
     const err = await promise.then(
@@ -182,12 +185,9 @@ describe('MCP endpoint per claim', () => {
       expect(verdict.structuredContent.status).toBe('satisfied');
 
       const shot = await call(client, 'screenshot', { max_dimension: 320 });
-      const image = shot.content.find((c) => c.type === 'image') as {
-        mimeType: string;
-        data: string;
-      };
+      const image = shot.content.find((c) => c.type === 'image')!;
       expect(image.mimeType).toBe('image/png');
-      expect(Buffer.from(image.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
+      expect(Buffer.from(image.data!, 'base64').subarray(1, 4).toString()).toBe('PNG');
       expect(
         Math.max(shot.structuredContent.width as number, shot.structuredContent.height as number),
       ).toBeLessThanOrEqual(320);
@@ -287,7 +287,7 @@ describe('MCP endpoint per claim', () => {
     const otherClaim = 'clm_01jzzzzzzzzzzzzzzzzzzzzzzz';
     const elsewhere = await initialize(good.token, otherClaim);
     expect(elsewhere.status).toBe(403);
-    expect((await elsewhere.json()).error.code).toBe('forbidden');
+    expect(((await elsewhere.json()) as { error: { code: string } }).error.code).toBe('forbidden');
 
     // Another tenant's key sees no such claim; nor can it mint or revoke for it.
     const otherKey = s.other.auth.authorization.replace(/^Bearer /, '');
