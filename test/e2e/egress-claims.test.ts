@@ -167,4 +167,48 @@ describe('egress of claimed local desktops', () => {
     expect(JSON.parse(reached)).toMatchObject({ host: 'denied.example.test' });
     expect(tookMs).toBeLessThan(1500);
   });
+
+  it('a pool leaving none rolls its warm desktops; a desktop claimed under none says it has no link', async () => {
+    const spec = (egress?: unknown) =>
+      call('PUT', '/v1/pools/leaving', {
+        ...s.backend.pool,
+        autoscaling: { min: 1, initial: 1, max: 3 },
+        ...(egress === undefined ? {} : { egress }),
+      });
+    const warmCount = async () => (await call('GET', '/v1/pools/leaving')).json().counts.warm;
+    expect((await spec()).statusCode).toBe(201);
+    await waitFor(async () => (await warmCount()) === 1, 120_000, 250);
+    const held = await call('POST', '/v1/pools/leaving/claims', { ttl_seconds: 900 });
+    expect(held.statusCode, held.body).toBe(201);
+    const heldId = held.json().id as string;
+    expect((await call('GET', `/v1/claims/${heldId}/egress`)).json()).toMatchObject({
+      link: 'none',
+      effective: { mode: 'none', mode_source: 'installation' },
+    });
+    // The refill: a warm desktop provisioned under none, as the old pool had them.
+    await waitFor(async () => (await warmCount()) === 1, 120_000, 250);
+    const before = (await call('GET', '/v1/pools/leaving')).json().generation as number;
+
+    const put = await spec({ mode: 'allowlist', allow: ['allowed.example.test'], deny: [] });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json().generation).toBe(before + 1);
+    // The running desktop cannot gain a link: the answer says so beside the new policy.
+    expect((await call('GET', `/v1/claims/${heldId}/egress`)).json()).toMatchObject({
+      link: 'none',
+      effective: { mode: 'allowlist', mode_source: 'pool' },
+    });
+    expect((await sh(heldId, 'curl -sS -m 3 http://allowed.example.test/')).exit_code).not.toBe(0);
+
+    // The next claim gets a desktop of the new generation, linked, that reaches the allowed name.
+    const next = await call('POST', '/v1/pools/leaving/claims', {
+      ttl_seconds: 900,
+      wait_seconds: 120,
+    });
+    expect(next.statusCode, next.body).toBe(201);
+    const nextId = next.json().id as string;
+    expect(next.json().sandbox.generation).toBe(before + 1);
+    expect((await call('GET', `/v1/claims/${nextId}/egress`)).json().link).toBe('linked');
+    const reached = await sh(nextId, 'curl -sS -m 5 http://allowed.example.test/');
+    expect(JSON.parse(reached.stdout)).toMatchObject({ host: 'allowed.example.test' });
+  });
 });

@@ -117,6 +117,7 @@ export function createLocalBackend(options: LocalBackendOptions): LocalBackend {
         guestUrl: session.guestUrl,
         guestToken: session.guestToken,
         vncEndpoint: vncUnixEndpoint(session.vncSocket),
+        egressLink: network !== null,
       };
     },
     resourceEvents: (sandboxId: string) =>

@@ -192,6 +192,14 @@ export const ClaimEgress = named(
     narrowing: EgressNarrowing.nullable(),
     effective: EffectiveEgressPolicy,
     /**
+     * Whether the claim's running desktop has a link to the egress point. `none`: it was
+     * provisioned under mode `none` without one (local backend), so no later policy change
+     * reaches it — it stays without network until the claim ends; a new claim of the pool gets
+     * a desktop provisioned under the pool's policy then. `linked`: policy changes apply to it
+     * within a second. null while the claim holds no desktop.
+     */
+    link: z.enum(['linked', 'none']).nullable(),
+    /**
      * Destinations the claim's sandbox reached or was refused, collapsed by destination and
      * rule, most attempts first (at most 200). Allowed ones appear when the egress point reports them.
      */

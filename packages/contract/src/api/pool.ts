@@ -201,7 +201,7 @@ export const Pool = named(
     egress: EgressPolicy.nullable(),
     prime: PoolPrime.nullable(),
     state: PoolState,
-    /** Bumped when the sandbox template (image, resources, env, kubernetes placement, prime) changes; warm sandboxes of older generations are rolled. */
+    /** Bumped when the sandbox template (image, resources, env, kubernetes placement, prime) changes, or egress moves between `none` and a mode with network (local desktops get their link at provisioning); warm sandboxes of older generations are rolled. */
     generation: z.number().int().min(1),
     counts: PoolCounts,
     created_at: Timestamp,

@@ -23,6 +23,12 @@ export interface ProvisionedSandbox {
   guestToken: string;
   /** `host:port`, or `unix:/path` for a local sandbox (see endpoints.ts). */
   vncEndpoint: string | null;
+  /**
+   * Whether the sandbox got a link to the egress point (local: only when its policy was not
+   * `none`; a desktop without one cannot gain it). Omitted by backends where every sandbox
+   * reaches the egress point, so policy changes always apply.
+   */
+  egressLink?: boolean;
 }
 
 /** What the kernel counted of a sandbox's resources since it started (its cgroup). */

@@ -54,6 +54,14 @@ export async function storeClaimEgress(
 }
 
 /**
+ * linkOf says whether a claim's desktop reaches the egress point: a local desktop provisioned
+ * under `none` has no link and cannot gain one (its pool leaving `none` rolls only warm
+ * desktops); a backend that did not say (NULL) routes every sandbox through its egress point.
+ */
+const linkOf = (sandbox: { egressLink: boolean | null } | null): ClaimEgress['link'] =>
+  sandbox === null ? null : sandbox.egressLink === false ? 'none' : 'linked';
+
+/**
  * getClaimEgress answers `GET /v1/claims/{id}/egress`: the claim's narrowing, the policy its
  * sandbox lives under (computed as the egress point computes it) and its destinations with
  * counts. not_found for unknown ids and other tenants' claims.
@@ -65,7 +73,12 @@ export async function getClaimEgress(
 ): Promise<ClaimEgress> {
   const claim = await deps.db.claim.findFirst({
     where: { id: claimId, tenantId },
-    select: { id: true, egress: true, pool: { select: { egress: true } } },
+    select: {
+      id: true,
+      egress: true,
+      pool: { select: { egress: true } },
+      sandbox: { select: { egressLink: true } },
+    },
   });
   if (!claim) throw new AppError('not_found', `claim ${claimId} not found`);
   const installation = installationOf(deps);
@@ -79,6 +92,7 @@ export async function getClaimEgress(
       narrowing,
       { widening: 'drop' },
     ),
+    link: linkOf(claim.sandbox),
     destinations: await claimDestinations(deps.db, claim.id),
   };
 }

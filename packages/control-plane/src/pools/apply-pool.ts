@@ -2,10 +2,12 @@ import type { Pool as PoolView, PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { newId, Prisma, type Pool } from '@cubicle/db';
 import { nudgeReconcile } from '../context.js';
-import type { Deps } from '../resources.js';
+import type { Deps, Resources } from '../resources.js';
 import { countSandboxes } from './count-sandboxes.js';
 import { toPoolView } from './pool-view.js';
 import { publishEgressChange } from '../egress/egress-changes.js';
+import { installationOf } from '../egress/egress-installation.js';
+import { storedPoolEgress } from '../egress/sandbox-egress.js';
 import { lockForTransaction } from '../repositories/transaction-locks.js';
 import { checkQuota } from '@cubicle/tenancy';
 
@@ -37,6 +39,16 @@ function templateOf(
   ]);
 }
 
+/**
+ * needsLink says whether a pool's desktops are provisioned with a link to the egress point
+ * (the local backend links only a sandbox whose mode is not `none`, and a desktop cannot gain
+ * a link later): a change of it rolls warm desktops, so a pool leaving `none` serves its next
+ * claims from desktops that can reach out (and one entering `none` drops the unused links).
+ */
+function needsLink(installation: ReturnType<typeof installationOf>, egress: unknown): boolean {
+  return (storedPoolEgress(egress)?.mode ?? installation.default) !== 'none';
+}
+
 function columnsOf(spec: PoolSpec) {
   return {
     image: spec.image,
@@ -51,7 +63,8 @@ function columnsOf(spec: PoolSpec) {
     idleTimeoutSeconds: spec.idle_timeout_seconds,
     env: spec.env,
     // Stored as {} when absent (see toPoolView); not part of the template: a change reaches
-    // running sandboxes through the egress point and never rolls warm ones.
+    // running sandboxes through the egress point, except one between `none` and a mode with
+    // network (needsLink), which rolls warm ones.
     egress: spec.egress ?? {},
     // Stored as {} when absent (see toPoolView).
     kubernetes: spec.kubernetes ?? {},
@@ -67,10 +80,11 @@ function dataOf(columns: ReturnType<typeof columnsOf>) {
 /**
  * applyPool makes the tenant's pool `name` match `spec` (create or update). Applying the same
  * spec again changes nothing. A template change bumps the generation; reconcile then rolls warm
- * sandboxes of older generations while claimed ones run on untouched.
+ * sandboxes of older generations while claimed ones run on untouched. So does an egress change
+ * between `none` and a mode with network (needsLink); other egress changes apply in place.
  */
 export async function applyPool(
-  deps: Deps,
+  deps: Deps & Partial<Pick<Resources, 'egress'>>,
   tenantId: string,
   name: string,
   spec: PoolSpec,
@@ -87,14 +101,16 @@ export async function applyPool(
       });
       return { row, created: true, changed: true };
     }
+    const installation = installationOf(deps);
     const isTemplateChange =
       templateOf(existing) !==
-      templateOf({
-        ...columns,
-        env: columns.env as Prisma.JsonValue,
-        kubernetes: columns.kubernetes as Prisma.JsonValue,
-        prime: columns.prime as Prisma.JsonValue,
-      });
+        templateOf({
+          ...columns,
+          env: columns.env as Prisma.JsonValue,
+          kubernetes: columns.kubernetes as Prisma.JsonValue,
+          prime: columns.prime as Prisma.JsonValue,
+        }) ||
+      needsLink(installation, existing.egress) !== needsLink(installation, columns.egress);
     const isAnyChange =
       isTemplateChange ||
       (Object.keys(columns) as (keyof typeof columns)[]).some(

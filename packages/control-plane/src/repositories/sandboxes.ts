@@ -41,6 +41,7 @@ export function sandboxFromJson(j: Json): Sandbox {
     memoryMb: (j.memory_mb as number | null) ?? null,
     oomKills: (j.oom_kills as number | undefined) ?? 0,
     primedWindows: (j.primed_windows as Sandbox['primedWindows'] | undefined) ?? [],
+    egressLink: (j.egress_link as boolean | null | undefined) ?? null,
   };
 }
 

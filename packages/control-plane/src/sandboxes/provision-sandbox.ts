@@ -85,6 +85,7 @@ export async function provisionSandbox(
         vncEndpoint: up.vncEndpoint,
         guestTokenCiphertext: seal(deps.keyring, up.guestToken, sandboxId),
         primedWindows,
+        ...(up.egressLink === undefined ? {} : { egressLink: up.egressLink }),
         readyAt: nowOf(deps),
       },
     }),

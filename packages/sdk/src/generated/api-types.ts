@@ -90,6 +90,7 @@ export type ClaimActivatedData = {
 export type ClaimEgress = {
   narrowing: EgressNarrowing | null;
   effective: EffectiveEgressPolicy;
+  link: ('linked' | 'none') | null;
   destinations: Array<{
     verdict: 'allowed' | 'denied';
     name: string | null;

@@ -17,7 +17,7 @@ const destinationOf = (d: ClaimEgress['destinations'][number]) =>
  * NetworkPanel is a claim's Network tab: the policy its sandbox lives under and the destinations
  * it reached or was refused, with counts and the rule that decided. A denial for want of an allow
  * rule can be allowed for the pool in one step (an audited PUT of the pool; the running claim
- * gets it within a second).
+ * gets it within a second when its desktop has a link; one provisioned under `none` says it has none).
  */
 export function NetworkPanel({ pool, egress, isAdmin }: Props) {
   const { effective, narrowing } = egress;
@@ -38,6 +38,13 @@ export function NetworkPanel({ pool, egress, isAdmin }: Props) {
           <span className="mono"> deny {effective.deny.map((r) => r.rule).join(', ')}</span>
         ) : null}
       </p>
+      {egress.link === 'none' ? (
+        <p className="muted" data-testid="egress-no-link">
+          This desktop was provisioned without network (egress <span className="mono">none</span>)
+          and will not gain a link: a wider pool policy reaches the pool&apos;s next claims, not
+          this one.
+        </p>
+      ) : null}
       {egress.destinations.length === 0 ? (
         <p className="muted">No connections reported for this claim.</p>
       ) : (
