@@ -1,8 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, waitFor, type Stack } from './support/stack.js';
+
+const execFileAsync = promisify(execFile);
 
 const ALL_TOOLS = [
   'screenshot',
@@ -258,6 +264,32 @@ describe('MCP endpoint per claim', () => {
     } finally {
       await keyed.close();
     }
+  });
+
+  it('is listed by the MCP Inspector CLI, as a platform team would check it', async () => {
+    const minted = await mint();
+    // The official Inspector's CLI mode (no browser UI), run as a separate process over HTTP.
+    const cli = createRequire(import.meta.url).resolve(
+      '@modelcontextprotocol/inspector-cli/build/index.js',
+    );
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      [
+        cli,
+        `${base}/v1/claims/${claimId}/mcp`,
+        '--transport',
+        'http',
+        '--method',
+        'tools/list',
+        '--header',
+        `Authorization: Bearer ${minted.token}`,
+      ],
+      // cwd is the CLI's own folder: it looks for its package.json relative to the cwd.
+      { timeout: 60_000, cwd: dirname(cli) },
+    );
+    const listed = JSON.parse(stdout) as { tools: { name: string; inputSchema: object }[] };
+    expect(listed.tools.map((t) => t.name).sort()).toEqual([...ALL_TOOLS].sort());
+    expect(listed.tools.every((t) => typeof t.inputSchema === 'object')).toBe(true);
   });
 
   it('refuses expired and revoked tokens, other claims and other tenants', async () => {
