@@ -119,7 +119,7 @@ describe('usage and insights on the dashboard in Chromium', () => {
     expect(csv.headers()['content-type']).toContain('text/csv');
     const lines = (await csv.text()).trim().split('\r\n');
     expect(lines[0]).toBe(
-      'tenant_id,pool_id,pool,period_start,claims,claim_seconds,warm_seconds,warm_cpu_core_seconds,warm_memory_gib_seconds,runs,run_seconds',
+      'tenant_id,pool_id,pool,period_start,claims,claim_seconds,warm_seconds,warm_cpu_core_seconds,warm_memory_gib_seconds,runs,run_seconds,egress_denials',
     );
     expect(lines).toHaveLength(2);
     const cells = lines[1]!.split(',');

@@ -95,6 +95,29 @@ describe('usage metering on real Postgres (fake clock)', () => {
         finishedAt: at('11:05'),
       },
     });
+    // The second claim's egress: denied lines count (5 in hour 11, 4 in hour 12); allowed do not.
+    const line = (verdict: string, minute: string, count: number, name: string) => ({
+      id: newId('egress_event'),
+      tenantId: w.tenantId,
+      claimId: second,
+      poolId,
+      verdict,
+      minute: at(minute),
+      firstAt: at(minute),
+      lastAt: at(minute),
+      count,
+      protocol: 'dns',
+      name,
+      rule: 'default:allowlist',
+    });
+    await w.db.egressEvent.createMany({
+      data: [
+        line('denied', '11:02', 3, 'a.example.test'),
+        line('denied', '11:03', 2, 'a.example.test'),
+        line('allowed', '11:03', 7, 'b.example.test'),
+        line('denied', '12:10', 4, 'c.example.test'),
+      ],
+    });
 
     clock = at('01:00', '2026-03-03');
     const first = await rollupUsage(deps);
@@ -115,15 +138,21 @@ describe('usage metering on real Postgres (fake clock)', () => {
         warm_memory_gib_seconds: (warm * memoryMb) / 1024,
         runs: 1,
         run_seconds: 300,
+        egress_denials: 9,
       },
     ]);
     expect(day.totals.claim_seconds).toBe(9000);
+    expect(day.totals.egress_denials).toBe(9);
     expect(day.rolled_up_to).toBe(clock.toISOString());
 
     const hours = await getUsage(deps, w.tenantId, dayQuery('hour'));
     const claimSecondsByHour = Object.fromEntries(
       hours.rows.filter((r) => r.claim_seconds > 0).map((r) => [r.period_start, r.claim_seconds]),
     );
+    const denialsByHour = Object.fromEntries(
+      hours.rows.filter((r) => r.egress_denials > 0).map((r) => [r.period_start, r.egress_denials]),
+    );
+    expect(denialsByHour).toEqual({ [`${DAY}T11:00:00.000Z`]: 5, [`${DAY}T12:00:00.000Z`]: 4 });
     expect(claimSecondsByHour).toEqual({
       [`${DAY}T09:00:00.000Z`]: 1800,
       [`${DAY}T10:00:00.000Z`]: 600,

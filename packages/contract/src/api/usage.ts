@@ -68,6 +68,11 @@ export const UsageTotals = named(
     /** Runs started in the span, and seconds runs were executing (started → finished). */
     runs: z.int().min(0),
     run_seconds: z.number().min(0),
+    /**
+     * Connections and DNS questions the egress point refused, counted in the hour they happened
+     * (the sum of the `count` of the claims' `egress.denied` lines).
+     */
+    egress_denials: z.int().min(0),
   }),
 );
 export type UsageTotals = z.infer<typeof UsageTotals>;
@@ -196,6 +201,7 @@ export const USAGE_CSV_COLUMNS = [
   'warm_memory_gib_seconds',
   'runs',
   'run_seconds',
+  'egress_denials',
 ] as const;
 
 const csvCell = (value: unknown): string => {

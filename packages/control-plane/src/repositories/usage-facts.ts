@@ -9,10 +9,11 @@ import { statement } from '@cubicle/db';
  * Facts: a claim is active from activated_at to released_at; a sandbox is warm from ready_at
  * to the first of claimed_at / ended_at, with the CPU and memory it was provisioned with
  * (sandboxes.cpu_millis / memory_mb, copied from its pool at insert); a run executes from
- * started_at to finished_at.
+ * started_at to finished_at; egress denials are the counts of the egress point's 'denied' lines
+ * (egress_events, collapsed per destination and minute) in the hour of their minute.
  */
 export const insertUsageHours = statement<never, [now: Date]>(
-  'cubicle_usage_hours_insert_v1',
+  'cubicle_usage_hours_insert_v2',
   `
     WITH b AS (
       SELECT min(hour) AS lo, max(hour) + interval '1 hour' AS hi, $1::timestamptz AS now
@@ -57,12 +58,29 @@ export const insertUsageHours = statement<never, [now: Date]>(
              COALESCE(sum(secs) FILTER (WHERE kind = 'run'), 0) AS run_seconds,
              count(*) FILTER (WHERE kind = 'run' AND starts_here) AS runs
       FROM split GROUP BY pool_id, h
+    ),
+    -- Denials are counted where their minute falls (a line's count keeps rising within it).
+    den AS (
+      SELECT e.pool_id, date_trunc('hour', e.minute, 'UTC') AS h, sum(e.count) AS denials
+      FROM egress_events e, b
+      WHERE e.verdict = 'denied' AND e.minute >= b.lo AND e.minute < b.hi
+      GROUP BY 1, 2
+    ),
+    -- A full join: an hour may hold denials of a claim whose interval lies in another hour's row.
+    hours AS (
+      SELECT COALESCE(a.pool_id, d.pool_id) AS pool_id, COALESCE(a.h, d.h) AS h,
+             COALESCE(a.claims, 0) AS claims, COALESCE(a.claim_seconds, 0) AS claim_seconds,
+             COALESCE(a.warm_seconds, 0) AS warm_seconds, COALESCE(a.warm_cpu, 0) AS warm_cpu,
+             COALESCE(a.warm_mem, 0) AS warm_mem, COALESCE(a.run_seconds, 0) AS run_seconds,
+             COALESCE(a.runs, 0) AS runs, COALESCE(d.denials, 0) AS denials
+      FROM agg a FULL JOIN den d ON d.pool_id = a.pool_id AND d.h = a.h
     )
     INSERT INTO usage_hourly (tenant_id, pool_id, hour, claims, claim_seconds, warm_seconds,
-                              warm_cpu_core_seconds, warm_memory_gib_seconds, run_seconds, runs)
+                              warm_cpu_core_seconds, warm_memory_gib_seconds, run_seconds, runs,
+                              egress_denials)
     SELECT p.tenant_id, a.pool_id, a.h, a.claims, a.claim_seconds, a.warm_seconds,
-           a.warm_cpu, a.warm_mem, a.run_seconds, a.runs
-    FROM agg a
+           a.warm_cpu, a.warm_mem, a.run_seconds, a.runs, a.denials
+    FROM hours a
     JOIN usage_targets t ON t.pool_id = a.pool_id AND t.hour = a.h
     JOIN pools p ON p.id = a.pool_id`,
 );

@@ -39,6 +39,7 @@ function toRow(r: UsageSumRow): TenantUsageRow {
     warm_memory_gib_seconds: r.warm_memory_gib_seconds,
     run_seconds: r.run_seconds,
     runs: r.runs,
+    egress_denials: r.egress_denials,
   };
 }
 
@@ -52,6 +53,7 @@ export function totalsOf(rows: UsageTotals[]): UsageTotals {
     warm_memory_gib_seconds: 0,
     run_seconds: 0,
     runs: 0,
+    egress_denials: 0,
   };
   for (const r of rows) {
     t.claims += r.claims;
@@ -61,6 +63,7 @@ export function totalsOf(rows: UsageTotals[]): UsageTotals {
     t.warm_memory_gib_seconds += r.warm_memory_gib_seconds;
     t.run_seconds += r.run_seconds;
     t.runs += r.runs;
+    t.egress_denials += r.egress_denials;
   }
   return t;
 }

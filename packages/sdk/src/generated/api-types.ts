@@ -1520,6 +1520,7 @@ export type UsageRow = {
   warm_memory_gib_seconds: number;
   runs: number;
   run_seconds: number;
+  egress_denials: number;
   pool_id: string;
   pool: ResourceName;
   period_start: string | null;
@@ -1533,6 +1534,7 @@ export type UsageTotals = {
   warm_memory_gib_seconds: number;
   runs: number;
   run_seconds: number;
+  egress_denials: number;
 };
 
 export type Version = {
