@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { addressBytes } from '@cubicle/egress';
 
 /** Why an address is not a webhook destination; null when it is a public unicast address. */
 export type RefusedAddressKind =
@@ -74,30 +74,10 @@ const V6_RANGES: readonly Range[] = [
   ['multicast', 'ff00::/8'],
 ];
 
-/** addressBytes is the 4 or 16 bytes of an IP literal (a zone index, `%eth0`, is dropped). */
-export function addressBytes(address: string): Uint8Array {
-  const bare = address.replace(/%.*$/, '');
-  const family = isIP(bare);
-  if (family === 4) return Uint8Array.from(bare.split('.').map(Number));
-  if (family !== 6) throw new Error(`${address} is not an IP address`);
-  let text = bare.toLowerCase();
-  // A dotted IPv4 tail stands for the last two groups.
-  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (tail) {
-    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', rest] = text.split('::') as [string, string | undefined];
-  const groups = (part: string) => (part === '' ? [] : part.split(':'));
-  const left = groups(head);
-  const right = rest === undefined ? [] : groups(rest);
-  const all = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  const bytes = new Uint8Array(16);
-  all.forEach((group, i) => {
-    const value = parseInt(group, 16);
-    bytes[i * 2] = value >> 8;
-    bytes[i * 2 + 1] = value & 255;
-  });
+/** The 4 or 16 bytes of an IP literal as written (mapped IPv6 stays 16 bytes: classified below). */
+function bytesOf(address: string): Uint8Array {
+  const bytes = addressBytes(address);
+  if (!bytes) throw new Error(`${address} is not an IP address`);
   return bytes;
 }
 
@@ -108,7 +88,7 @@ interface Prefix {
 
 const prefixOf = (cidr: string): Prefix => {
   const [network, bits] = cidr.split('/') as [string, string];
-  return { bytes: addressBytes(network), bits: Number(bits) };
+  return { bytes: bytesOf(network), bits: Number(bits) };
 };
 
 function within(bytes: Uint8Array, prefix: Prefix): boolean {
@@ -124,8 +104,8 @@ function within(bytes: Uint8Array, prefix: Prefix): boolean {
 const v4Ranges = V4_RANGES.map(([kind, cidr]) => ({ kind, prefix: prefixOf(cidr) }));
 const v6Ranges = V6_RANGES.map(([kind, cidr]) => ({ kind, prefix: prefixOf(cidr) }));
 const v6Embedding = V6_EMBEDDING.map(({ cidr, at }) => ({ prefix: prefixOf(cidr), at }));
-const LOOPBACK_V6 = addressBytes('::1');
-const UNSPECIFIED_V6 = addressBytes('::');
+const LOOPBACK_V6 = bytesOf('::1');
+const UNSPECIFIED_V6 = bytesOf('::');
 
 const equal = (a: Uint8Array, b: Uint8Array) => a.every((byte, i) => byte === b[i]);
 
@@ -142,7 +122,7 @@ function classifyV4(bytes: Uint8Array): RefusedAddressKind | null {
  * else `ipv4_embedded`): a public IPv4 is reachable by its own literal, so nothing is lost.
  */
 export function classifyAddress(address: string): RefusedAddressKind | null {
-  const bytes = addressBytes(address);
+  const bytes = bytesOf(address);
   if (bytes.length === 4) return classifyV4(bytes);
   if (equal(bytes, UNSPECIFIED_V6)) return 'unspecified';
   if (equal(bytes, LOOPBACK_V6)) return 'loopback';

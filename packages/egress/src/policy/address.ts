@@ -15,12 +15,19 @@ export interface Cidr {
  * address, so rules and ranges must see it as one. A zone index (`%eth0`) is dropped.
  */
 export function parseAddress(address: string): AddressBytes | null {
+  const bytes = addressBytes(address);
+  return bytes && isMapped(bytes) ? bytes.slice(12) : bytes;
+}
+
+/**
+ * addressBytes returns the 4 or 16 bytes of an IP literal exactly as written (a mapped IPv6
+ * address stays 16 bytes), or null when it is not one. A zone index (`%eth0`) is dropped.
+ */
+export function addressBytes(address: string): AddressBytes | null {
   const bare = address.replace(/%.*$/, '');
   const family = isIP(bare);
   if (family === 4) return Uint8Array.from(bare.split('.').map(Number));
-  if (family !== 6) return null;
-  const bytes = v6Bytes(bare.toLowerCase());
-  return isMapped(bytes) ? bytes.slice(12) : bytes;
+  return family === 6 ? v6Bytes(bare.toLowerCase()) : null;
 }
 
 function v6Bytes(text: string): AddressBytes {

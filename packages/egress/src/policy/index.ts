@@ -15,7 +15,7 @@ export {
   type FilteredAnswers,
 } from './decide.js';
 export { parseRule, ruleWithin, normalizeName, type ParsedRule, type RuleTarget } from './rule.js';
-export { parseAddress, parseCidr, formatAddress, type Cidr } from './address.js';
+export { addressBytes, parseAddress, parseCidr, formatAddress, type Cidr } from './address.js';
 export { floorKind, type FloorKind } from './floor.js';
 export type {
   EgressDenialReport,
