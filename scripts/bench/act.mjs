@@ -7,6 +7,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
+import { timedRequest } from './lib/timed-request.mjs';
 
 const args = process.argv.slice(2);
 const iterations = Number(args[args.indexOf('--iterations') + 1]) || 60;
@@ -17,37 +18,8 @@ const { open, parseKeyring } = await import(
 
 // Both sides get the same client: node:http with a keep-alive agent, one connection each.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function request(base, method, path, headers, body) {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const url = new URL(path, base);
-    // A local sandbox's guest is `http+unix://<socket path>` (its network namespace is private).
-    const socketPath = url.protocol === 'http+unix:' ? decodeURIComponent(url.hostname) : null;
-    const req = http.request(
-      socketPath ? new URL(url.pathname + url.search, 'http://localhost') : url,
-      {
-        ...(socketPath ? { socketPath } : {}),
-        method,
-        agent,
-        headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const ms = performance.now() - started;
-          const text = Buffer.concat(chunks).toString();
-          if (res.statusCode !== 200)
-            return reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
-          resolve({ ms, body: JSON.parse(text) });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const request = (base, method, path, headers, body) =>
+  timedRequest(agent, base, method, path, headers, body);
 
 // A small GTK window with one button: observe walks a handful of nodes, a click changes nothing.
 const WINDOW = [

@@ -8,38 +8,14 @@
 // ActionResult confirmed or not). Prints one JSON line.
 import http from 'node:http';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
+import { timedRequest } from './lib/timed-request.mjs';
 
 const args = process.argv.slice(2);
 const iterations = Number(args[args.indexOf('--iterations') + 1]) || 100;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function request(base, method, path, headers, body) {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = http.request(
-      new URL(path, base),
-      {
-        method,
-        agent,
-        headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const ms = performance.now() - started;
-          const text = Buffer.concat(chunks).toString();
-          if (res.statusCode !== 200)
-            return reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
-          resolve({ ms, body: JSON.parse(text) });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const request = (base, method, path, headers, body) =>
+  timedRequest(agent, base, method, path, headers, body);
 
 const WINDOW = [
   '/usr/bin/python3',
