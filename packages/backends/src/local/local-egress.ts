@@ -31,7 +31,8 @@ interface Linked {
  * them; it takes back the links of sandboxes that outlived a worker restart and removes those
  * whose desktop is gone; and it hands the point's denial batches to the control plane.
  * A sandbox provisioned under `none` has no link to open later: a pool leaving `none` applies to
- * the sandboxes provisioned after the change.
+ * the sandboxes provisioned after the change (applyPool bumps the pool's generation so warm ones
+ * roll; provision reports `egressLink`, so the API tells a claim whose desktop has none).
  */
 export class LocalEgress {
   private point: EgressPoint | null = null;
