@@ -340,6 +340,7 @@ class ClaimEgressDestinationsItem(TypedDict):
 class ClaimEgress(TypedDict):
     narrowing: "Optional[EgressNarrowing]"
     effective: "EffectiveEgressPolicy"
+    link: Optional[Literal["linked", "none"]]
     destinations: List[ClaimEgressDestinationsItem]
 
 
@@ -2050,6 +2051,7 @@ class UsageRow(TypedDict):
     warm_memory_gib_seconds: float
     runs: int
     run_seconds: float
+    egress_denials: int
     pool_id: str
     pool: "ResourceName"
     period_start: Optional[str]
@@ -2063,6 +2065,7 @@ class UsageTotals(TypedDict):
     warm_memory_gib_seconds: float
     runs: int
     run_seconds: float
+    egress_denials: int
 
 
 class Version(TypedDict):
