@@ -54,6 +54,12 @@ export function spawnApp({ root, name, entry, args = [], env, logDir, embedded, 
     });
     stream.on('end', () => partial && onLine(partial));
   }
+  // 'exit' can come before the last output is read: stop() waits for both pipes to close
+  // (bounded, in case a process the app left behind still holds one) before closing the log.
+  const drained = Promise.race([
+    Promise.all([child.stdout, child.stderr].map((s) => new Promise((r) => s.once('close', r)))),
+    new Promise((r) => setTimeout(r, 2_000).unref()),
+  ]);
   const pid = child.pid ?? -1;
   const startTime = embedded.processStartTime(pid);
   return {
@@ -73,7 +79,8 @@ export function spawnApp({ root, name, entry, args = [], env, logDir, embedded, 
         timeoutMs: 10_000,
       });
       await exited;
-      file.end();
+      await drained;
+      await new Promise((resolve) => file.end(resolve));
     },
   };
 }

@@ -22,6 +22,8 @@ const current = {
   idle_timeout_seconds: null,
   env: { MODE: 'fast' },
   kubernetes: null,
+  prime: null,
+  egress: null,
 } as unknown as Pool;
 
 async function problemsOf(text: string): Promise<string[]> {
