@@ -67,7 +67,7 @@ describe('dashboard in Chromium', () => {
     expect(await row.locator('[data-count=warm] strong').textContent()).toBe('1');
     expect(await row.getByLabel('max of web').inputValue()).toBe('2');
     await row.getByLabel('max of web').fill('3');
-    await row.getByRole('button', { name: 'Save' }).click();
+    await row.getByRole('button', { name: 'Save', exact: true }).click();
     await row.getByText('Saved').waitFor();
     await saveArtifact(page, 'dashboard-pools');
     expect((await w.call('GET', '/v1/pools/web')).json().autoscaling).toEqual({

@@ -453,6 +453,69 @@ describe('data model round-trip', () => {
     });
   });
 
+  it('handoff, MCP token and collapsed egress events', async () => {
+    const handoff = await db.handoff.create({
+      data: {
+        id: newId('handoff'),
+        tenantId: ids.tenant,
+        claimId: ids.claim,
+        reason: 'a login needs a person',
+        ttlSeconds: 300,
+        leaseExpiresAt: later,
+        claimTtlLeftMs: 600_000n,
+      },
+    });
+    expect(await db.handoff.findUniqueOrThrow({ where: { id: handoff.id } })).toMatchObject({
+      state: 'active',
+      forWhom: null,
+      leaseExpiresAt: later,
+      claimTtlLeftMs: 600_000n,
+      endedAt: null,
+    });
+
+    const token = await db.mcpToken.create({
+      data: {
+        id: newId('mcp_token'),
+        tenantId: ids.tenant,
+        claimId: ids.claim,
+        tools: ['observe', 'act'],
+        expiresAt: later,
+      },
+    });
+    expect(await db.mcpToken.findUniqueOrThrow({ where: { id: token.id } })).toMatchObject({
+      tools: ['observe', 'act'],
+      expiresAt: later,
+      revokedAt: null,
+    });
+
+    // One row per claim, minute, verdict and destination: a second report of the same key is
+    // refused by the collapse key (the point's reports are upserts on it).
+    const event = {
+      tenantId: ids.tenant,
+      claimId: ids.claim,
+      poolId: ids.pool,
+      verdict: 'denied',
+      minute: now,
+      firstAt: now,
+      lastAt: now,
+      count: 3,
+      protocol: 'tcp',
+      name: 'denied.example.test',
+      port: 443,
+      rule: 'default:none',
+    };
+    const first = await db.egressEvent.create({ data: { id: newId('egress_event'), ...event } });
+    expect(await db.egressEvent.findUniqueOrThrow({ where: { id: first.id } })).toMatchObject({
+      count: 3,
+      ip: '',
+      process: null,
+      sandboxId: null,
+    });
+    await expect(
+      db.egressEvent.create({ data: { id: newId('egress_event'), ...event } }),
+    ).rejects.toThrow();
+  });
+
   it('covers every model of the schema', () => {
     // Adding a model without adding it to this file fails here.
     expect(Object.keys(Prisma.ModelName).sort()).toEqual(
@@ -463,7 +526,10 @@ describe('data model round-trip', () => {
         'Claim',
         'ClaimScreenshot',
         'ClaimSecret',
+        'EgressEvent',
+        'Handoff',
         'IdempotencyKey',
+        'McpToken',
         'Pool',
         'Run',
         'RunEvent',
@@ -500,7 +566,10 @@ describe('data model round-trip', () => {
       db.webhookEndpoint.count(),
       db.webhookDelivery.count(),
       db.webhookAttempt.count(),
+      db.handoff.count(),
+      db.mcpToken.count(),
+      db.egressEvent.count(),
     ]);
-    expect(counts).toEqual(Array(15).fill(0));
+    expect(counts).toEqual(Array(18).fill(0));
   });
 });
