@@ -22,6 +22,8 @@ describe('hasValue', () => {
     expect(hasValue(node('slider', IFACE.value))).toBe(true);
     expect(hasValue(node('scroll_bar', IFACE.value))).toBe(true);
     expect(hasValue(node('terminal', IFACE.text))).toBe(true);
+    // A Calc cell: Value and Text, no EditableText; its value is what the sheet shows.
+    expect(hasValue(node('table_cell', IFACE.value, IFACE.text))).toBe(true);
   });
 
   it('skips values that only repeat a label or a state (LibreOffice menus, toolbar buttons)', () => {

@@ -19,12 +19,14 @@ const LABEL_TEXT_ROLES = new Set([
 ]);
 
 /**
- * Roles whose numeric Value is what they show. LibreOffice gives every toolbar button, toggle,
- * separator and panel a Value of 0 or 1 that mirrors its state (`pressed`, `checked`): 69 of
- * the 83 values an empty Writer's lean observe read, one call each, saying nothing the states
- * did not (measured).
+ * Roles whose Value is what they show: numeric controls, and spreadsheet cells (a Calc cell
+ * carries Value and Text, no EditableText; its row's value is the cell's text, "42.5").
+ * LibreOffice gives every toolbar button, toggle, separator and panel a Value of 0 or 1 that
+ * mirrors its state (`pressed`, `checked`): 69 of the 83 values an empty Writer's lean observe
+ * read, one call each, saying nothing the states did not (measured).
  */
 const NUMERIC_ROLES = new Set([
+  'table_cell',
   'slider',
   'spin_button',
   'scroll_bar',
