@@ -112,35 +112,6 @@ export class Keymap {
     await Promise.all([...events, x.sync()]);
   }
 
-  /**
-   * pressAll sends a whole run of key strokes (Shift where a key needs it) in one batch, and one
-   * round trip confirms the server processed them all: the X server queues them in order to the
-   * focused client, so nothing is gained by pacing them (6 ms a key was most of typing a word).
-   * Only keys already on the map or bound (prepare) may be batched: a binding between strokes
-   * needs its own pause.
-   */
-  async pressAll(keys: readonly Key[]): Promise<void> {
-    const x = await this.x11.conn();
-    const op = await this.x11.xtestOpcode();
-    const shift = this.home.get(SHIFT_L);
-    const events = [];
-    for (const key of keys) {
-      if (key.shift && shift) events.push(fakeInput(x, op, XTEST_KEY_PRESS, shift.keycode));
-      events.push(fakeInput(x, op, XTEST_KEY_PRESS, key.keycode));
-      events.push(fakeInput(x, op, XTEST_KEY_RELEASE, key.keycode));
-      if (key.shift && shift) events.push(fakeInput(x, op, XTEST_KEY_RELEASE, shift.keycode));
-    }
-    await Promise.all([...events, x.sync()]);
-  }
-
-  /** isBound says whether a keysym types without binding a spare keycode now. */
-  isBound(keysym: number): boolean {
-    const key = this.home.get(keysym);
-    if (key && (!key.shift || this.home.has(SHIFT_L))) return true;
-    for (const held of this.holds.values()) if (held === keysym) return true;
-    return false;
-  }
-
   /** close restores the spare keycodes it bound, after apps had time to read the keys. */
   async close(): Promise<void> {
     if (this.used.size === 0) return;
