@@ -220,7 +220,9 @@ describe('primed pools', () => {
     figures.replaced_after_kill_ms = Date.now() - killedAt;
     const failed = await s.db.sandbox.findUniqueOrThrow({ where: { id: warm.id } });
     expect(failed.claimedAt).toBeNull();
-    expect(failed.stateReason).toBe('primed_app_exited');
+    // The destroy job may already have moved it on (state_reason `destroyed`); the failure
+    // reason, written by the sweep alone and never cleared, says why it left warm.
+    expect(['primed_app_exited', 'destroyed']).toContain(failed.stateReason);
     expect(failed.failureReason).toBe('a primed app exited before the claim');
 
     // Its replacement is primed afresh; the claim gets it, with a live window.
