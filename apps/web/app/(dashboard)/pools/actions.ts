@@ -4,6 +4,7 @@ import type { Claim } from '@cubicle/sdk';
 import { revalidatePath } from 'next/cache';
 import { redirect } from 'next/navigation';
 import { ApiError, api, failure, type ActionState } from '../../../lib/api/client';
+import { specOf } from '../../../lib/api/pool-spec';
 import { fieldErrorsOf, type FieldErrors } from '../../../lib/forms/field-errors';
 import { requireSession } from '../../../lib/session/current';
 
@@ -42,22 +43,12 @@ export async function updateAutoscaling(
     const pool = await api(session, (c) => c.pools.get(name));
     await api(session, (c) =>
       c.pools.apply(name, {
-        image: pool.image,
-        backend: pool.backend,
-        cpu: pool.cpu,
-        memory_mb: pool.memory_mb,
+        ...specOf(pool),
         autoscaling: {
           min: Number(values.min),
           initial: Number(values.initial),
           max: Number(values.max),
         },
-        claim_ttl_seconds: pool.claim_ttl_seconds,
-        max_claim_lifetime_seconds: pool.max_claim_lifetime_seconds,
-        idle_timeout_seconds: pool.idle_timeout_seconds,
-        env: pool.env,
-        kubernetes: pool.kubernetes,
-        prime: pool.prime,
-        egress: pool.egress,
       }),
     );
   } catch (error) {
@@ -96,19 +87,9 @@ export async function updatePrime(_prev: PrimeState, form: FormData): Promise<Pr
     const pool = await api(session, (c) => c.pools.get(name));
     await api(session, (c) =>
       c.pools.apply(name, {
-        image: pool.image,
-        backend: pool.backend,
-        cpu: pool.cpu,
-        memory_mb: pool.memory_mb,
-        autoscaling: pool.autoscaling,
-        claim_ttl_seconds: pool.claim_ttl_seconds,
-        max_claim_lifetime_seconds: pool.max_claim_lifetime_seconds,
-        idle_timeout_seconds: pool.idle_timeout_seconds,
-        env: pool.env,
-        kubernetes: pool.kubernetes,
+        ...specOf(pool),
         // Checked by the API (the contract's PoolPrime); its refusal names the field.
         prime: prime as typeof pool.prime,
-        egress: pool.egress,
       }),
     );
   } catch (error) {

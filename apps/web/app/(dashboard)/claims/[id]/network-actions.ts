@@ -2,6 +2,7 @@
 
 import { revalidatePath } from 'next/cache';
 import { api, failure, type ActionState } from '../../../../lib/api/client';
+import { specOf } from '../../../../lib/api/pool-spec';
 import { requireSession } from '../../../../lib/session/current';
 import { allowRuleFor } from './allow-rule';
 
@@ -27,18 +28,7 @@ export async function allowForPool(_prev: ActionState, form: FormData): Promise<
     if (egress.allow.includes(rule)) return { ok: true, message: `${rule} is allowed already` };
     await api(session, (c) =>
       c.pools.apply(poolName, {
-        // PUT takes the whole spec: the rest goes back as the API described it.
-        image: pool.image,
-        backend: pool.backend,
-        cpu: pool.cpu,
-        memory_mb: pool.memory_mb,
-        autoscaling: pool.autoscaling,
-        claim_ttl_seconds: pool.claim_ttl_seconds,
-        max_claim_lifetime_seconds: pool.max_claim_lifetime_seconds,
-        idle_timeout_seconds: pool.idle_timeout_seconds,
-        env: pool.env,
-        kubernetes: pool.kubernetes,
-        prime: pool.prime,
+        ...specOf(pool),
         egress: { mode: 'allowlist', allow: [...egress.allow, rule], deny: egress.deny },
       }),
     );
