@@ -14,5 +14,6 @@ export * from './windows.js';
 export * from './health.js';
 export * from './recording.js';
 export * from './secrets.js';
+export * from './archive.js';
 export * from './routes.js';
 export * from './vnc-preamble.js';

@@ -2,6 +2,18 @@ import { z } from 'zod';
 import { ErrorEnvelope, type ErrorCode } from '../errors/envelope.js';
 import { named } from '../registry.js';
 import { ActionResult } from './action-result.js';
+import {
+  ArchiveApplyRequest,
+  ArchiveApplyResponse,
+  ArchiveNeedRequest,
+  ArchiveNeedResponse,
+  ArchiveReadRequest,
+  ArchiveReadResponse,
+  ArchiveScanRequest,
+  ArchiveScanResponse,
+  ArchiveStageRequest,
+  ArchiveStageResponse,
+} from './archive.js';
 import { GUEST_PROTOCOL_VERSION } from './common.js';
 import { ElementActionRequest } from './element-action.js';
 import {
@@ -275,6 +287,42 @@ export const GuestRoutes = {
     response: null,
     content_type: 'application/gzip',
     errors: ['not_found'],
+  }),
+  // The guest archive (archive.ts): profiles and snapshots move a home's files through these.
+  'archive.scan': http({
+    path: '/archive/scan',
+    summary: 'Manifest of paths under the home (path, size, mtime, mode, content hash)',
+    request: ArchiveScanRequest,
+    response: ArchiveScanResponse,
+    errors: ['conflict'],
+  }),
+  'archive.read': http({
+    path: '/archive/read',
+    summary: 'Bytes of scanned chunks, hash-checked, up to the transfer bound',
+    request: ArchiveReadRequest,
+    response: ArchiveReadResponse,
+    errors: ['conflict', 'not_found'],
+  }),
+  'archive.need': http({
+    path: '/archive/need',
+    summary: 'Chunks a restore must stage (not already in the home or staged)',
+    request: ArchiveNeedRequest,
+    response: ArchiveNeedResponse,
+    errors: ['conflict'],
+  }),
+  'archive.stage': http({
+    path: '/archive/stage',
+    summary: 'Stage chunks ahead of apply (each checked against its id)',
+    request: ArchiveStageRequest,
+    response: ArchiveStageResponse,
+    errors: ['conflict', 'payload_too_large'],
+  }),
+  'archive.apply': http({
+    path: '/archive/apply',
+    summary: 'Make paths of the home hold exactly a manifest, from staged chunks',
+    request: ArchiveApplyRequest,
+    response: ArchiveApplyResponse,
+    errors: ['conflict', 'payload_too_large'],
   }),
   // Called by the worker only (never from a drive route): values come from the sealed store.
   'secrets.write': http({

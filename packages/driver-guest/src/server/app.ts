@@ -2,6 +2,7 @@ import websocket from '@fastify/websocket';
 import { GUEST_MAX_BODY_BYTES } from '@cubicle/contract/guest';
 import type { FastifyInstance } from 'fastify';
 import { registerA11yRoutes } from '../a11y/routes.js';
+import { registerArchiveRoutes } from '../archive/routes.js';
 import { registerFilesRoutes } from '../files/routes.js';
 import { registerInputRoutes } from '../input/routes.js';
 import { registerRecordingRoutes } from '../recording/routes.js';
@@ -53,6 +54,8 @@ export async function buildGuestApp(deps: GuestDeps): Promise<FastifyInstance> {
   registerShellRoutes(app, deps);
   registerFilesRoutes(app, deps);
   registerSecretsRoutes(app, deps);
+  // The guest archive (src/archive): profiles and snapshots move home files through it.
+  registerArchiveRoutes(app, deps);
   // Screen, windows, input and recording (src/screen, src/windows, src/input, src/recording):
   registerScreenRoutes(app, deps);
   registerWindowsRoutes(app, deps);
