@@ -13,5 +13,11 @@ export {
 export { listDesktopIds, listLiveDesktopIds, stopDesktopById } from './desktop/find-desktops.js';
 export { SANDBOX_PATHS, SANDBOX_USER } from './desktop/sandbox-spec.js';
 export { sandboxOutputTail, sandboxResourceEvents } from './desktop/sandbox-resources.js';
+export {
+  isSandboxPaused,
+  pauseSandbox,
+  resumeSandbox,
+  SandboxFreezeUnsupported,
+} from './desktop/pause-sandbox.js';
 export type { SandboxResourceEvents } from './desktop/sandbox-cgroup.js';
 export { superviseVnc, type VncSupervisor } from './vnc/supervise-vnc.js';

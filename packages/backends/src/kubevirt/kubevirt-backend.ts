@@ -7,6 +7,7 @@ import {
   type SandboxObjectKind,
 } from '../kube/kube-sandbox-backend.js';
 import { buildCloudConfig } from './cloud-init.js';
+import { setVmiPaused } from './pause-vmi.js';
 import {
   buildSandboxVmi,
   KUBEVIRT_API_VERSION,
@@ -56,5 +57,12 @@ export function createKubevirtBackend(options: KubeBackendOptions): KubeSandboxB
     readiness: vmiReadiness,
     isLive: isVmiLive,
   };
-  return createKubeSandboxBackend(kind, options);
+  const backend = createKubeSandboxBackend(kind, options);
+  // Pause: the VMI's pause subresource (pause-vmi.ts); a Pod has none (the Kubernetes backend
+  // leaves pause out, and the control plane answers not_supported_by_backend).
+  return {
+    ...backend,
+    pause: (sandboxId) => setVmiPaused(options.client, options.namespace, sandboxId, true),
+    resume: (sandboxId) => setVmiPaused(options.client, options.namespace, sandboxId, false),
+  };
 }

@@ -15,6 +15,7 @@ import {
   type SandboxResourceEvents,
 } from '@cubicle/driver-guest';
 import type { LocalEgress } from './local-egress.js';
+import { localFreezer } from './pause-local.js';
 
 export interface LocalBackendOptions {
   /**
@@ -122,6 +123,8 @@ export function createLocalBackend(options: LocalBackendOptions): LocalBackend {
     },
     resourceEvents: (sandboxId: string) =>
       sandboxResourceEvents(desktopIdOf(options.scope, sandboxId)),
+    // Pause freezes the sandbox's cgroup, guest driver included (pause-local.ts).
+    ...localFreezer((sandboxId) => desktopIdOf(options.scope, sandboxId)),
     async destroy(sandboxId: string): Promise<void> {
       await stopDesktopById(desktopIdOf(options.scope, sandboxId));
       await options.egress?.release(desktopIdOf(options.scope, sandboxId));

@@ -64,6 +64,20 @@ export const ErrorCodes = {
   },
   claim_not_active: { status: 409, description: 'The claim is pending, released or expired.' },
   /**
+   * The claim's backend cannot do this to its sandbox: pausing a Kubernetes Pod (a container
+   * cannot be frozen through the Kubernetes API), or a local desktop without a cgroup freezer.
+   */
+  not_supported_by_backend: {
+    status: 409,
+    description:
+      "The claim's backend cannot do this (pause and resume: Kubernetes Pods cannot be frozen; a local desktop without a cgroup freezer). `details.backend` names the backend; nothing was changed.",
+  },
+  recording_not_allowed: {
+    status: 409,
+    description:
+      "The claim asked for `recording` but its pool offers none (`pool.recording` is null); an admin sets the pool's `recording` first.",
+  },
+  /**
    * A human holds the claim's desktop (a handoff): the agent's driving calls (act, input, shell,
    * file writes and deletes, window launch and close, new runs, run stdin) are refused until the
    * handoff is returned or its lease expires. `details.handoff_id` names it; reading calls work.
@@ -84,6 +98,11 @@ export const ErrorCodes = {
   unsupported_media_type: {
     status: 415,
     description: 'The request body has a content type this endpoint does not accept.',
+  },
+  range_not_satisfiable: {
+    status: 416,
+    description:
+      'The `Range` header asks for bytes past the end of the media (`details.size` is its length now).',
   },
   stale_element_token: {
     status: 422,

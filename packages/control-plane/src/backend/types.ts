@@ -66,6 +66,15 @@ export interface SandboxBackend {
    * The worker reads it in the sweep and before destroy, and reports a rise of `oomKills`.
    */
   resourceEvents?(sandboxId: string): Promise<SandboxResources | null>;
+  /**
+   * Optional: freeze every process of a sandbox (local: its cgroup's freezer; KubeVirt: the VMI's
+   * `pause` subresource) and return once it is frozen; idempotent. A backend without it (Pods)
+   * cannot pause: the control plane answers `not_supported_by_backend`. A backend that has it
+   * but not for this sandbox throws AppError `not_supported_by_backend` itself.
+   */
+  pause?(sandboxId: string): Promise<void>;
+  /** Optional, with pause: thaw a paused sandbox; idempotent (a running one stays running). */
+  resume?(sandboxId: string): Promise<void>;
   /** Optional: stop background work (watches) at shutdown. */
   close?(): Promise<void>;
 }

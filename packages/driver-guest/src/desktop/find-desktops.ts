@@ -1,6 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { thawBeforeStop } from './pause-sandbox.js';
 import { releaseSandboxResources } from './sandbox-resources.js';
 import { releaseSandboxUid } from './sandbox-uid.js';
 import {
@@ -82,6 +83,8 @@ export async function stopDesktopById(id: string): Promise<void> {
     .catch(() => null);
   // A sandbox ends with its PID 1 (the marker scan below finds it too, without the directory).
   const sandbox = record?.id === id ? record.sandbox : undefined;
+  // A paused desktop's processes die only once thawed.
+  await thawBeforeStop(id);
   if (sandbox && (await processStartTime(sandbox.pid)) === sandbox.startTime) {
     try {
       process.kill(sandbox.pid, 'SIGKILL');

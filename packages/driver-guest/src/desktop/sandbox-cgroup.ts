@@ -14,7 +14,7 @@ export interface SandboxLimits {
 
 /**
  * A sandbox's cgroup: the leaf directory of each v1 hierarchy it joins (cpu, cpuacct, memory,
- * pids; co-mounted ones once), or the one v2 directory. Recorded in the session file so another
+ * pids, freezer; co-mounted ones once), or the one v2 directory. Recorded in the session file so another
  * process can read its events and remove it.
  */
 export interface SandboxCgroup {
@@ -32,7 +32,8 @@ export interface SandboxResourceEvents {
 }
 
 const ROOT = '/sys/fs/cgroup';
-const V1_CONTROLLERS = ['cpu', 'cpuacct', 'memory', 'pids'] as const;
+// freezer: no limits, but pausing a sandbox freezes its cgroup (sandbox-freezer.ts).
+const V1_CONTROLLERS = ['cpu', 'cpuacct', 'memory', 'pids', 'freezer'] as const;
 /** The CFS period; the quota is the pool's share of it. */
 const CPU_PERIOD_US = 100_000;
 /** The directory under the launcher's own cgroup that holds one cgroup per sandbox. */

@@ -20,7 +20,7 @@ const ended = new Map<string, SandboxResourceEvents>();
 const ENDED_KEPT = 256;
 
 /** cgroupOf finds sandbox `id`'s cgroup: ours, its session file's, or where we would put it. */
-async function cgroupOf(id: string): Promise<SandboxCgroup | null> {
+export async function cgroupOf(id: string): Promise<SandboxCgroup | null> {
   const live = liveCgroups.get(id);
   if (live) return live;
   const record = await readFile(join(sessionDir(id), SESSION_FILE), 'utf8')

@@ -24,6 +24,7 @@ import {
 import { bwrapOptions, groupText, passwdText, SANDBOX_PATHS, sandboxEnv } from './sandbox-spec.js';
 import { seccompArch, seccompProgram } from './seccomp-filter.js';
 import { stageGuestCode } from './stage-guest-code.js';
+import { thawBeforeStop } from './pause-sandbox.js';
 import { claimSandboxUid, releaseSandboxUid, releaseSandboxUidSync } from './sandbox-uid.js';
 import {
   exitHooks,
@@ -50,7 +51,14 @@ const SANDBOX_MAX_TASKS = 4096;
 /** A pool's defaults, for a sandboxed desktop started without limits (tests, benches). */
 const DEFAULT_LIMITS = { cpuMillis: 1000, memoryMb: 2048 };
 /** Data bubblewrap reads from the launcher: /etc/passwd, /etc/group, the seccomp program. */
-const DATA_FD = { passwd: 10, group: 11, seccomp: 12, resolvConf: 13, caBundle: 14 };
+const DATA_FD = {
+  passwd: 10,
+  group: 11,
+  seccomp: 12,
+  resolvConf: 13,
+  caBundle: 14,
+  egressCa: 15,
+};
 /**
  * The launcher's descriptors (see sandbox-entry.ts): args, token, config, info, ready, and the
  * guest's and VNC's sockets (bound here, listened on inside).
@@ -125,6 +133,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     infoFd: FD.info,
     ...(options.network ? { resolvConfFd: DATA_FD.resolvConf } : {}),
     ...(options.network?.caBundle ? { caBundleFd: DATA_FD.caBundle } : {}),
+    ...(options.network?.egressCa ? { egressCaFd: DATA_FD.egressCa } : {}),
   });
   const cgroup = await createSandboxCgroup(id, limits);
   // As root, the sandbox gets its own uid, and with it a task limit of its own (RLIMIT_NPROC
@@ -181,6 +190,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
         'pipe', // DATA_FD.seccomp
         'pipe', // DATA_FD.resolvConf
         'pipe', // DATA_FD.caBundle
+        'pipe', // DATA_FD.egressCa
       ],
     });
   } finally {
@@ -243,6 +253,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     (stopping ??= (async () => {
       exitHooks.delete(killOnExit);
       liveSessions.delete(id);
+      await thawBeforeStop(id); // a paused desktop's processes die only once thawed
       killSandbox();
       await killSession(id, new Set());
       await releaseSandboxResources(id, cgroup);
@@ -260,6 +271,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     stdio[DATA_FD.seccomp]!.end(arch === null ? Buffer.alloc(0) : seccompProgram(arch));
     stdio[DATA_FD.resolvConf]!.end(options.network?.resolvConf ?? '');
     stdio[DATA_FD.caBundle]!.end(options.network?.caBundle ?? '');
+    stdio[DATA_FD.egressCa]!.end(options.network?.egressCa ?? '');
     stdio[FD.args]!.end(Buffer.from(args.map((a) => `${a}\0`).join('')));
     const info = (await readJsonObject(stdio[FD.info]!, child, 10_000).catch(async (err) => {
       throw await failure(`the sandbox did not start (${(err as Error).message})`);
