@@ -31,6 +31,9 @@ export const APT_PACKAGES = {
   // and redirects every sandbox link. Debian's nftables.service is left disabled and loads
   // nothing; `nft` is only a command here. (iproute2's `ip` makes the links.)
   egress: ['nftables', 'iproute2'],
+  // Credentials injected at egress: the sandbox's browsers trust the installation's egress CA
+  // through NSS databases (Chromium's ~/.pki/nssdb, the Firefox profile), written with certutil.
+  egressTrust: ['libnss3-tools'],
   // A C compiler for packages/unix-peer's Node-API addon (SO_PEERCRED and bind-without-listen,
   // which Node lacks): the control plane checks who serves a sandbox socket before using it.
   native: ['gcc', 'libc6-dev'],
@@ -40,6 +43,11 @@ export const APT_PACKAGES = {
   // The Python SDK's tests (clients/python) run in a venv made by scripts/lib/python-env.mjs;
   // Debian's python3 has no venv module (nor the pip wheel venv bootstraps) without python3-venv.
   python: ['python3', 'python3-venv'],
+  // The real-node Kubernetes suite (test/e2e/real-node, test/harness/kube/real-node): containerd
+  // with runc and the CNI plugins, started privately by the harness (never the system service:
+  // policy-rc.d keeps it stopped; there is no systemd here), mmdebstrap for the registry-free
+  // images (scripts/images/build.mjs) and openssl for the node's certificates.
+  realNode: ['containerd', 'runc', 'containernetworking-plugins', 'mmdebstrap', 'openssl'],
 };
 
 // Quicker and more telling than dpkg for packages whose binary we look for anyway. The
