@@ -3,6 +3,7 @@ import {
   GUEST_CALL_MAX_WAIT_MS,
   type EgressInstallation,
   type Keyring,
+  type ObjectStore,
 } from '@cubicle/control-plane';
 import { createServer, registerJsonBody, sendError } from '@cubicle/http';
 import type { KeyVerifierOptions } from '@cubicle/tenancy';
@@ -73,6 +74,8 @@ export type BuildOptions = ApiConnections & {
   egress?: EgressInstallation;
 };
 
+  /** The object store (CUBICLE_OBJECT_STORE, objectStoreOf); default: none, object calls fail 503. */
+  objectStore?: ObjectStore;
 /** Paths in logs that may carry secrets; pino replaces their values. */
 export const redactPaths = [
   'req.headers.authorization',
@@ -165,6 +168,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       egress: options.egress,
     })
     .register(metricsPlugin, { metrics: options.metrics, listener: options.metricsListener })
+      objectStore: options.objectStore,
     .register(identityPlugin, { keyVerifier: options.keyVerifier })
     .register(tenantRoutes)
     .register(webhookRoutes)

@@ -1,5 +1,5 @@
 import { envVars, loadEnv } from '@cubicle/config';
-import { egressEnvFields } from '@cubicle/control-plane';
+import { egressEnvFields, objectStoreEnvFields, objectStoreEnvIssues } from '@cubicle/control-plane';
 import { parseViewerKeys } from '@cubicle/viewer';
 import { z } from 'zod';
 import { withViewerKeysFromPem } from './viewer-key-pem.js';
@@ -67,6 +67,8 @@ const ApiEnvFields = z.object({
   CUBICLE_WEBHOOKS_ALLOW_PRIVATE: envVars.boolean(false),
   /** Operator egress settings (default `none`; ranges opened in the floor): egressEnvFields. */
   ...egressEnvFields,
+  /** The object store (CUBICLE_OBJECT_STORE fs|s3, CUBICLE_S3_*): the worker's, the same one. */
+  ...objectStoreEnvFields,
 });
 
 /** The metrics listener names tenants: bound beyond loopback, it takes a token. */
@@ -79,7 +81,11 @@ export const ApiEnv = ApiEnvFields.refine(
     message: 'API_METRICS_TOKEN is required when API_METRICS_HOST is not a loopback address',
     path: ['API_METRICS_TOKEN'],
   },
-);
+).superRefine((env, ctx) => {
+  // An `s3` store names its bucket and credentials.
+  for (const name of objectStoreEnvIssues(env))
+    ctx.addIssue({ code: 'custom', path: [name], message: 'required when CUBICLE_OBJECT_STORE=s3' });
+});
 export type ApiEnv = z.infer<typeof ApiEnv>;
 
 export function loadApiEnv(source: Record<string, string | undefined> = process.env): ApiEnv {

@@ -1,5 +1,10 @@
 #!/usr/bin/env node
-import { egressInstallationOf, parseKeyring, secretLogHooks } from '@cubicle/control-plane';
+import {
+  egressInstallationOf,
+  objectStoreOf,
+  parseKeyring,
+  secretLogHooks,
+} from '@cubicle/control-plane';
 import { generateViewerKeySet, parseViewerKeys } from '@cubicle/viewer';
 import { loadApiEnv } from './env.js';
 import { buildApp, redactPaths } from './app.js';
@@ -23,6 +28,7 @@ const app = await buildApp({
   keyring: parseKeyring(env.CUBICLE_KEYRING),
   webhooks: { allowPrivate: env.CUBICLE_WEBHOOKS_ALLOW_PRIVATE },
   egress: egressInstallationOf(env),
+  objectStore: objectStoreOf(env),
   viewer: {
     keys: parseViewerKeys(env.CUBICLE_VIEWER_KEYS ?? generateViewerKeySet('ephemeral')),
     webUrl: env.CUBICLE_WEB_URL,

@@ -1,6 +1,6 @@
 import { envVars, loadEnv } from '@cubicle/config';
 import { parseCidrList } from '@cubicle/backends';
-import { egressEnvFields } from '@cubicle/control-plane';
+import { egressEnvFields, objectStoreEnvFields, objectStoreEnvIssues } from '@cubicle/control-plane';
 import { z } from 'zod';
 
 const KubeTolerations = z.array(
@@ -130,6 +130,8 @@ export const WorkerEnv = z.object({
   CUBICLE_WEBHOOKS_ALLOW_PRIVATE: envVars.boolean(false),
   /** Operator egress settings (default `none`; ranges opened in the floor): egressEnvFields. */
   ...egressEnvFields,
+  /** The object store (CUBICLE_OBJECT_STORE fs|s3, CUBICLE_S3_*): the API's, the same one. */
+  ...objectStoreEnvFields,
   /**
    * The local backend's egress point (root only; @cubicle/egress): `off` keeps every local sandbox
    * on loopback only whatever its policy. The range its sandbox links take /30s from; the
@@ -191,3 +193,7 @@ export type WorkerEnv = z.infer<typeof WorkerEnv>;
 export function loadWorkerEnv(source: Record<string, string | undefined> = process.env): WorkerEnv {
   return loadEnv('cubicle-worker', WorkerEnv, source);
 }
+}).superRefine((env, ctx) => {
+  // An `s3` store names its bucket and credentials.
+  for (const name of objectStoreEnvIssues(env))
+    ctx.addIssue({ code: 'custom', path: [name], message: 'required when CUBICLE_OBJECT_STORE=s3' });

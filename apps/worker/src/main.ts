@@ -9,6 +9,7 @@ import {
   parseKeyring,
   secretLogHooks,
 } from '@cubicle/control-plane';
+  objectStoreOf,
 import { createDb, pingDatabase } from '@cubicle/db';
 import { createQueueConnection, JobQueues, startWorkers } from '@cubicle/queue';
 import { pino } from 'pino';
@@ -61,6 +62,7 @@ const deps = createResources({
 if (localEgress) {
   const egressSubscriber = owned.own(
     'egress subscriber',
+  objectStore: objectStoreOf(env),
     createQueueConnection(env.REDIS_URL),
     (c) => c.disconnect(),
   );

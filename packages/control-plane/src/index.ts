@@ -12,6 +12,9 @@ export {
   type WorkerDeps,
 } from './resources.js';
 export { type Enqueue, nudgeReconcile, type ViewerEvents } from './context.js';
+// The object store's settings (CUBICLE_OBJECT_STORE, CUBICLE_S3_*), read by the API's and the worker's env.ts.
+export { objectStoreEnvFields, objectStoreEnvIssues, objectStoreOf } from './objects/index.js';
+export type { ObjectStore } from '@cubicle/object-store';
 export { pageById } from './page-by-id.js';
 
 // What sandbox backends (local, Kubernetes, hollow) implement; endpoints the viewer and tests read.

@@ -3,6 +3,8 @@ import type { Backends } from './backend/types.js';
 import type { Enqueue, RunRedis, ViewerEvents } from './context.js';
 import type { Keyring } from './crypto/keyring.js';
 import type { InstallationDefault, OperatorRanges } from '@cubicle/egress';
+import type { ObjectStore } from '@cubicle/object-store';
+import { createControlPlaneObjects, type ControlPlaneObjects } from './objects/control-plane-objects.js';
 
 // The process's shared parts, built once per control plane (createResources), and the narrow
 // views of them each system's functions take. Like a run engine's "system resources": every
@@ -53,6 +55,11 @@ export interface Resources {
   egress?: EgressInstallation | undefined;
   /** The stateful parts this control plane owns (claim batcher, event committer, nudges). */
   devices: Devices;
+  /**
+   * The object store (CUBICLE_OBJECT_STORE): `objects.forTenant(tenantId)` is one tenant's sealed
+   * view (profiles, snapshots, recordings); made by createResources from `objectStore`.
+   */
+  objects: ControlPlaneObjects;
 }
 
 /**
@@ -66,8 +73,11 @@ export interface EgressInstallation {
 }
 
 /** The parts createResources is given: everything but the devices, which it makes. */
-export type ResourceParts = Omit<Resources, 'devices' | 'backends' | 'webhooks' | 'events'> &
-  Partial<Pick<Resources, 'backends' | 'webhooks'>>;
+export type ResourceParts = Omit<Resources, 'devices' | 'backends' | 'webhooks' | 'events' | 'objects'> &
+  Partial<Pick<Resources, 'backends' | 'webhooks'>> & {
+    /** createObjectStore's store; without one, every object call fails `object_store_unavailable`. */
+    objectStore?: ObjectStore | undefined;
+  };
 
 /**
  * createResources assembles one control plane's resources from the connections its process
@@ -75,12 +85,13 @@ export type ResourceParts = Omit<Resources, 'devices' | 'backends' | 'webhooks' 
  * both processes announced them before. Call it once per process (per app in tests): devices are
  * per Resources, so a second call is a second control plane with batches of its own.
  */
-export function createResources(parts: ResourceParts): Resources {
+export function createResources({ objectStore, ...parts }: ResourceParts): Resources {
   const resources: Resources = {
     backends: {},
     webhooks: {},
     ...parts,
     events: { publisher: parts.redis, prefix: parts.prefix },
+    objects: createControlPlaneObjects(objectStore, parts),
     devices: devicesOf(() => resources),
   };
   return resources;
@@ -153,6 +164,9 @@ export type GuestClientDeps = Pick<Resources, 'db' | 'keyring'>;
 /** WebhookApiDeps: webhook management seals signing secrets and checks addresses. */
 export type WebhookApiDeps = Pick<Resources, 'db' | 'keyring'> &
   Partial<Pick<Resources, 'now' | 'webhooks'>>;
+
+/** ObjectDeps: services that keep objects (profiles, snapshots, recordings) in the tenant's store. */
+export type ObjectDeps = Pick<Resources, 'objects'>;
 
 /** WebhookWorkerDeps: delivery opens signing secrets and enqueues the next attempt. */
 export type WebhookWorkerDeps = Pick<Resources, 'db' | 'queues' | 'keyring'> &

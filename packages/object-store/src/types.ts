@@ -11,6 +11,12 @@
  * Objects are whole values of bounded size (callers chunk large things, e.g. a profile into
  * content-addressed blobs, a recording into segments), which keeps sealing simple (one AES-GCM
  * value per object) and makes every write atomic: a reader sees the whole object or none.
+ *
+ * Keys follow one rule on both back ends (keys.ts: relative `/`-separated segments, no `..`, no
+ * segment starting with `.`, ASCII letters, digits and `._-=+,@:`). A key that names an object is
+ * never also the "directory" of other keys (`a/b` and `a/b/c` together): file-backed S3 servers
+ * (versitygw's posix back end, MinIO) refuse the second, so key schemes end objects in leaves
+ * (`profiles/<id>/manifest`, `profiles/<id>/blobs/<hash>`).
  */
 
 export interface ObjectInfo {
@@ -49,9 +55,15 @@ export interface TenantObjects {
  * Store failures carry a stable code the API maps to its error envelope:
  * `object_not_found` (404 where a user named it), `object_store_unavailable` (503: the store did
  * not answer or refused; nothing was half-written), `object_integrity` (a sealed object failed
- * to open: tampered, or sealed under a key this keyring no longer has).
+ * to open: tampered, or sealed under a key this keyring no longer has), `object_key_invalid`
+ * (a caller's key or prefix breaks the key rule of keys.ts: `..`, an absolute path, a character
+ * outside the set; a programming error, never the store's).
  */
-export type ObjectStoreErrorCode = 'object_not_found' | 'object_store_unavailable' | 'object_integrity';
+export type ObjectStoreErrorCode =
+  | 'object_not_found'
+  | 'object_store_unavailable'
+  | 'object_integrity'
+  | 'object_key_invalid';
 
 export class ObjectStoreError extends Error {
   constructor(

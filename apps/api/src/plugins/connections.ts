@@ -4,6 +4,7 @@ import {
   type EgressInstallation,
   type Enqueue,
   type Keyring,
+  type ObjectStore,
   type Resources,
 } from '@cubicle/control-plane';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
@@ -100,6 +101,8 @@ export interface ConnectionsOptions {
   allowPrivateWebhooks: boolean;
   /** The operator's egress settings (CUBICLE_EGRESS_*); undefined: closed. */
   egress?: EgressInstallation | undefined;
+  /** The object store (CUBICLE_OBJECT_STORE); undefined: none. */
+  objectStore?: ObjectStore | undefined;
 }
 
 /**
@@ -109,7 +112,7 @@ export interface ConnectionsOptions {
  * closes its streams). It is registered first: what it opened closes last.
  */
 export const connectionsPlugin = fp<ConnectionsOptions>(
-  async (app, { given, queuePrefix, keyring, allowPrivateWebhooks, egress }) => {
+  async (app, { given, queuePrefix, keyring, allowPrivateWebhooks, egress, objectStore }) => {
     const connections = await openConnections(app, given, queuePrefix);
     app.decorate('connections', { ...connections, prefix: queuePrefix });
     const { db, redis, queues } = connections;
@@ -123,6 +126,7 @@ export const connectionsPlugin = fp<ConnectionsOptions>(
         keyring,
         webhooks: { allowPrivate: allowPrivateWebhooks },
         egress,
+        objectStore,
       }),
     );
   },

@@ -1,0 +1,8 @@
+export { createControlPlaneObjects, type ControlPlaneObjects } from './control-plane-objects.js';
+export { createTenantDataKeys } from './tenant-data-keys.js';
+export {
+  objectStoreConfigOf,
+  objectStoreEnvFields,
+  objectStoreEnvIssues,
+  objectStoreOf,
+} from './object-store-env.js';
