@@ -72,10 +72,10 @@ export type BuildOptions = ApiConnections & {
   webhooks?: { allowPrivate?: boolean };
   /** The operator's egress settings (CUBICLE_EGRESS_*); default: every pool `none`, no range opened. */
   egress?: EgressInstallation;
-};
-
   /** The object store (CUBICLE_OBJECT_STORE, objectStoreOf); default: none, object calls fail 503. */
   objectStore?: ObjectStore;
+};
+
 /** Paths in logs that may carry secrets; pino replaces their values. */
 export const redactPaths = [
   'req.headers.authorization',
@@ -166,9 +166,9 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       keyring,
       allowPrivateWebhooks: options.webhooks?.allowPrivate ?? false,
       egress: options.egress,
+      objectStore: options.objectStore,
     })
     .register(metricsPlugin, { metrics: options.metrics, listener: options.metricsListener })
-      objectStore: options.objectStore,
     .register(identityPlugin, { keyVerifier: options.keyVerifier })
     .register(tenantRoutes)
     .register(webhookRoutes)

@@ -6,10 +6,10 @@ import {
   egressDenialSink,
   egressInstallationOf,
   egressPolicySource,
+  objectStoreOf,
   parseKeyring,
   secretLogHooks,
 } from '@cubicle/control-plane';
-  objectStoreOf,
 import { createDb, pingDatabase } from '@cubicle/db';
 import { createQueueConnection, JobQueues, startWorkers } from '@cubicle/queue';
 import { pino } from 'pino';
@@ -58,11 +58,11 @@ const deps = createResources({
   keyring: parseKeyring(env.CUBICLE_KEYRING),
   webhooks: webhookOptionsOf(env),
   egress: egressInstallationOf(env),
+  objectStore: objectStoreOf(env),
 });
 if (localEgress) {
   const egressSubscriber = owned.own(
     'egress subscriber',
-  objectStore: objectStoreOf(env),
     createQueueConnection(env.REDIS_URL),
     (c) => c.disconnect(),
   );
