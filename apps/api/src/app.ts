@@ -33,6 +33,7 @@ import { usageRoutes } from './routes/usage.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { redactUrl } from './viewer/redact-url.js';
 import { viewerPlugin } from './viewer/viewer-plugin.js';
+import { replayRoutes } from './replay/replay-routes.js';
 import type { ViewerOptions } from './viewer/viewer-options.js';
 
 export type { ViewerOptions };
@@ -184,6 +185,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     .register(runRoutes)
     .register(runEventStreams)
     .register(egressRoutes)
+    .register(replayRoutes, { keys: options.viewer.keys, webUrl: options.viewer.webUrl })
     .register(closeRemainingWebSocketsPlugin)
     .register(systemRoutes, { checks: options.checks });
   await app.ready();

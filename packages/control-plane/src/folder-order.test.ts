@@ -43,6 +43,8 @@ const FLOORS = [
   'handoffs',
   'guest-calls',
   'runs',
+  // The timeline reads every system's rows of a claim and redacts with its secrets.
+  'timeline',
   'reconcile',
   'reclaim',
 ] as const;

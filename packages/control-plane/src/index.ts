@@ -136,6 +136,7 @@ export { egressPolicySource, loadSandboxEgress } from './egress/sandbox-egress.j
 export { getClaimEgress } from './egress/claim-egress.js';
 export { egressDenialSink, ingestEgressDenials } from './egress/ingest-egress-reports.js';
 export { hasClaimEnded, listEgressEvents } from './egress/list-egress-events.js';
+export { getClaimTimeline, type TimelineDeps } from './timeline/index.js';
 export { EgressEventFeed } from './egress/egress-event-feed.js';
 export { rollupUsage } from './usage/rollup-usage.js';
 export { runUsageCli } from './usage/usage-cli.js';

@@ -8,3 +8,6 @@ export * from './stream/revocations.js';
 export * from './stream/rfb-bridge.js';
 export * from './stream/vnc-preamble.js';
 export * from './mcp-tokens/mcp-tokens.js';
+export * from './claim-tokens/claim-tokens.js';
+export * from './replay-links/replay-links.js';
+export * from './replay-links/replay-embed-html.js';

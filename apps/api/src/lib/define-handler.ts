@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { zodIssues } from '@cubicle/http';
 import { noteResponseId } from '../audit/audit-plugin.js';
-import type { AuthContext } from '../auth/authenticate.js';
+import type { AuthContext, Authenticate } from '../auth/authenticate.js';
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
 
@@ -55,6 +55,14 @@ export function parsePart<T extends z.ZodType>(
   return result.data;
 }
 
+export interface RouteOptions {
+  /**
+   * Who may call instead of the app's API key authenticator: a route that also takes a scoped
+   * token (a replay link on a claim's recording) passes one that falls back to it.
+   */
+  authenticate?: Authenticate;
+}
+
 /**
  * route mounts one contract RouteDef: it authenticates the caller when the route's `auth` asks
  * for it (before the body is even parsed), validates path, query, headers and body with the
@@ -66,9 +74,9 @@ export function route<
   // The handler is its own type parameter so TypeScript keeps `status: 200` literal in plain
   // object answers (checked against R once R is fixed by `def`); no `as const` needed.
   H extends (input: HandlerInput<R>) => Promise<HandlerResult<R>> | HandlerResult<R>,
->(app: FastifyInstance, def: R, handler: H) {
+>(app: FastifyInstance, def: R, handler: H, options: RouteOptions = {}) {
   const level = def.auth;
-  const authenticate = app.cubicleAuthenticate;
+  const authenticate = options.authenticate ?? app.cubicleAuthenticate;
   if (level !== 'none' && !authenticate)
     throw new Error(`${def.operationId} needs auth: call registerAuth before registering it`);
   app.route({

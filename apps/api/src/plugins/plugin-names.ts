@@ -22,6 +22,7 @@ export const Plugin = {
   runRoutes: 'cubicle-run-routes',
   runEventStreams: 'cubicle-run-event-streams',
   egressRoutes: 'cubicle-egress-routes',
+  replayRoutes: 'cubicle-replay-routes',
   closeRemainingWebSockets: 'cubicle-close-remaining-websockets',
   systemRoutes: 'cubicle-system-routes',
 } as const;

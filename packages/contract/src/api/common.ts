@@ -25,6 +25,7 @@ export const IdPrefixes = {
   webhook_event: 'msg',
   egress_event: 'egv',
   handoff: 'hof',
+  replay_link: 'rpl',
 } as const;
 export type IdKind = keyof typeof IdPrefixes;
 
@@ -51,6 +52,7 @@ export const WebhookDeliveryId = idOf('webhook_delivery');
 export const WebhookEventId = idOf('webhook_event');
 export const EgressEventId = idOf('egress_event');
 export const HandoffId = idOf('handoff');
+export const ReplayLinkId = idOf('replay_link');
 
 /** Timestamps are RFC 3339 strings in UTC with milliseconds, as `Date#toISOString` prints them. */
 export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });

@@ -16,5 +16,7 @@ export * from './action-record.js';
 export * from './claim-history.js';
 export * from './system.js';
 export * from './egress.js';
+export * from './timeline.js';
+export * from './replay-link.js';
 export * from './route-def.js';
 export * from './routes.js';

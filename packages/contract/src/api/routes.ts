@@ -14,6 +14,7 @@ import { handoffRoutes } from './routes/handoff-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import { usageRoutes } from './routes/usage-routes.js';
 import { egressRoutes } from './routes/egress-routes.js';
+import { replayRoutes } from './routes/replay-routes.js';
 
 export { IdempotencyHeaders } from './routes/shared.js';
 
@@ -34,6 +35,7 @@ export const Routes = {
   ...webhookRoutes,
   ...usageRoutes,
   ...egressRoutes,
+  ...replayRoutes,
 } satisfies Record<string, RouteDef>;
 
 export type RouteName = keyof typeof Routes;

@@ -7,8 +7,13 @@ import {
   type ViewerTicketState,
 } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { isClaimLive, pageById } from '@cubicle/control-plane';
+import { isClaimLive } from '@cubicle/control-plane';
 import { newId, type Db, type McpToken as McpTokenRow } from '@cubicle/db';
+import {
+  claimTokenState,
+  listClaimTokens,
+  revokeClaimToken,
+} from '../claim-tokens/claim-tokens.js';
 import type { ViewerKeys } from '../tickets/viewer-keys.js';
 
 /**
@@ -91,23 +96,13 @@ export async function mintMcpToken(
 }
 
 /** listMcpTokens pages a claim's tokens newest first (ids sort by time); never the strings. */
-export async function listMcpTokens(
+export function listMcpTokens(
   deps: McpTokenDeps,
   tenantId: string,
   claimId: string,
   query: ListQuery,
 ) {
-  const claim = await deps.db.claim.findFirst({
-    where: { id: claimId, tenantId },
-    select: { id: true },
-  });
-  if (!claim) throw new AppError('not_found', `claim ${claimId} not found`);
-  const rows = await deps.db.mcpToken.findMany({
-    where: { claimId, tenantId, ...(query.cursor ? { id: { lt: query.cursor } } : {}) },
-    orderBy: { id: 'desc' },
-    take: query.limit + 1,
-  });
-  return pageById(rows, query.limit, tokenView);
+  return listClaimTokens(deps.db, deps.db.mcpToken, tenantId, claimId, query, tokenView);
 }
 
 /**
@@ -120,13 +115,7 @@ export async function revokeMcpToken(
   tenantId: string,
   tokenId: string,
 ): Promise<void> {
-  const { count } = await deps.db.mcpToken.updateMany({
-    where: { id: tokenId, tenantId, revokedAt: null },
-    data: { revokedAt: nowOf(deps) },
-  });
-  if (count > 0) return;
-  const exists = await deps.db.mcpToken.count({ where: { id: tokenId, tenantId } });
-  if (exists === 0) throw new AppError('not_found', `MCP token ${tokenId} not found`);
+  await revokeClaimToken(deps.db.mcpToken, tenantId, tokenId, nowOf(deps), 'MCP token');
 }
 
 /** ResolvedMcpToken is what a correctly signed MCP token stands for now. */
@@ -166,14 +155,14 @@ export async function resolveMcpToken(
     },
   });
   if (!row || row.tenantId !== claims.tnt || row.claimId !== claims.clm) return null;
-  const state: ViewerTicketState =
-    row.claim.status === 'released'
-      ? 'ended'
-      : row.revokedAt
-        ? 'revoked'
-        : row.expiresAt.getTime() <= nowOf(deps).getTime()
-          ? 'expired'
-          : 'active';
+  const state = claimTokenState(
+    {
+      isEnded: row.claim.status === 'released',
+      isRevoked: row.revokedAt !== null,
+      expiresAt: row.expiresAt,
+    },
+    nowOf(deps),
+  );
   return {
     tokenId: claims.jti,
     tenantId: row.tenantId,

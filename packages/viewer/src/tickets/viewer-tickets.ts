@@ -7,14 +7,14 @@ import type {
   ViewerTicketState,
 } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import {
-  isClaimLive,
-  pageById,
-  publishViewerRevocation,
-  type ViewerEvents,
-} from '@cubicle/control-plane';
+import { isClaimLive, publishViewerRevocation, type ViewerEvents } from '@cubicle/control-plane';
 import { newId, type Db, type ViewerTicket as ViewerTicketRow } from '@cubicle/db';
 import { embedHtml } from './embed-html.js';
+import {
+  claimTokenState,
+  listClaimTokens,
+  revokeClaimToken,
+} from '../claim-tokens/claim-tokens.js';
 import type { ViewerKeys } from './viewer-keys.js';
 
 export interface TicketDeps {
@@ -145,23 +145,13 @@ async function checkHandoffBinding(db: Db, input: MintInput): Promise<void> {
 }
 
 /** listViewerTickets pages a claim's tickets newest first (ids sort by time); never the strings. */
-export async function listViewerTickets(
+export function listViewerTickets(
   deps: TicketDeps,
   tenantId: string,
   claimId: string,
   query: ListQuery,
 ) {
-  const claim = await deps.db.claim.findFirst({
-    where: { id: claimId, tenantId },
-    select: { id: true },
-  });
-  if (!claim) throw new AppError('not_found', `claim ${claimId} not found`);
-  const rows = await deps.db.viewerTicket.findMany({
-    where: { claimId, tenantId, ...(query.cursor ? { id: { lt: query.cursor } } : {}) },
-    orderBy: { id: 'desc' },
-    take: query.limit + 1,
-  });
-  return pageById(rows, query.limit, ticketView);
+  return listClaimTokens(deps.db, deps.db.viewerTicket, tenantId, claimId, query, ticketView);
 }
 
 /**
@@ -173,16 +163,14 @@ export async function revokeViewerTicket(
   tenantId: string,
   ticketId: string,
 ): Promise<void> {
-  const { count } = await deps.db.viewerTicket.updateMany({
-    where: { id: ticketId, tenantId, revokedAt: null },
-    data: { revokedAt: nowOf(deps) },
-  });
-  if (count === 0) {
-    const exists = await deps.db.viewerTicket.count({ where: { id: ticketId, tenantId } });
-    if (exists === 0) throw new AppError('not_found', `viewer ticket ${ticketId} not found`);
-    return;
-  }
-  await publishViewerRevocation(deps.events, { kind: 'ticket', ticket_id: ticketId });
+  const revoked = await revokeClaimToken(
+    deps.db.viewerTicket,
+    tenantId,
+    ticketId,
+    nowOf(deps),
+    'viewer ticket',
+  );
+  if (revoked) await publishViewerRevocation(deps.events, { kind: 'ticket', ticket_id: ticketId });
 }
 
 /** ResolvedTicket is what a correctly signed ticket stands for now. */
@@ -238,14 +226,14 @@ export async function resolveViewerTicket(
   )
     return null;
   // A handoff's ticket is revoked when the handoff ends; an ended handoff revokes it regardless.
-  const state: ViewerTicketState =
-    row.claim.status === 'released'
-      ? 'ended'
-      : row.revokedAt || (row.handoff && row.handoff.state !== 'active')
-        ? 'revoked'
-        : row.expiresAt.getTime() <= nowOf(deps).getTime()
-          ? 'expired'
-          : 'active';
+  const state = claimTokenState(
+    {
+      isEnded: row.claim.status === 'released',
+      isRevoked: Boolean(row.revokedAt || (row.handoff && row.handoff.state !== 'active')),
+      expiresAt: row.expiresAt,
+    },
+    nowOf(deps),
+  );
   return {
     ticketId: claims.jti,
     tenantId: row.tenantId,

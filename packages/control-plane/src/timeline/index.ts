@@ -1,0 +1,1 @@
+export { getClaimTimeline, type TimelineDeps, type TimelineInput } from './claim-timeline.js';
