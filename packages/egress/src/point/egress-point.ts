@@ -62,6 +62,8 @@ export interface SandboxNetwork {
   sandboxAddress: string;
   /** The sandbox's CA bundle (system + installation CA) when credentials can be injected. */
   caBundle?: string;
+  /** The installation CA alone (for the browsers' NSS databases), with caBundle. */
+  egressCa?: string;
 }
 
 const cidrMatcher = (cidrs: string[]) => {
@@ -178,7 +180,10 @@ export class EgressPoint {
       hostAddress: plan.hostAddress,
       sandboxAddress: plan.sandboxAddress,
       ...(this.options.credentials
-        ? { caBundle: await caBundleWith(this.options.credentials.ca.certPem) }
+        ? {
+            caBundle: await caBundleWith(this.options.credentials.ca.certPem),
+            egressCa: this.options.credentials.ca.certPem,
+          }
         : {}),
     };
   }

@@ -14,6 +14,8 @@ import type { CredentialInjection, CredentialInjector } from './inject-credentia
 import { buildAnswer, buildFormErr, DNS_RCODE, DNS_TYPE, parseQuery } from './dns-wire.js';
 import { DNS_PORT, INTERCEPT_PORT, type LinkPlan } from './link-plan.js';
 import { peekDestination, type Peeked } from './peek-destination.js';
+import { NETNS_DIR } from './sandbox-link.js';
+import { SocketOwners } from './socket-owner.js';
 import type { UpstreamResolver } from './upstream-resolver.js';
 
 /** What every sandbox's attachment shares, from the egress point. */
@@ -39,9 +41,18 @@ interface LiveConnection {
   client: Socket;
   upstream: Socket;
   attempt: ConnectionAttempt;
+  /** The credential this connection's requests carry (TLS terminated for it), if any. */
+  injection?: CredentialInjection;
 }
 
 const refused = (rule: string): Decision => ({ allowed: false, rule });
+
+/** A socket of the sandbox, as the point sees it connect (its local address inside). */
+interface Peer {
+  protocol: 'tcp' | 'udp';
+  ip: string;
+  port: number;
+}
 
 /**
  * SandboxAttachment is the egress point's side of one sandbox link: its resolver (UDP and TCP on
@@ -57,13 +68,17 @@ export class SandboxAttachment {
   private servers: { udp: UdpSocket; dnsTcp: Server; intercept: Server } | null = null;
   /** Credentials bound to hosts for this sandbox (setInjections). */
   private injections: CredentialInjection[] = [];
+  /** Names the process behind a denied connection or query (denial reports' `process`). */
+  private readonly owners: SocketOwners;
 
   private constructor(
     readonly desktopId: string,
     readonly plan: LinkPlan,
     private policy: EffectiveEgressPolicy,
     private readonly ctx: AttachmentContext,
-  ) {}
+  ) {
+    this.owners = new SocketOwners(`${NETNS_DIR}/${plan.netns}`);
+  }
 
   static async open(
     desktopId: string,
@@ -76,8 +91,20 @@ export class SandboxAttachment {
     return attachment;
   }
 
+  /**
+   * setInjections replaces the credentials bound for this sandbox; open connections carrying a
+   * credential that is no longer bound as it was (revoked, rotated, unbound) are cut, so a kept-
+   * alive connection does not go on sending the old value.
+   */
   setInjections(injections: CredentialInjection[]): void {
     this.injections = injections;
+    const kept = new Set(injections.map((i) => JSON.stringify(i)));
+    for (const connection of this.live) {
+      if (!connection.injection || kept.has(JSON.stringify(connection.injection))) continue;
+      connection.upstream.destroy();
+      connection.client.destroy();
+      this.live.delete(connection);
+    }
   }
 
   get currentPolicy(): EffectiveEgressPolicy {
@@ -125,9 +152,11 @@ export class SandboxAttachment {
     const host = this.plan.hostAddress;
     const udp = createSocket('udp4');
     udp.on('message', (message, peer) => {
-      void this.answer(message).then((reply) => {
-        if (reply) udp.send(reply, peer.port, peer.address);
-      });
+      void this.answer(message, { protocol: 'udp', ip: peer.address, port: peer.port }).then(
+        (reply) => {
+          if (reply) udp.send(reply, peer.port, peer.address);
+        },
+      );
     });
     udp.on('error', () => undefined);
     const dnsTcp = createServer((socket) => this.serveDnsTcp(socket));
@@ -154,15 +183,22 @@ export class SandboxAttachment {
     ip: string | null,
     port: number | null,
     decision: Decision,
+    process: string | null = null,
   ): void {
-    this.ctx.report(
-      { protocol, name, ip, port, rule: decision.rule, process: null },
-      this.desktopId,
-    );
+    this.ctx.report({ protocol, name, ip, port, rule: decision.rule, process }, this.desktopId);
   }
 
-  /** answer resolves one DNS query under the sandbox's policy (null: nothing to send). */
-  async answer(message: Buffer): Promise<Buffer | null> {
+  /** ownerOf names the sandbox process behind a socket of the sandbox (null: unknown). */
+  private ownerOf(peer: Peer | undefined): Promise<string | null> {
+    if (!peer) return Promise.resolve(null);
+    return this.owners.ownerOf(peer.protocol, peer.ip.replace(/^::ffff:/, ''), peer.port);
+  }
+
+  /**
+   * answer resolves one DNS query under the sandbox's policy (null: nothing to send); `peer`,
+   * the query's source in the sandbox, names the asking process in a denial.
+   */
+  async answer(message: Buffer, peer?: Peer): Promise<Buffer | null> {
     const q = parseQuery(message);
     if (!q) return buildFormErr(message);
     if (!q.name || q.class !== 1) return buildAnswer(q, DNS_RCODE.REFUSED);
@@ -174,7 +210,8 @@ export class SandboxAttachment {
       return buildAnswer(q, DNS_RCODE.FORMERR);
     }
     if (!decision.allowed) {
-      this.deny('dns', q.name, null, null, decision);
+      // Looked up before answering: the asking socket is open until the answer arrives.
+      this.deny('dns', q.name, null, null, decision, await this.ownerOf(peer));
       return buildAnswer(q, DNS_RCODE.NXDOMAIN);
     }
     // IPv6 is off in sandboxes, and other types are not needed to connect: NODATA.
@@ -210,7 +247,12 @@ export class SandboxAttachment {
       while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
         const message = buffered.subarray(2, 2 + buffered.readUInt16BE(0));
         buffered = buffered.subarray(2 + message.length);
-        void this.answer(message).then((reply) => {
+        const peer = {
+          protocol: 'tcp' as const,
+          ip: socket.remoteAddress ?? '',
+          port: socket.remotePort ?? 0,
+        };
+        void this.answer(message, peer).then((reply) => {
           if (!reply || socket.destroyed) return;
           const length = Buffer.alloc(2);
           length.writeUInt16BE(reply.length);
@@ -299,7 +341,13 @@ export class SandboxAttachment {
       decision = refused('egress:upstream-guard');
     if (client.destroyed) return;
     if (!decision.allowed) {
-      this.deny('tcp', attempt.name ?? null, ip, port, decision);
+      // Looked up before refusing: the sandbox's socket still exists while this one is open.
+      const owner = await this.ownerOf({
+        protocol: 'tcp',
+        ip: client.remoteAddress ?? '',
+        port: client.remotePort ?? 0,
+      });
+      this.deny('tcp', attempt.name ?? null, ip, port, decision, owner);
       if (peeked.kind === 'http') {
         const body = `Blocked by Cubicle's egress policy (${decision.rule}).\n`;
         client.end(
@@ -347,7 +395,12 @@ export class SandboxAttachment {
         { host, ip: attempt.ip, port: attempt.port },
         injection,
       );
-      const connection: LiveConnection = { client, upstream: secure as unknown as Socket, attempt };
+      const connection: LiveConnection = {
+        client,
+        upstream: secure as unknown as Socket,
+        attempt,
+        injection,
+      };
       this.live.add(connection);
       client.once('close', () => this.live.delete(connection));
     } catch {

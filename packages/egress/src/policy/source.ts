@@ -1,4 +1,5 @@
 import type { EffectiveEgressPolicy, EgressChange, EgressProtocol } from '@cubicle/contract/api';
+import type { CredentialInjection } from '../point/inject-credentials.js';
 
 /**
  * SandboxEgress is one sandbox's effective policy as the control plane computed it: its pool's
@@ -13,16 +14,22 @@ export interface SandboxEgress {
   poolId: string;
   /** The live claim holding the sandbox; null while warm (the pool's policy applies). */
   claimId: string | null;
+  /** Changes when `policy` or the credentials bound for it change (never derived from a value). */
   version: string;
   policy: EffectiveEgressPolicy;
+  /**
+   * Credentials the point injects for this sandbox (the tenant's stored secrets bound to hosts,
+   * values formatted): only while a claim holds it and its policy is not `none`; else empty.
+   */
+  injections: CredentialInjection[];
 }
 
 /**
  * EgressPolicySource is how an egress point learns policies (the control plane implements it:
  * `egressPolicySource` in @cubicle/control-plane). `load` reads the current policy, null for a
  * sandbox that is gone (enforce `none`). `subscribe` calls back within milliseconds of a change
- * (Redis pub/sub): the point then loads again every sandbox the change names — one sandbox, or
- * all of a pool's. Reload everything after a reconnect; a missed message is otherwise missed.
+ * (Redis pub/sub): the point then loads again every sandbox the change names — one sandbox, all
+ * of a pool's, or all of a tenant's (its credential bindings changed). Reload everything after a reconnect; a missed message is otherwise missed.
  */
 export interface EgressPolicySource {
   load(sandboxId: string): Promise<SandboxEgress | null>;
