@@ -34,6 +34,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { redactUrl } from './viewer/redact-url.js';
 import { viewerPlugin } from './viewer/viewer-plugin.js';
 import { replayRoutes } from './replay/replay-routes.js';
+import { recordingRoutes } from './routes/recordings.js';
 import type { ViewerOptions } from './viewer/viewer-options.js';
 
 export type { ViewerOptions };
@@ -186,6 +187,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     .register(runEventStreams)
     .register(egressRoutes)
     .register(replayRoutes, { keys: options.viewer.keys, webUrl: options.viewer.webUrl })
+    .register(recordingRoutes)
     .register(closeRemainingWebSocketsPlugin)
     .register(systemRoutes, { checks: options.checks });
   await app.ready();

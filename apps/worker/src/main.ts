@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import {
   announceRunsFinished,
@@ -9,6 +10,7 @@ import {
   objectStoreOf,
   parseKeyring,
   secretLogHooks,
+  startRecordingPuller,
 } from '@cubicle/control-plane';
 import { createDb, pingDatabase } from '@cubicle/db';
 import { createQueueConnection, JobQueues, startWorkers } from '@cubicle/queue';
@@ -89,6 +91,12 @@ const runSubscriber = owned.own('run subscriber', createQueueConnection(env.REDI
 );
 const runs = await startRunSupervision(deps, { subscriber: runSubscriber, log });
 owned.own('runs', runs, (r) => r.close());
+// Recorded claims' video: finished segments are pulled from their guests and stored as they come.
+const recordings = startRecordingPuller(deps, {
+  owner: `worker-${process.pid}-${randomUUID().slice(0, 8)}`,
+  log,
+});
+owned.own('recordings', recordings, (r) => r.close());
 
 const workerConnection = owned.own('worker connection', createQueueConnection(env.REDIS_URL), (c) =>
   c.disconnect(),

@@ -145,3 +145,16 @@ export {
   recordViewerConnected,
   recordViewerDisconnected,
 } from './usage/viewer-connections.js';
+// Video recordings of claims (issue 35).
+export {
+  estimateRecording,
+  finishRecording,
+  flushRecording,
+  getRecording,
+  openRecordingMedia,
+  pullDueRecordings,
+  startRecordingPuller,
+  sweepRecordings,
+  type RecordingDeps,
+  type RecordingMedia,
+} from './recordings/index.js';

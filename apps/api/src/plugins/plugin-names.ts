@@ -23,6 +23,7 @@ export const Plugin = {
   runEventStreams: 'cubicle-run-event-streams',
   egressRoutes: 'cubicle-egress-routes',
   replayRoutes: 'cubicle-replay-routes',
+  recordingRoutes: 'cubicle-recording-routes',
   closeRemainingWebSockets: 'cubicle-close-remaining-websockets',
   systemRoutes: 'cubicle-system-routes',
 } as const;

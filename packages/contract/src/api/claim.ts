@@ -6,6 +6,7 @@ import { PrimedWindow } from './pool-prime.js';
 import { Sandbox } from './sandbox.js';
 import { EgressNarrowing } from './egress.js';
 import { ClaimSecrets, SecretName } from './secret.js';
+import { RecordingOptions } from './recording.js';
 
 /** ClaimStatus: pending (no sandbox yet, 202), active (holds a sandbox), released (ended). */
 export const ClaimStatus = named('ClaimStatus', z.enum(['pending', 'active', 'released']));
@@ -83,6 +84,11 @@ export const CreateClaimRequest = named(
       stored_secrets: z.array(SecretName).max(64).optional(),
       /** Narrows the pool's egress policy for this claim (never widens it: `egress_widens_pool`). */
       egress: EgressNarrowing.optional(),
+      /**
+       * Video recording of this claim (RecordingOptions): left out, the pool's `recording` decides;
+       * asking for it from a pool that offers none is 409 `recording_not_allowed`.
+       */
+      recording: RecordingOptions.optional(),
     })
     // Enforced where secrets are sealed (control-plane sealClaimSecrets), published here.
     .meta(

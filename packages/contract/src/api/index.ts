@@ -18,5 +18,6 @@ export * from './system.js';
 export * from './egress.js';
 export * from './timeline.js';
 export * from './replay-link.js';
+export * from './recording.js';
 export * from './route-def.js';
 export * from './routes.js';

@@ -5,6 +5,7 @@ import { text } from '../text.js';
 import { EgressPolicy } from './egress.js';
 import { PoolId, ResourceName, Timestamp } from './common.js';
 import { PoolPrime } from './pool-prime.js';
+import { PoolRecording, PoolRecordingView } from './recording.js';
 
 export const Backend = named('Backend', z.enum(['local', 'kubernetes', 'kubevirt']));
 export type Backend = z.infer<typeof Backend>;
@@ -139,6 +140,11 @@ const PoolSpecShape = {
   egress: EgressPolicy.nullable().default(null),
   /** Apps every warm desktop has open before it is handed out (PoolPrime); null primes nothing. */
   prime: PoolPrime.nullable().default(null),
+  /**
+   * Video recording of claims (PoolRecording): null offers none; `video: true` records every
+   * claim, `video: false` only claims that ask. Never rolls desktops.
+   */
+  recording: PoolRecording.nullable().default(null),
 };
 
 /**
@@ -200,6 +206,8 @@ export const Pool = named(
     /** The pool's egress policy; null follows the installation default. */
     egress: EgressPolicy.nullable(),
     prime: PoolPrime.nullable(),
+    /** Recording settings with their measured cost per recorded desktop; null offers none. */
+    recording: PoolRecordingView.nullable(),
     state: PoolState,
     /** Bumped when the sandbox template (image, resources, env, kubernetes placement, prime) changes, or egress moves between `none` and a mode with network (local desktops get their link at provisioning); warm sandboxes of older generations are rolled. */
     generation: z.number().int().min(1),

@@ -24,7 +24,7 @@ export interface RouteDef {
   /** Request headers the endpoint reads, e.g. `Idempotency-Key`. */
   headers?: z.ZodObject;
   /** Status → body schema (null: no body; BinaryBody: raw bytes). Errors are added from `errors`. */
-  responses: Partial<Record<200 | 201 | 202 | 204, z.ZodType | BinaryBody | null>>;
+  responses: Partial<Record<200 | 201 | 202 | 204 | 206, z.ZodType | BinaryBody | null>>;
   errors: ErrorCodeName[];
   /** Largest request body in bytes (default DEFAULT_BODY_LIMIT_BYTES); larger is 413 `payload_too_large`. */
   bodyLimit?: number;
@@ -92,7 +92,7 @@ export function bodyLimitOf(route: Pick<RouteDef, 'bodyLimit'>): number {
  * caller saves with `curl -o`. Errors are still the JSON envelope.
  */
 export interface BinaryBody {
-  mediaType: 'image/png';
+  mediaType: 'image/png' | 'video/mp4';
 }
 
 /** binaryBody declares a raw-bytes response. */

@@ -14,6 +14,7 @@ import { handoffRoutes } from './routes/handoff-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
 import { usageRoutes } from './routes/usage-routes.js';
 import { egressRoutes } from './routes/egress-routes.js';
+import { recordingRoutes } from './routes/recording-routes.js';
 import { replayRoutes } from './routes/replay-routes.js';
 
 export { IdempotencyHeaders } from './routes/shared.js';
@@ -35,6 +36,7 @@ export const Routes = {
   ...webhookRoutes,
   ...usageRoutes,
   ...egressRoutes,
+  ...recordingRoutes,
   ...replayRoutes,
 } satisfies Record<string, RouteDef>;
 

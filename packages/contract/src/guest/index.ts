@@ -15,5 +15,6 @@ export * from './health.js';
 export * from './recording.js';
 export * from './secrets.js';
 export * from './archive.js';
+export * from './video.js';
 export * from './routes.js';
 export * from './vnc-preamble.js';

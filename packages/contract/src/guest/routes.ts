@@ -38,6 +38,13 @@ import { ShellKillRequest, ShellKillResponse, ShellRunRequest, ShellRunResult } 
 import { ShellStreamClientMessage, ShellStreamServerMessage } from './shell-stream.js';
 import { VerifyStateRequest, VerifyStateResponse } from './verify-state.js';
 import {
+  VideoAckRequest,
+  VideoSegmentData,
+  VideoSegmentRequest,
+  VideoStartRequest,
+  VideoStatus,
+} from './video.js';
+import {
   WindowCloseRequest,
   WindowLaunchRequest,
   WindowLaunchResponse,
@@ -323,6 +330,39 @@ export const GuestRoutes = {
     request: ArchiveApplyRequest,
     response: ArchiveApplyResponse,
     errors: ['conflict', 'payload_too_large'],
+  }),
+  // The screen video (video.ts), called by the worker's recording puller only.
+  'video.start': http({
+    path: '/video/start',
+    summary: 'Start the screen encoder (idempotent); the guest restarts it if it dies',
+    request: VideoStartRequest,
+    response: VideoStatus,
+    errors: ['conflict'],
+  }),
+  'video.status': http({
+    path: '/video/status',
+    summary: 'Encoder state and the finished segments not yet acknowledged',
+    request: EmptyRequest,
+    response: VideoStatus,
+  }),
+  'video.segment': http({
+    path: '/video/segment',
+    summary: 'One finished segment (or a run init), base64',
+    request: VideoSegmentRequest,
+    response: VideoSegmentData,
+    errors: ['not_found'],
+  }),
+  'video.ack': http({
+    path: '/video/ack',
+    summary: 'Delete segments the control plane has stored',
+    request: VideoAckRequest,
+    response: VideoStatus,
+  }),
+  'video.stop': http({
+    path: '/video/stop',
+    summary: 'Stop the encoder, closing its last segment',
+    request: EmptyRequest,
+    response: VideoStatus,
   }),
   // Called by the worker only (never from a drive route): values come from the sealed store.
   'secrets.write': http({

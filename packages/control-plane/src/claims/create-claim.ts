@@ -20,6 +20,7 @@ import type { ClaimRow } from '../repositories/claims.js';
 import { waitForClaim } from './wait-for-claim.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 import { checkClaimEgress, storeClaimEgress } from '../egress/claim-egress.js';
+import { checkClaimRecording, startClaimRecording } from '../recordings/recording-settings.js';
 
 export interface CreateClaimResult {
   claim: ClaimView;
@@ -48,6 +49,7 @@ export async function createClaim(
   const now = nowOf(deps);
   // A widening is refused before anything is taken.
   if (request.egress) await checkClaimEgress(deps, tenantId, poolName, request.egress);
+  if (request.recording) await checkClaimRecording(deps, tenantId, poolName, request.recording);
   const item: ClaimRequestItem = {
     claimId: newId('claim'),
     tenantId,
@@ -142,6 +144,8 @@ async function answerNewClaim(
       request.egress,
       outcome.kind === 'active' ? outcome.sandbox.id : null,
     );
+  // Before the answer, so the worker's recording puller finds it as soon as the claim is active.
+  await startClaimRecording(deps, tenantId, claim.id, poolId, request.recording);
   // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim. Not awaited:
   // the claim is committed, and a lost nudge only delays a refill by one sweep interval.
   void nudgeReconcile(deps, tenantId, poolId);

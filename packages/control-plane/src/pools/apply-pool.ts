@@ -69,12 +69,18 @@ function columnsOf(spec: PoolSpec) {
     // Stored as {} when absent (see toPoolView).
     kubernetes: spec.kubernetes ?? {},
     prime: spec.prime,
+    // Not part of the template: the worker starts each claim's encoder, warm desktops stay.
+    recording: spec.recording,
   };
 }
 
 /** The columns as Prisma writes them: a JSON column's SQL NULL is Prisma.DbNull, not null. */
 function dataOf(columns: ReturnType<typeof columnsOf>) {
-  return { ...columns, prime: columns.prime ?? Prisma.DbNull };
+  return {
+    ...columns,
+    prime: columns.prime ?? Prisma.DbNull,
+    recording: columns.recording ?? Prisma.DbNull,
+  };
 }
 
 /**

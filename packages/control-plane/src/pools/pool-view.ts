@@ -6,6 +6,7 @@ import type {
 } from '@cubicle/contract/api';
 import type { EgressPolicy } from '@cubicle/contract/api';
 import type { Pool } from '@cubicle/db';
+import { poolRecordingView } from '../recordings/recording-settings.js';
 
 export const emptyCounts = (): PoolCounts => ({
   provisioning: 0,
@@ -36,6 +37,7 @@ export function toPoolView(row: Pool, counts: PoolCounts): PoolView {
         : (row.kubernetes as PoolKubernetes),
     // Stored as the contract parsed it (PoolSpec), defaults filled in.
     prime: (row.prime as PoolPrime | null) ?? null,
+    recording: poolRecordingView(row.recording),
     state: row.state,
     generation: row.generation,
     counts,

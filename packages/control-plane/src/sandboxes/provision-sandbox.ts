@@ -5,7 +5,8 @@ import { PrimeFailure, primeDesktop } from './prime-desktop.js';
 import type { ProvisionedSandbox } from '../backend/types.js';
 import { untilReachable } from './until-reachable.js';
 import { nowOf, nudgeReconcile } from '../context.js';
-import type { WorkerDeps } from '../resources.js';
+import type { Resources, WorkerDeps } from '../resources.js';
+import { flushRecording } from '../recordings/flush-recording.js';
 import { seal } from '../crypto/keyring.js';
 import { fulfilPendingClaims } from '../claims/fulfil-claims.js';
 import { sandboxFailedData } from '../webhooks/event-data.js';
@@ -145,7 +146,7 @@ async function failProvisioning(
  * OOM kills since the last sweep are reported first: destroy takes the counters with it.
  */
 export async function destroySandbox(
-  deps: WorkerDeps,
+  deps: WorkerDeps & Partial<Pick<Resources, 'objects'>>,
   sandboxId: string,
 ): Promise<'deleted' | 'skipped'> {
   const sandbox = await deps.db.sandbox.findUnique({ where: { id: sandboxId } });
@@ -154,6 +155,8 @@ export async function destroySandbox(
   const backend = deps.backends[sandbox.backend];
   if (!backend) throw new Error(`backend ${sandbox.backend} is not configured in this worker`);
   await reportOomKills(deps, sandboxId, await readResources(backend, sandboxId));
+  // A recorded claim's last segment is closed and stored while its desktop still exists.
+  if (deps.objects) await flushRecording({ ...deps, objects: deps.objects }, sandboxId);
   await backend.destroy(sandboxId);
   await moveSandboxes(deps.db, {
     ids: sandboxId,

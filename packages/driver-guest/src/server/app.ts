@@ -9,6 +9,7 @@ import { registerRecordingRoutes } from '../recording/routes.js';
 import { registerScreenRoutes } from '../screen/routes.js';
 import { registerSecretsRoutes } from '../secrets/routes.js';
 import { registerShellRoutes } from '../shell/routes.js';
+import { registerVideoRoutes } from '../video/routes.js';
 import { registerWindowsRoutes } from '../windows/routes.js';
 import { registerAuth } from './auth.js';
 import type { GuestDeps } from './deps.js';
@@ -61,6 +62,8 @@ export async function buildGuestApp(deps: GuestDeps): Promise<FastifyInstance> {
   registerWindowsRoutes(app, deps);
   registerInputRoutes(app, deps);
   registerRecordingRoutes(app, deps);
+  // The screen video a recorded claim's worker pulls (src/video).
+  registerVideoRoutes(app, deps);
   // Accessibility observe / act / verify (src/a11y):
   registerA11yRoutes(app, deps);
 

@@ -1,0 +1,46 @@
+import { nowOf } from '../context.js';
+import { finishRecording } from './finish-recording.js';
+import { guestOfSandbox, leaseRecording, type RecordingDeps } from './pull-recordings.js';
+import { storeSegments, VIDEO_CALL_TIMEOUT_MS } from './store-segments.js';
+
+const FLUSH_OWNER = 'release-flush';
+
+/**
+ * flushRecording runs when a released claim's desktop is about to be destroyed: it stops the
+ * encoder (which closes its last, partial segment), stores what the guest still holds, and
+ * finishes the recording. Best effort and bounded: a guest that does not answer leaves the
+ * recording finished with what was stored, and the desktop is destroyed either way.
+ */
+export async function flushRecording(
+  deps: RecordingDeps,
+  sandboxId: string,
+  log: (message: string, err?: unknown) => void = () => {},
+): Promise<void> {
+  const recording = await deps.db.recording.findFirst({
+    where: { state: 'recording', claim: { sandboxId } },
+  });
+  if (!recording) return;
+  const endedAt = nowOf(deps);
+  try {
+    // Wait out a puller mid-pass (its lease is short); then no one else stores meanwhile.
+    const deadline = Date.now() + 12_000;
+    while (!(await leaseRecording(deps, recording.claimId, FLUSH_OWNER))) {
+      if (Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const guest = await guestOfSandbox(deps, sandboxId);
+    if (guest) {
+      const status = await guest.call('video.stop', {}, { timeoutMs: VIDEO_CALL_TIMEOUT_MS });
+      await storeSegments(
+        deps.db,
+        deps.objects.forTenant(recording.tenantId),
+        guest,
+        recording.claimId,
+        status,
+      );
+    }
+  } catch (err) {
+    log('the recording could not be flushed: it keeps the segments stored before', err);
+  }
+  await finishRecording(deps, recording.claimId, endedAt);
+}

@@ -1,0 +1,92 @@
+/**
+ * Just enough of ISO BMFF (fragmented MP4) to put a segment on the recording's time axis: read
+ * the track timescale from an init segment, and shift a media segment's decode times (`tfdt` in
+ * each `traf`, and `sidx`'s earliest presentation time) by a constant. Sizes never change, so a
+ * segment keeps its byte length. Pure functions over bytes; nothing else of the file is touched.
+ */
+
+interface Box {
+  type: string;
+  start: number;
+  /** Offset of the box's payload (after size/type and a 64-bit size when present). */
+  body: number;
+  end: number;
+}
+
+function* boxes(buf: Uint8Array, from: number, to: number): Generator<Box> {
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  let at = from;
+  while (at + 8 <= to) {
+    let size = view.getUint32(at);
+    let body = at + 8;
+    if (size === 1) {
+      size = Number(view.getBigUint64(at + 8));
+      body = at + 16;
+    } else if (size === 0) size = to - at;
+    if (size < 8 || at + size > to) throw new Error(`malformed MP4 box at ${at}`);
+    const type = String.fromCharCode(buf[at + 4]!, buf[at + 5]!, buf[at + 6]!, buf[at + 7]!);
+    yield { type, start: at, body, end: at + size };
+    at += size;
+  }
+}
+
+function find(buf: Uint8Array, path: string[], from = 0, to = buf.length): Box | undefined {
+  for (const box of boxes(buf, from, to)) {
+    if (box.type !== path[0]) continue;
+    if (path.length === 1) return box;
+    const inner = find(buf, path.slice(1), box.body, box.end);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/** timescaleOf reads the video track's timescale (`moov/trak/mdia/mdhd`) from an init segment. */
+export function timescaleOf(init: Uint8Array): number {
+  const mdhd = find(init, ['moov', 'trak', 'mdia', 'mdhd']);
+  if (!mdhd) throw new Error('init segment has no mdhd');
+  const view = new DataView(init.buffer, init.byteOffset, init.byteLength);
+  const version = init[mdhd.body]!;
+  // version 1: creation/modification are 64-bit; the timescale follows them.
+  return view.getUint32(mdhd.body + (version === 1 ? 20 : 12));
+}
+
+/** firstDecodeTime reads the first `tfdt` of a media segment. */
+export function firstDecodeTime(segment: Uint8Array): number {
+  const tfdt = find(segment, ['moof', 'traf', 'tfdt']);
+  if (!tfdt) throw new Error('media segment has no tfdt');
+  const view = new DataView(segment.buffer, segment.byteOffset, segment.byteLength);
+  return segment[tfdt.body] === 1
+    ? Number(view.getBigUint64(tfdt.body + 4))
+    : view.getUint32(tfdt.body + 4);
+}
+
+/**
+ * shiftDecodeTimes returns a copy of a media segment whose every `tfdt` (and `sidx` earliest
+ * presentation time) is moved by `delta` timescale units. A 32-bit field that would overflow
+ * or go negative is an error: callers keep times within a recording's length.
+ */
+export function shiftDecodeTimes(segment: Uint8Array, delta: number): Uint8Array {
+  const out = new Uint8Array(segment);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  const shift = (at: number, wide: boolean) => {
+    const old = wide ? Number(view.getBigUint64(at)) : view.getUint32(at);
+    const next = old + delta;
+    if (next < 0 || (!wide && next > 0xffff_ffff))
+      throw new Error(`decode time ${next} does not fit its field`);
+    if (wide) view.setBigUint64(at, BigInt(next));
+    else view.setUint32(at, next);
+  };
+  for (const top of boxes(out, 0, out.length)) {
+    if (top.type === 'sidx') {
+      // version, flags, reference_ID, timescale, then earliest_presentation_time.
+      shift(top.body + 12, out[top.body] === 1);
+    }
+    if (top.type !== 'moof') continue;
+    for (const traf of boxes(out, top.body, top.end)) {
+      if (traf.type !== 'traf') continue;
+      for (const inner of boxes(out, traf.body, traf.end))
+        if (inner.type === 'tfdt') shift(inner.body + 4, out[inner.body] === 1);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,118 @@
+import type { VideoStartRequest } from '@cubicle/contract/guest';
+
+/** x264 constant-quality factor per quality (lower is sharper and bigger). */
+export const CRF = { low: 34, medium: 28, high: 23 } as const;
+
+/** The files of one encoder run, inside its own directory. */
+export const RUN_FILES = {
+  init: 'init.mp4',
+  playlist: 'index.m3u8',
+  segmentPattern: 'seg_%06d.m4s',
+  segment: /^seg_(\d{6})\.m4s$/,
+} as const;
+
+/**
+ * ffmpegArgs is the encoder's command line: the whole X screen (x11grab's default) at `fps`,
+ * H.264 (libx264 `veryfast`, `zerolatency`: no B-frames, so decode order is display order and a
+ * segment's first decode time is its first frame's) in fragmented MP4 written as HLS segments
+ * of `segment_seconds`, each starting on a keyframe so every segment plays on its own after the
+ * init. One thread: the encoder shares the sandbox's CPU with the desktop it records.
+ * `temp_file` writes each segment under a temporary name and renames it when closed, so a
+ * listed segment is always whole, and a killed encoder leaves at most its open segment behind.
+ */
+export function ffmpegArgs(display: string, runDir: string, start: VideoStartRequest): string[] {
+  const gop = start.fps * start.segment_seconds;
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'info',
+    '-f',
+    'x11grab',
+    '-draw_mouse',
+    '1',
+    '-framerate',
+    String(start.fps),
+    '-i',
+    display,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-tune',
+    'zerolatency',
+    '-crf',
+    String(CRF[start.quality]),
+    '-g',
+    String(gop),
+    '-keyint_min',
+    String(gop),
+    '-sc_threshold',
+    '0',
+    '-pix_fmt',
+    'yuv420p',
+    '-threads',
+    '1',
+    '-f',
+    'hls',
+    '-hls_segment_type',
+    'fmp4',
+    '-hls_time',
+    String(start.segment_seconds),
+    '-hls_list_size',
+    '0',
+    '-hls_flags',
+    'independent_segments+temp_file',
+    '-hls_fmp4_init_filename',
+    RUN_FILES.init,
+    '-hls_segment_filename',
+    `${runDir}/${RUN_FILES.segmentPattern}`,
+    `${runDir}/${RUN_FILES.playlist}`,
+  ];
+}
+
+/**
+ * captureStartOf finds the wall-clock time of the first captured frame in FFmpeg's log: x11grab
+ * stamps frames with the wall clock, and FFmpeg prints the input's `start:` in seconds. Output
+ * time 0 is that frame, so it anchors the run on the claim's clock. Null until it is printed.
+ */
+export function captureStartOf(log: string): number | null {
+  const m = /Input #0, x11grab,[\s\S]*?start: (\d+(?:\.\d+)?)/.exec(log);
+  return m ? Math.round(Number(m[1]) * 1000) : null;
+}
+
+export interface PlaylistEntry {
+  file: string;
+  index: number;
+  /** Offset of its first frame from the run's first frame, and its length (ms). */
+  offsetMs: number;
+  durationMs: number;
+}
+
+/** parsePlaylist reads the closed segments of a run's HLS playlist, in order. */
+export function parsePlaylist(text: string): PlaylistEntry[] {
+  const out: PlaylistEntry[] = [];
+  let pending: number | null = null;
+  let offset = 0;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    const inf = /^#EXTINF:([\d.]+)/.exec(line);
+    if (inf) {
+      pending = Number(inf[1]) * 1000;
+      continue;
+    }
+    if (!line || line.startsWith('#') || pending === null) continue;
+    const m = RUN_FILES.segment.exec(line);
+    if (m) {
+      out.push({
+        file: line,
+        index: Number(m[1]),
+        offsetMs: Math.round(offset),
+        durationMs: Math.round(pending),
+      });
+    }
+    offset += pending;
+    pending = null;
+  }
+  return out;
+}
