@@ -24,6 +24,7 @@ import { runGoTests } from './lib/go-tests.mjs';
 import { ensurePythonEnv } from './lib/python-env.mjs';
 import { runPythonTests } from './lib/python-tests.mjs';
 import { ensureTofu } from './lib/tofu-tools.mjs';
+import { ensureVersitygw } from './lib/s3-tools.mjs';
 import { bold, dim, formatMs, red, say, step, timings, UserError } from './lib/ui.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -84,6 +85,8 @@ async function buildTestTools(withTofu) {
   await step('kube tools (etcd, kube-apiserver)', () => ensureKubeTools());
   // The Helm chart's tests render helm/cubicle with helm built the same way (≈ 2 min, once).
   await step('helm (chart tests)', () => ensureHelm());
+  // The object store's S3 suites run against versitygw built the same way (≈ 4 min, once).
+  await step('versitygw (object store S3 tests)', () => ensureVersitygw());
   // OpenTofu for the provider's tests: ≈ 5 min the first time (module download + build), a
   // version check after.
   return withTofu ? step('OpenTofu (Terraform provider tests)', ensureTofu) : '';

@@ -6,7 +6,15 @@
 // stamp beside the verified binary and return.
 //   node scripts/lib/s3-tools.mjs     build when missing, then print the path as JSON
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findGo, goCacheEnv, runGo } from './kube-go.mjs';
@@ -41,7 +49,8 @@ export function isVersitygwReady(bin) {
   }
   const result = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000 });
   const isReady =
-    result.status === 0 && new RegExp(`^Version\\s*:\\s*${VERSITYGW_VERSION}$`, 'm').test(result.stdout);
+    result.status === 0 &&
+    new RegExp(`^Version\\s*:\\s*${VERSITYGW_VERSION}$`, 'm').test(result.stdout);
   if (isReady) writeFileSync(stampOf(bin), fingerprint(bin));
   return isReady;
 }
@@ -83,18 +92,23 @@ export async function ensureVersitygw({ log = say } = {}) {
   if (!isVersitygwReady(bin)) {
     const dir = kubeToolsDir();
     mkdirSync(join(bin, '..'), { recursive: true });
-    await withToolLock({ dir, lockName: 'versitygw-build.lock', what: 'versitygw', log }, async () => {
-      if (isVersitygwReady(bin)) return;
-      const output = `${bin}.partial`;
-      rmSync(output, { force: true });
-      await buildVersitygw(dir, log, output);
-      if (!isVersitygwReady(output)) {
-        throw new UserError(`${output} was built but does not report versitygw ${VERSITYGW_VERSION}`);
-      }
-      rmSync(stampOf(output), { force: true });
-      renameSync(output, bin);
-      isVersitygwReady(bin);
-    });
+    await withToolLock(
+      { dir, lockName: 'versitygw-build.lock', what: 'versitygw', log },
+      async () => {
+        if (isVersitygwReady(bin)) return;
+        const output = `${bin}.partial`;
+        rmSync(output, { force: true });
+        await buildVersitygw(dir, log, output);
+        if (!isVersitygwReady(output)) {
+          throw new UserError(
+            `${output} was built but does not report versitygw ${VERSITYGW_VERSION}`,
+          );
+        }
+        rmSync(stampOf(output), { force: true });
+        renameSync(output, bin);
+        isVersitygwReady(bin);
+      },
+    );
   }
   const mb = (statSync(bin).size / 1e6).toFixed(0);
   log(dim(`versitygw ${VERSITYGW_VERSION}: ${bin} (${mb} MB)`));

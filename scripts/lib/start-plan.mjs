@@ -2,7 +2,7 @@
 // keys, the worker (root when we are: it makes sandboxes), the API and the dashboard (as the
 // `cubicle` user when we are root), each with its own allow-listed environment.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PortInUseError, spawnApp, waitHealthy } from './api-process.mjs';
 import { appEnv } from './app-env.mjs';
@@ -80,6 +80,26 @@ export const START_PLAN = [
     run: async (ctx) => {
       ensureKeyring(ctx);
       await ensureViewerKeys(ctx);
+    },
+  },
+  {
+    kind: 'task',
+    name: 'object store',
+    // The embedded default keeps objects (profiles, snapshots, recordings) under
+    // .cubicle/objects. The worker (root) and an unprivileged API share it through the API's
+    // group: the directory is setgid and group-writable, and the fs store then makes what it
+    // writes group-readable and -writable too (fs-store.ts). An operator's own choice stays.
+    run: async (ctx) => {
+      if ((ctx.env.CUBICLE_OBJECT_STORE ?? 'fs') !== 'fs' || ctx.env.CUBICLE_OBJECT_STORE_DIR)
+        return;
+      const dir = join(ctx.dataRoot, 'objects');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (ctx.appUser) {
+        chownSync(dir, 0, ctx.appUser.gid);
+        chmodSync(dir, 0o2770);
+      }
+      ctx.env.CUBICLE_OBJECT_STORE_DIR = dir;
+      ctx.where.push(`objects  ${dir}`);
     },
   },
   {

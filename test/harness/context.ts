@@ -1,4 +1,5 @@
 // What the global setup hands to test files through Vitest's provide/inject.
+import type { S3Endpoint } from './s3-server.js';
 
 /** Per-file databases of a run are named with this prefix; teardown on a shared server drops them. */
 export const databasePrefix = (runId: string) => `cubicle_test_${runId}_`;
@@ -22,6 +23,11 @@ export interface HarnessContext {
     url: string;
     isExternal: boolean;
   };
+  /**
+   * The run's S3-compatible server (versitygw, test/harness/s3-server.ts), or why there is none
+   * (its binary is not built); read it with harnessS3() from test/harness/index.ts.
+   */
+  s3: S3Endpoint | { missing: string };
 }
 
 declare module 'vitest' {

@@ -3,11 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { databasePrefix, redisPrefix, type HarnessContext } from './context.js';
+import type { S3Endpoint } from './s3-server.js';
 import { copyDatabase, quoteIdent, withAdmin, withDatabase } from './postgres-admin.js';
 import { deleteKeysWithPrefix } from './redis-keys.js';
 
 export { redisOptionsFromUrl, type RedisConnectionOptions } from '@cubicle/config';
 export type { HarnessContext } from './context.js';
+export type { S3Endpoint } from './s3-server.js';
 
 export interface TestDatabase {
   /** Connection URL of this file's database (a copy of the migrated template). */
@@ -69,4 +71,14 @@ export function createTestRedisNamespace(): TestRedisNamespace {
       await deleteKeysWithPrefix(redis.url, prefix);
     },
   };
+}
+
+/**
+ * harnessS3 is the run's S3-compatible server (versitygw on loopback, a private data dir), or
+ * throws saying how to build it: the S3 suites never skip.
+ */
+export function harnessS3(): S3Endpoint {
+  const { s3 } = harness();
+  if ('missing' in s3) throw new Error(s3.missing);
+  return s3;
 }

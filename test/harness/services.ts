@@ -26,6 +26,7 @@ import {
 import { databasePrefix, redisPrefix, type HarnessContext } from './context.js';
 import { createTemplate, dropDatabases } from './postgres-admin.js';
 import { deleteKeysWithPrefix } from './redis-keys.js';
+import { endpointOf, requireVersitygw, startS3Server, type S3Server } from './s3-server.js';
 
 const RUN_DIR_PREFIX = 'cubicle-test-';
 
@@ -80,9 +81,10 @@ export async function startHarnessServices(): Promise<HarnessServices> {
 
   let postgres: PostgresServer | undefined;
   let redis: RedisServer | undefined;
+  let s3: S3Server | undefined;
   const stopServers = async () => {
-    // Stop both even if one fails; the reaper is the last resort for whatever still runs.
-    const results = await Promise.allSettled([redis?.stop(), postgres?.stop()]);
+    // Stop them all even if one fails; the reaper is the last resort for whatever still runs.
+    const results = await Promise.allSettled([redis?.stop(), postgres?.stop(), s3?.stop()]);
     if (postgres && postgres.dataDir !== join(runDir, 'postgres')) {
       rmSync(postgres.dataDir, { recursive: true, force: true });
     }
@@ -102,6 +104,16 @@ export async function startHarnessServices(): Promise<HarnessServices> {
     if (!externalRedisUrl) {
       redis = await startRedis({ dir: join(runDir, 'redis'), log });
       reaper.watch(redis);
+    }
+    // The object store's S3 suites run against it; without the binary they fail saying how to build it.
+    let s3Missing = '';
+    try {
+      requireVersitygw();
+      s3 = await startS3Server({ dir: join(runDir, 's3'), log });
+      reaper.watch(s3);
+    } catch (error) {
+      s3Missing = error instanceof Error ? error.message : String(error);
+      log(`no S3 server: ${s3Missing}`);
     }
     const adminUrl = externalDatabaseUrl ?? postgres?.adminUrl ?? '';
     const redisUrl = externalRedisUrl ?? redis?.url ?? '';
@@ -124,6 +136,7 @@ export async function startHarnessServices(): Promise<HarnessServices> {
         isExternal: Boolean(externalDatabaseUrl),
       },
       redis: { url: redisUrl, isExternal: Boolean(externalRedisUrl) },
+      s3: s3 ? endpointOf(s3) : { missing: s3Missing },
     };
     return {
       context,

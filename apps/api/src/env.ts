@@ -1,5 +1,5 @@
 import { envVars, loadEnv } from '@cubicle/config';
-import { egressEnvFields, objectStoreEnvFields, objectStoreEnvIssues } from '@cubicle/control-plane';
+import { checkObjectStoreEnv, egressEnvFields, objectStoreEnvFields } from '@cubicle/control-plane';
 import { parseViewerKeys } from '@cubicle/viewer';
 import { z } from 'zod';
 import { withViewerKeysFromPem } from './viewer-key-pem.js';
@@ -81,11 +81,7 @@ export const ApiEnv = ApiEnvFields.refine(
     message: 'API_METRICS_TOKEN is required when API_METRICS_HOST is not a loopback address',
     path: ['API_METRICS_TOKEN'],
   },
-).superRefine((env, ctx) => {
-  // An `s3` store names its bucket and credentials.
-  for (const name of objectStoreEnvIssues(env))
-    ctx.addIssue({ code: 'custom', path: [name], message: 'required when CUBICLE_OBJECT_STORE=s3' });
-});
+).superRefine(checkObjectStoreEnv);
 export type ApiEnv = z.infer<typeof ApiEnv>;
 
 export function loadApiEnv(source: Record<string, string | undefined> = process.env): ApiEnv {

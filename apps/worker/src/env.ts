@@ -1,6 +1,6 @@
 import { envVars, loadEnv } from '@cubicle/config';
 import { parseCidrList } from '@cubicle/backends';
-import { egressEnvFields, objectStoreEnvFields, objectStoreEnvIssues } from '@cubicle/control-plane';
+import { checkObjectStoreEnv, egressEnvFields, objectStoreEnvFields } from '@cubicle/control-plane';
 import { z } from 'zod';
 
 const KubeTolerations = z.array(
@@ -187,13 +187,10 @@ export const WorkerEnv = z.object({
   /** Liveness (`/healthz`) and readiness (`/readyz`) probes over HTTP (health.ts); unset disables. */
   WORKER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   WORKER_HEALTH_HOST: envVars.host('127.0.0.1'),
-}).superRefine((env, ctx) => {
-  // An `s3` store names its bucket and credentials.
-  for (const name of objectStoreEnvIssues(env))
-    ctx.addIssue({ code: 'custom', path: [name], message: 'required when CUBICLE_OBJECT_STORE=s3' });
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;
 
 export function loadWorkerEnv(source: Record<string, string | undefined> = process.env): WorkerEnv {
-  return loadEnv('cubicle-worker', WorkerEnv, source);
+  // An `s3` store names its bucket and credentials (checkObjectStoreEnv).
+  return loadEnv('cubicle-worker', WorkerEnv.superRefine(checkObjectStoreEnv), source);
 }

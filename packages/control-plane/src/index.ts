@@ -13,7 +13,7 @@ export {
 } from './resources.js';
 export { type Enqueue, nudgeReconcile, type ViewerEvents } from './context.js';
 // The object store's settings (CUBICLE_OBJECT_STORE, CUBICLE_S3_*), read by the API's and the worker's env.ts.
-export { objectStoreEnvFields, objectStoreEnvIssues, objectStoreOf } from './objects/index.js';
+export { checkObjectStoreEnv, objectStoreEnvFields, objectStoreOf } from './objects/index.js';
 export type { ObjectStore } from '@cubicle/object-store';
 export { pageById } from './page-by-id.js';
 

@@ -4,7 +4,10 @@ import type { Enqueue, RunRedis, ViewerEvents } from './context.js';
 import type { Keyring } from './crypto/keyring.js';
 import type { InstallationDefault, OperatorRanges } from '@cubicle/egress';
 import type { ObjectStore } from '@cubicle/object-store';
-import { createControlPlaneObjects, type ControlPlaneObjects } from './objects/control-plane-objects.js';
+import {
+  createControlPlaneObjects,
+  type ControlPlaneObjects,
+} from './objects/control-plane-objects.js';
 
 // The process's shared parts, built once per control plane (createResources), and the narrow
 // views of them each system's functions take. Like a run engine's "system resources": every
@@ -73,7 +76,10 @@ export interface EgressInstallation {
 }
 
 /** The parts createResources is given: everything but the devices, which it makes. */
-export type ResourceParts = Omit<Resources, 'devices' | 'backends' | 'webhooks' | 'events' | 'objects'> &
+export type ResourceParts = Omit<
+  Resources,
+  'devices' | 'backends' | 'webhooks' | 'events' | 'objects'
+> &
   Partial<Pick<Resources, 'backends' | 'webhooks'>> & {
     /** createObjectStore's store; without one, every object call fails `object_store_unavailable`. */
     objectStore?: ObjectStore | undefined;

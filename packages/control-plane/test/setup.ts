@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDb, newId, type Db } from '@cubicle/db';
+import { createObjectStore } from '@cubicle/object-store';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import type { Redis } from 'ioredis';
 import { createTestDatabase, createTestRedisNamespace } from '../../../test/harness/index.js';
@@ -25,6 +29,8 @@ export async function world(): Promise<World> {
   const queues = new JobQueues(connection, ns.bullPrefix);
   const tenantId = newId('tenant');
   const otherTenantId = newId('tenant');
+  // The file's object store: files under a private directory (the embedded default's back end).
+  const objectsDir = mkdtempSync(join(tmpdir(), 'cubicle-cp-objects-'));
   await db.tenant.createMany({
     data: [
       { id: tenantId, name: 'acme', maxConcurrentClaims: 1000 },
@@ -38,6 +44,7 @@ export async function world(): Promise<World> {
       redis: connection,
       prefix: ns.bullPrefix,
       keyring: parseKeyring(newKeyringSpec()),
+      objectStore: createObjectStore({ kind: 'fs', root: objectsDir }),
     }),
     db,
     databaseUrl: database.url,
@@ -50,6 +57,7 @@ export async function world(): Promise<World> {
       await db.$disconnect();
       await ns.cleanup();
       await database.drop();
+      rmSync(objectsDir, { recursive: true, force: true });
     },
   };
 }

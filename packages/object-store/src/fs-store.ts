@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import {
+  chmod,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rmdir,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { assertKey, assertPrefix } from './keys.js';
 import { ObjectStoreError, type ObjectInfo, type ObjectStore } from './types.js';
@@ -18,6 +28,19 @@ export interface FsStoreConfig {
 const OBJECT_MARK = '~';
 const TMP_DIR = '.tmp';
 
+/**
+ * Modes: private to this user, unless the root directory is setgid (`npm start` as root makes
+ * it so, group = the unprivileged API's): then the worker and the API share every object through
+ * that group. Set with chmod after creation, since the process umask would drop group write.
+ */
+interface Modes {
+  file: number;
+  dir: number;
+  isShared: boolean;
+}
+const PRIVATE: Modes = { file: 0o600, dir: 0o700, isShared: false };
+const SHARED: Modes = { file: 0o660, dir: 0o2770, isShared: true };
+
 const isMissing = (error: unknown) =>
   (error as NodeJS.ErrnoException).code === 'ENOENT' ||
   (error as NodeJS.ErrnoException).code === 'ENOTDIR';
@@ -33,13 +56,34 @@ const unavailable = (what: string, error: unknown) =>
 export function createFsStore(config: FsStoreConfig): ObjectStore {
   const root = config.root;
   const fileOf = (key: string) => join(root, ...key.split('/')) + OBJECT_MARK;
+  let known: Modes | undefined;
+  async function modes(): Promise<Modes> {
+    if (known) return known;
+    try {
+      known = ((await stat(root)).mode & 0o2000) !== 0 ? SHARED : PRIVATE;
+      return known;
+    } catch {
+      return PRIVATE; // no root yet: it is made private, and looked at again next time
+    }
+  }
+
+  /** makeDirs is mkdir -p with the store's directory mode on every directory it makes. */
+  async function makeDirs(dir: string): Promise<void> {
+    const mode = await modes();
+    const made = await mkdir(dir, { recursive: true, mode: mode.dir });
+    if (!made || !mode.isShared) return;
+    // `made` is the first directory created; fix the mode of it and every one below it.
+    for (let d = dir; d.length >= made.length; d = dirname(d)) await chmod(d, mode.dir);
+  }
 
   async function writeTemp(body: Uint8Array): Promise<string> {
     const tmpDir = join(root, TMP_DIR);
-    await mkdir(tmpDir, { recursive: true });
+    await makeDirs(tmpDir);
+    const mode = await modes();
     const tmp = join(tmpDir, randomBytes(12).toString('hex'));
-    const handle = await open(tmp, 'wx', 0o600);
+    const handle = await open(tmp, 'wx', mode.file);
     try {
+      if (mode.isShared) await handle.chmod(mode.file);
       await handle.writeFile(body);
       // The data reaches the disk before the rename makes it visible: after a power cut the
       // key holds the old object or the new one, never a truncated file.
@@ -67,7 +111,7 @@ export function createFsStore(config: FsStoreConfig): ObjectStore {
       tmp = await writeTemp(body);
       // A concurrent delete may prune the parent between mkdir and rename: make it again once.
       for (let attempt = 0; ; attempt += 1) {
-        await mkdir(dirname(file), { recursive: true });
+        await makeDirs(dirname(file));
         try {
           await rename(tmp, file);
           break;
@@ -144,7 +188,11 @@ export function createFsStore(config: FsStoreConfig): ObjectStore {
 
   /** Removes the now-empty directories above a deleted object (best effort; a racing put remakes them). */
   async function prune(file: string) {
-    for (let dir = dirname(file); dir.length > root.length && dir.startsWith(root); dir = dirname(dir)) {
+    for (
+      let dir = dirname(file);
+      dir.length > root.length && dir.startsWith(root);
+      dir = dirname(dir)
+    ) {
       try {
         await rmdir(dir);
       } catch {

@@ -12,7 +12,10 @@ const PREFIX_TAIL = /^[A-Za-z0-9._=+,@:-]*$/;
 export const MAX_KEY_LENGTH = 1024;
 
 const invalid = (what: string, value: string, why: string) =>
-  new ObjectStoreError('object_key_invalid', `invalid object ${what} ${JSON.stringify(value)}: ${why}`);
+  new ObjectStoreError(
+    'object_key_invalid',
+    `invalid object ${what} ${JSON.stringify(value)}: ${why}`,
+  );
 
 /** assertKey throws ObjectStoreError `object_key_invalid` unless key follows the key rule. */
 export function assertKey(key: string): void {
@@ -23,7 +26,9 @@ export function assertKey(key: string): void {
       throw invalid(
         'key',
         key,
-        segment === '' ? 'empty segment (leading, trailing or doubled /)' : `bad segment ${JSON.stringify(segment)}`,
+        segment === ''
+          ? 'empty segment (leading, trailing or doubled /)'
+          : `bad segment ${JSON.stringify(segment)}`,
       );
     }
   }
@@ -37,11 +42,13 @@ export function assertKey(key: string): void {
 export function assertPrefix(prefix: string): void {
   if (typeof prefix !== 'string') throw invalid('prefix', String(prefix), 'not a string');
   if (prefix === '') return;
-  if (prefix.length > MAX_KEY_LENGTH) throw invalid('prefix', prefix.slice(0, 64), 'longer than 1024');
+  if (prefix.length > MAX_KEY_LENGTH)
+    throw invalid('prefix', prefix.slice(0, 64), 'longer than 1024');
   const segments = prefix.split('/');
   const tail = segments.pop()!;
   for (const segment of segments) {
-    if (!SEGMENT.test(segment)) throw invalid('prefix', prefix, `bad segment ${JSON.stringify(segment)}`);
+    if (!SEGMENT.test(segment))
+      throw invalid('prefix', prefix, `bad segment ${JSON.stringify(segment)}`);
   }
   if (!PREFIX_TAIL.test(tail) || tail.startsWith('.')) {
     throw invalid('prefix', prefix, `bad last segment ${JSON.stringify(tail)}`);

@@ -50,9 +50,13 @@ function unavailable(what: string, error: unknown): ObjectStoreError {
   const status = statusOf(error);
   const code = (error as NodeJS.ErrnoException).code;
   const detail = [name, status && `HTTP ${status}`, code].filter(Boolean).join(', ');
-  return new ObjectStoreError('object_store_unavailable', `object store (s3) ${what} failed: ${detail}`, {
-    cause: error,
-  });
+  return new ObjectStoreError(
+    'object_store_unavailable',
+    `object store (s3) ${what} failed: ${detail}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 /** createS3Store talks to one bucket; the bucket must exist (the operator makes it). */
@@ -66,8 +70,13 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
     credentials: { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey },
     maxAttempts,
     // Both bounds per attempt: a server that accepts and never answers costs attemptTimeoutMs,
-    // not the SDK's default of waiting forever.
-    requestHandler: { connectionTimeout: attemptTimeoutMs, requestTimeout: attemptTimeoutMs },
+    // not the SDK's default of waiting forever (without throwOnRequestTimeout the SDK only warns
+    // and the request runs on until the whole-call deadline).
+    requestHandler: {
+      connectionTimeout: attemptTimeoutMs,
+      requestTimeout: attemptTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
   });
   const bucket = config.bucket;
   // The whole call, retries and backoff included, ends by this deadline.
@@ -80,7 +89,12 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
     try {
       // One PUT is atomic on S3: readers see the old object or the new one.
       await client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.byteLength }),
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: body,
+          ContentLength: body.byteLength,
+        }),
         deadline(),
       );
     } catch (error) {
@@ -91,7 +105,10 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
   async function get(key: string): Promise<Uint8Array> {
     assertKey(key);
     try {
-      const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), deadline());
+      const answer = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: key }),
+        deadline(),
+      );
       if (!answer.Body) throw new Error('GetObject answered without a body');
       return await answer.Body.transformToByteArray();
     } catch (error) {
@@ -103,8 +120,15 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
   async function head(key: string): Promise<ObjectInfo | undefined> {
     assertKey(key);
     try {
-      const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), deadline());
-      return { key, size: answer.ContentLength ?? 0, modifiedAt: answer.LastModified ?? new Date(0) };
+      const answer = await client.send(
+        new HeadObjectCommand({ Bucket: bucket, Key: key }),
+        deadline(),
+      );
+      return {
+        key,
+        size: answer.ContentLength ?? 0,
+        modifiedAt: answer.LastModified ?? new Date(0),
+      };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw unavailable(`head ${key}`, error);

@@ -11,7 +11,8 @@ const TAG_BYTES = 16;
 export const SEAL_OVERHEAD = 1 + NONCE_BYTES + TAG_BYTES;
 
 /** aadOf names where a sealed body belongs; NUL cannot occur in a tenant id or a key. */
-const aadOf = (tenantId: string, key: string) => Buffer.from(`cubicle-object-v1\0${tenantId}\0${key}`);
+const aadOf = (tenantId: string, key: string) =>
+  Buffer.from(`cubicle-object-v1\0${tenantId}\0${key}`);
 
 function checkKey(dataKey: Uint8Array) {
   if (dataKey.byteLength !== 32) throw new Error('a tenant data key is 32 bytes');
@@ -29,7 +30,13 @@ export function sealObject(
   const cipher = createCipheriv('aes-256-gcm', dataKey, nonce);
   cipher.setAAD(aadOf(tenantId, key));
   return new Uint8Array(
-    Buffer.concat([Buffer.from([VERSION]), nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]),
+    Buffer.concat([
+      Buffer.from([VERSION]),
+      nonce,
+      cipher.update(plaintext),
+      cipher.final(),
+      cipher.getAuthTag(),
+    ]),
   );
 }
 
@@ -53,7 +60,10 @@ export function openObject(
     decipher.setAAD(aadOf(tenantId, key));
     decipher.setAuthTag(buf.subarray(buf.length - TAG_BYTES));
     return new Uint8Array(
-      Buffer.concat([decipher.update(buf.subarray(1 + NONCE_BYTES, buf.length - TAG_BYTES)), decipher.final()]),
+      Buffer.concat([
+        decipher.update(buf.subarray(1 + NONCE_BYTES, buf.length - TAG_BYTES)),
+        decipher.final(),
+      ]),
     );
   } catch (error) {
     throw new ObjectStoreError(

@@ -25,14 +25,21 @@ export const tenantPrefix = (tenantId: string) => `tenants/${tenantId}/`;
  * (a tenant cannot name another's object), every body is sealed under the tenant's data key
  * before it reaches the store and opened after, bound to its tenant and key.
  */
-export function tenantObjects(store: ObjectStore, tenantId: string, deps: TenantObjectsDeps): TenantObjects {
+export function tenantObjects(
+  store: ObjectStore,
+  tenantId: string,
+  deps: TenantObjectsDeps,
+): TenantObjects {
   if (!TENANT_ID.test(tenantId)) throw new Error(`not a tenant id: ${JSON.stringify(tenantId)}`);
   const prefix = tenantPrefix(tenantId);
   const full = (key: string) => {
     assertKey(key);
     return prefix + key;
   };
-  const relative = (info: ObjectInfo): ObjectInfo => ({ ...info, key: info.key.slice(prefix.length) });
+  const relative = (info: ObjectInfo): ObjectInfo => ({
+    ...info,
+    key: info.key.slice(prefix.length),
+  });
 
   async function* list(sub: string): AsyncIterable<ObjectInfo> {
     assertPrefix(sub);
@@ -48,7 +55,10 @@ export function tenantObjects(store: ObjectStore, tenantId: string, deps: Tenant
     },
     async get(key) {
       const stored = full(key);
-      const [dataKey, sealed] = await Promise.all([deps.dataKeys.dataKey(tenantId), store.get(stored)]);
+      const [dataKey, sealed] = await Promise.all([
+        deps.dataKeys.dataKey(tenantId),
+        store.get(stored),
+      ]);
       return openObject(dataKey, tenantId, key, sealed);
     },
     async head(key) {

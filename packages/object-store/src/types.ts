@@ -60,10 +60,7 @@ export interface TenantObjects {
  * outside the set; a programming error, never the store's).
  */
 export type ObjectStoreErrorCode =
-  | 'object_not_found'
-  | 'object_store_unavailable'
-  | 'object_integrity'
-  | 'object_key_invalid';
+  'object_not_found' | 'object_store_unavailable' | 'object_integrity' | 'object_key_invalid';
 
 export class ObjectStoreError extends Error {
   constructor(

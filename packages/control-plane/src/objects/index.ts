@@ -4,5 +4,6 @@ export {
   objectStoreConfigOf,
   objectStoreEnvFields,
   objectStoreEnvIssues,
+  checkObjectStoreEnv,
   objectStoreOf,
 } from './object-store-env.js';

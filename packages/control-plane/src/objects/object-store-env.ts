@@ -28,18 +28,30 @@ export const objectStoreEnvFields = {
   CUBICLE_S3_FORCE_PATH_STYLE: flag,
 };
 
-const ObjectStoreEnv = z.object(objectStoreEnvFields);
-type ObjectStoreEnv = z.infer<typeof ObjectStoreEnv>;
+type ObjectStoreEnv = z.infer<z.ZodObject<typeof objectStoreEnvFields>>;
 
-/**
- * objectStoreEnvIssues names what an `s3` store is missing (bucket, credentials), for the
- * env.ts refine; empty when the settings are whole.
- */
+/** objectStoreEnvIssues names what an `s3` store is missing (bucket, credentials); empty when whole. */
 export function objectStoreEnvIssues(env: ObjectStoreEnv): string[] {
   if (env.CUBICLE_OBJECT_STORE !== 's3') return [];
-  return (['CUBICLE_S3_BUCKET', 'CUBICLE_S3_ACCESS_KEY_ID', 'CUBICLE_S3_SECRET_ACCESS_KEY'] as const).filter(
-    (name) => env[name] === undefined,
-  );
+  const required = [
+    'CUBICLE_S3_BUCKET',
+    'CUBICLE_S3_ACCESS_KEY_ID',
+    'CUBICLE_S3_SECRET_ACCESS_KEY',
+  ] as const;
+  return required.filter((name) => env[name] === undefined);
+}
+
+/**
+ * checkObjectStoreEnv is the env.ts schemas' superRefine: with CUBICLE_OBJECT_STORE=s3 the process
+ * stops at start-up naming each missing variable, as for any other bad variable.
+ */
+export function checkObjectStoreEnv(env: ObjectStoreEnv, ctx: z.RefinementCtx): void {
+  for (const name of objectStoreEnvIssues(env))
+    ctx.addIssue({
+      code: 'custom',
+      path: [name],
+      message: 'required when CUBICLE_OBJECT_STORE=s3',
+    });
 }
 
 /** objectStoreConfigOf turns parsed objectStoreEnvFields into createObjectStore's config. */
@@ -61,4 +73,5 @@ export function objectStoreConfigOf(env: ObjectStoreEnv): ObjectStoreConfig {
 }
 
 /** objectStoreOf makes the store the env names (API and worker: createResources' `objectStore`). */
-export const objectStoreOf = (env: ObjectStoreEnv): ObjectStore => createObjectStore(objectStoreConfigOf(env));
+export const objectStoreOf = (env: ObjectStoreEnv): ObjectStore =>
+  createObjectStore(objectStoreConfigOf(env));

@@ -1,10 +1,23 @@
 import type { Db } from '@cubicle/db';
-import type { TenantDataKeys } from '@cubicle/object-store';
+import { ObjectStoreError, type TenantDataKeys } from '@cubicle/object-store';
 import { openBytes, sealBytes, type Keyring } from '../crypto/keyring.js';
 import { freshRandom } from '../crypto/random-pool.js';
 
 /** The aad a data key is wrapped with: a wrapped key copied onto another tenant's row fails to open. */
 const wrapAad = (tenantId: string) => `tenant-data-key:${tenantId}`;
+
+/** unwrap opens a stored data key; a keyring without its master key (or a moved row) is object_integrity. */
+function unwrap(keyring: Keyring, tenantId: string, wrappedKey: Uint8Array): Uint8Array {
+  try {
+    return new Uint8Array(openBytes(keyring, wrappedKey, wrapAad(tenantId)));
+  } catch (error) {
+    throw new ObjectStoreError(
+      'object_integrity',
+      `the data key of tenant ${tenantId} does not open with this keyring (a master key removed too early?)`,
+      { cause: error },
+    );
+  }
+}
 
 /**
  * createTenantDataKeys hands out each tenant's object data key: read from tenant_data_keys and
@@ -18,7 +31,7 @@ export function createTenantDataKeys(deps: { db: Db; keyring: Keyring }): Tenant
 
   async function load(tenantId: string): Promise<Uint8Array> {
     const row = await deps.db.tenantDataKey.findUnique({ where: { tenantId } });
-    if (row) return new Uint8Array(openBytes(deps.keyring, row.wrappedKey, wrapAad(tenantId)));
+    if (row) return unwrap(deps.keyring, tenantId, row.wrappedKey);
     const fresh = freshRandom(32);
     await deps.db.tenantDataKey.createMany({
       data: [
@@ -33,7 +46,7 @@ export function createTenantDataKeys(deps: { db: Db; keyring: Keyring }): Tenant
     fresh.fill(0);
     // Whoever won the insert, the row now holds the tenant's one key.
     const won = await deps.db.tenantDataKey.findUniqueOrThrow({ where: { tenantId } });
-    return new Uint8Array(openBytes(deps.keyring, won.wrappedKey, wrapAad(tenantId)));
+    return unwrap(deps.keyring, tenantId, won.wrappedKey);
   }
 
   return {
