@@ -1,6 +1,6 @@
 import { nowOf } from '../context.js';
 import { finishRecording } from './finish-recording.js';
-import { guestOfSandbox, leaseRecording, type RecordingDeps } from './pull-recordings.js';
+import { guestOfSandbox, type RecordingDeps } from './pull-recordings.js';
 import { storeSegments, VIDEO_CALL_TIMEOUT_MS } from './store-segments.js';
 
 const FLUSH_OWNER = 'release-flush';
@@ -20,16 +20,17 @@ export async function flushRecording(
     where: { state: 'recording', claim: { sandboxId } },
   });
   if (!recording) return;
-  const endedAt = nowOf(deps);
+  // The flush takes the recording over at once (a puller mid-pass may finish its segment: the
+  // seq guard and the guest id keep it stored once), so the encoder stops with the claim.
+  await deps.db.recording.updateMany({
+    where: { claimId: recording.claimId, state: 'recording' },
+    data: { leaseOwner: FLUSH_OWNER, leaseUntil: new Date(nowOf(deps).getTime() + 60_000) },
+  });
+  let endedAt = nowOf(deps);
   try {
-    // Wait out a puller mid-pass (its lease is short); then no one else stores meanwhile.
-    const deadline = Date.now() + 12_000;
-    while (!(await leaseRecording(deps, recording.claimId, FLUSH_OWNER))) {
-      if (Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
     const guest = await guestOfSandbox(deps, sandboxId);
     if (guest) {
+      endedAt = nowOf(deps);
       const status = await guest.call('video.stop', {}, { timeoutMs: VIDEO_CALL_TIMEOUT_MS });
       await storeSegments(
         deps.db,

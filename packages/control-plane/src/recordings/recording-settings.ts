@@ -85,7 +85,10 @@ export async function startClaimRecording(
   poolId: string,
   options: RecordingOptions | undefined,
 ): Promise<void> {
-  const pool = await deps.db.pool.findUnique({ where: { id: poolId }, select: { recording: true } });
+  const pool = await deps.db.pool.findUnique({
+    where: { id: poolId },
+    select: { recording: true },
+  });
   const settings = effectiveRecording(storedPoolRecording(pool?.recording ?? null), options);
   if (!settings) return;
   await deps.db.recording.upsert({

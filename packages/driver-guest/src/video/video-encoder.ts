@@ -210,11 +210,17 @@ export class VideoEncoder {
     if (this.state !== 'recording') return;
     const now = Date.now();
     const hadSegment = existsSync(join(run.dir, RUN_FILES.playlist));
-    this.failures = hadSegment ? [] : [...this.failures, now].filter((t) => now - t < FAILURE_WINDOW_MS);
+    this.failures = hadSegment
+      ? []
+      : [...this.failures, now].filter((t) => now - t < FAILURE_WINDOW_MS);
     if (this.failures.length >= MAX_QUICK_FAILURES) {
       this.state = 'failed';
       const last = log.trim().split('\n').slice(-3).join(' | ');
-      this.error = `the encoder exited (${signal ?? code}) ${MAX_QUICK_FAILURES} times: ${last}`.slice(0, 1000);
+      this.error =
+        `the encoder exited (${signal ?? code}) ${MAX_QUICK_FAILURES} times: ${last}`.slice(
+          0,
+          1000,
+        );
       return;
     }
     this.restarts++;

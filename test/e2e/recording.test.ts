@@ -1,0 +1,350 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sweepRecordings, type RecordingDeps } from '@cubicle/control-plane';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, waitFor, type Stack } from './support/stack.js';
+
+// A GTK window whose button paints the whole window red: an effect a video frame shows plainly.
+const PAINT_WINDOW = [
+  '/usr/bin/python3',
+  '-c',
+  [
+    "import gi; gi.require_version('Gtk','3.0'); from gi.repository import Gtk, Gdk",
+    'css=Gtk.CssProvider(); css.load_from_data(b"window.red { background: #d01010; } button { font-size: 28px; }")',
+    'Gtk.StyleContext.add_provider_for_screen(Gdk.Screen.get_default(), css, 800)',
+    "w=Gtk.Window(title='rec-e2e'); w.set_default_size(1000,700); w.move(0,0)",
+    "b=Gtk.Button(label='Paint'); b.connect('clicked', lambda *_: w.get_style_context().add_class('red'))",
+    'box=Gtk.Box(); box.set_halign(Gtk.Align.CENTER); box.set_valign(Gtk.Align.CENTER); box.add(b); w.add(box)',
+    "w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()",
+  ].join('\n'),
+];
+
+interface RecordingBody {
+  state: string;
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number;
+  size_bytes: number;
+  segment_count: number;
+  fps: number;
+  segments: {
+    seq: number;
+    started_at: string;
+    offset_ms: number;
+    duration_ms: number;
+    bytes: number;
+  }[];
+  media_url: string;
+  expires_at: string | null;
+}
+
+/** ffprobe's view of a file: duration (s) and decoded frame count. */
+function probe(file: string): { duration: number; frames: number } {
+  const out = JSON.parse(
+    execFileSync(
+      'ffprobe',
+      [
+        '-v',
+        'error',
+        '-count_frames',
+        '-show_entries',
+        'format=duration:stream=nb_read_frames',
+        '-of',
+        'json',
+        file,
+      ],
+      { encoding: 'utf8' },
+    ),
+  ) as { format: { duration: string }; streams: { nb_read_frames: string }[] };
+  return { duration: Number(out.format.duration), frames: Number(out.streams[0]!.nb_read_frames) };
+}
+
+/** decodeErrors decodes every frame and answers FFmpeg's complaints (empty when all play). */
+function decodeErrors(file: string): string {
+  return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** gray160 is an image or a video frame at `at` seconds, as 160×100 grey bytes. */
+function gray160(file: string, at?: number): Buffer {
+  return execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    ...(at === undefined ? [] : ['-ss', at.toFixed(3)]),
+    '-i',
+    file,
+    '-frames:v',
+    '1',
+    '-vf',
+    'scale=160:100',
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'gray',
+    '-',
+  ]);
+}
+
+const meanDiff = (a: Buffer, b: Buffer) => {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
+  return sum / a.length;
+};
+
+/**
+ * Video recording on a real desktop with real FFmpeg: the worker pulls segments while the claim
+ * runs, stores them sealed in the object store, and the API serves them as one MP4.
+ */
+describe('claim video recording', () => {
+  let s: Stack;
+  const dir = mkdtempSync(join(tmpdir(), 'cubicle-recording-e2e-'));
+  const call = (method: string, url: string, payload?: unknown, auth = s.auth) =>
+    s.api.inject({
+      method: method as 'GET',
+      url,
+      headers: auth,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+  const recording = async (claimId: string) =>
+    (await call('GET', `/v1/claims/${claimId}/recording`)).json() as RecordingBody;
+  const claimWarm = async () => {
+    await waitFor(
+      async () => (await call('GET', '/v1/pools/rec')).json().counts.warm >= 1,
+      120_000,
+      250,
+    );
+    const created = await call('POST', '/v1/pools/rec/claims', { ttl_seconds: 600 });
+    expect(created.statusCode).toBe(201);
+    return created.json().id as string;
+  };
+  const release = async (claimId: string) => {
+    expect((await call('DELETE', `/v1/claims/${claimId}`)).statusCode).toBe(200);
+    await waitFor(async () => (await recording(claimId)).state === 'finished', 60_000, 250);
+    return recording(claimId);
+  };
+  const download = async (claimId: string, name: string) => {
+    const media = await call('GET', `/v1/claims/${claimId}/recording/media`);
+    expect(media.statusCode).toBe(200);
+    expect(media.headers['content-type']).toBe('video/mp4');
+    const file = join(dir, name);
+    writeFileSync(file, media.rawPayload);
+    return file;
+  };
+
+  beforeAll(async () => {
+    s = await startStack();
+    const pool = await call('PUT', '/v1/pools/rec', {
+      image: 'local',
+      autoscaling: { min: 0, initial: 1, max: 2 },
+      recording: { video: true, fps: 5, quality: 'medium' },
+    });
+    expect(pool.statusCode).toBe(201);
+    expect(pool.json().recording).toMatchObject({ video: true, fps: 5, quality: 'medium' });
+    expect(pool.json().recording.estimate.cpu_pct_one_core).toBeGreaterThan(0);
+    expect(
+      (
+        await call('PUT', '/v1/pools/plain', {
+          image: 'local',
+          autoscaling: { min: 0, initial: 0, max: 1 },
+        })
+      ).statusCode,
+    ).toBe(201);
+  });
+  afterAll(async () => {
+    await s?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses recording from a pool that offers none', async () => {
+    const refused = await call('POST', '/v1/pools/plain/claims', {
+      recording: { video: true },
+      wait_seconds: 0,
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error.code).toBe('recording_not_allowed');
+  });
+
+  it('records while an app is driven: the video decodes, its length and frames match, a step’s frame shows its effect', async () => {
+    const claimId = await claimWarm();
+    const launched = await call('POST', `/v1/claims/${claimId}/windows/launch`, {
+      argv: PAINT_WINDOW,
+      wait_for_window_ms: 20_000,
+    });
+    expect(launched.statusCode).toBe(200);
+    const windowId = launched.json().window.window_id as number;
+    await waitFor(async () => (await recording(claimId)).segment_count >= 2, 30_000, 250);
+    const before = await call('GET', `/v1/claims/${claimId}/screenshot`);
+    writeFileSync(join(dir, 'before.png'), before.rawPayload);
+    const rows = (
+      await call('POST', `/v1/claims/${claimId}/observe`, {
+        window_id: windowId,
+        include_screenshot: false,
+      })
+    ).json().elements as { element_token: string; role: string; name?: string }[];
+    const paint = rows.find((r) => r.role === 'push_button' && r.name === 'Paint')!;
+    const act = await call('POST', `/v1/claims/${claimId}/act`, {
+      window_id: windowId,
+      element_token: paint.element_token,
+      action: 'click',
+    });
+    expect(act.statusCode).toBe(200);
+    const after = await call('GET', `/v1/claims/${claimId}/screenshot`);
+    writeFileSync(join(dir, 'after.png'), after.rawPayload);
+    // Live: the step's frame is playable within a few seconds, before the claim ends.
+    const stepAt = Date.parse(
+      (await call('GET', `/v1/claims/${claimId}/actions`)).json().data[0].created_at as string,
+    );
+    await waitFor(
+      async () => {
+        const r = await recording(claimId);
+        return Date.parse(r.started_at!) + r.duration_ms > stepAt + 500;
+      },
+      15_000,
+      200,
+    );
+    await new Promise((r) => setTimeout(r, 3000));
+
+    const done = await release(claimId);
+    expect(done.ended_at).not.toBeNull();
+    expect(done.expires_at).not.toBeNull();
+    expect(done.segments.map((x) => x.seq)).toEqual(done.segments.map((_, i) => i));
+    const file = await download(claimId, 'one.mp4');
+    expect(readFileSync(file).length).toBe(done.size_bytes);
+    expect(decodeErrors(file)).toBe('');
+    const { duration, frames } = probe(file);
+    const span = (Date.parse(done.ended_at!) - Date.parse(done.started_at!)) / 1000;
+    expect(Math.abs(duration - span)).toBeLessThanOrEqual(1);
+    expect(Math.abs(duration - done.duration_ms / 1000)).toBeLessThanOrEqual(0.25);
+    expect(frames).toBeGreaterThanOrEqual(Math.floor(done.fps * duration * 0.85));
+    expect(frames).toBeLessThanOrEqual(Math.ceil(done.fps * duration * 1.05));
+
+    // The step's timestamp on the video's axis shows the painted window, not the one before.
+    const at = (stepAt - Date.parse(done.started_at!)) / 1000;
+    const frame = gray160(file, at);
+    const toAfter = meanDiff(frame, gray160(join(dir, 'after.png')));
+    const toBefore = meanDiff(frame, gray160(join(dir, 'before.png')));
+    console.info(
+      'recording figures',
+      JSON.stringify({
+        duration,
+        span,
+        frames,
+        fps: done.fps,
+        segments: done.segment_count,
+        bytes: done.size_bytes,
+        step_at_s: at,
+        diff_after: toAfter,
+        diff_before: toBefore,
+      }),
+    );
+    expect(toAfter).toBeLessThan(toBefore);
+    expect(toAfter).toBeLessThan(12);
+    // ...and a frame well before the step still shows the window unpainted.
+    const early = gray160(file, Math.max(0, at - 2.5));
+    expect(meanDiff(early, gray160(join(dir, 'before.png')))).toBeLessThan(
+      meanDiff(early, gray160(join(dir, 'after.png'))),
+    );
+
+    // Range requests: a middle slice is 206 with its Content-Range; past the end is 416.
+    const ranged = await s.api.inject({
+      method: 'GET',
+      url: `/v1/claims/${claimId}/recording/media`,
+      headers: { ...s.auth, range: 'bytes=100-1099' },
+    });
+    expect(ranged.statusCode).toBe(206);
+    expect(ranged.headers['content-range']).toBe(`bytes 100-1099/${done.size_bytes}`);
+    expect(ranged.rawPayload.equals(readFileSync(file).subarray(100, 1100))).toBe(true);
+    const past = await s.api.inject({
+      method: 'GET',
+      url: `/v1/claims/${claimId}/recording/media`,
+      headers: { ...s.auth, range: `bytes=${done.size_bytes}-` },
+    });
+    expect(past.statusCode).toBe(416);
+
+    // Another tenant sees neither the recording nor its media.
+    expect(
+      (await call('GET', `/v1/claims/${claimId}/recording`, undefined, s.other.auth)).statusCode,
+    ).toBe(404);
+    expect(
+      (await call('GET', `/v1/claims/${claimId}/recording/media`, undefined, s.other.auth))
+        .statusCode,
+    ).toBe(404);
+
+    // Retention: nothing goes before the deadline; past it the sweep deletes objects and rows.
+    const resources = (s.api as unknown as { resources: RecordingDeps }).resources;
+    const at0 = Date.parse(done.expires_at!);
+    expect(await sweepRecordings({ ...resources, now: () => new Date(at0 - 1000) })).toBe(0);
+    expect((await call('GET', `/v1/claims/${claimId}/recording`)).statusCode).toBe(200);
+    expect(await sweepRecordings({ ...resources, now: () => new Date(at0 + 1000) })).toBe(1);
+    expect((await call('GET', `/v1/claims/${claimId}/recording`)).statusCode).toBe(404);
+    expect((await call('GET', `/v1/claims/${claimId}/recording/media`)).statusCode).toBe(404);
+    expect(await s.db.recordingSegment.count({ where: { claimId } })).toBe(0);
+    const left = readdirSync(s.objectStore.dir, { recursive: true }).filter((f) =>
+      String(f).includes(claimId),
+    );
+    expect(left).toEqual([]);
+  });
+
+  it('kill -9 of the encoder and then of the worker loses at most a segment each; every stored segment plays', async () => {
+    const claimId = await claimWarm();
+    await waitFor(async () => (await recording(claimId)).segment_count >= 2, 30_000, 250);
+    // The encoder: the FFmpeg in this claim's sandbox, found on the host by the sandbox's cgroup
+    // (named after the sandbox id), or the only recording FFmpeg when cgroups are not in use.
+    const sandboxId = (await call('GET', `/v1/claims/${claimId}`)).json().sandbox.id as string;
+    const encoders = readdirSync('/proc').filter((p) => {
+      try {
+        const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+        return /^\d+$/.test(p) && cmd.startsWith('ffmpeg') && cmd.includes('x11grab');
+      } catch {
+        return false;
+      }
+    });
+    const ours = encoders.filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cgroup`, 'utf8').includes(sandboxId);
+      } catch {
+        return false;
+      }
+    });
+    const pids = ours.length > 0 ? ours : encoders;
+    expect(pids).toHaveLength(1);
+    const beforeKill = (await recording(claimId)).segment_count;
+    process.kill(Number(pids[0]), 'SIGKILL');
+    await waitFor(
+      async () => (await recording(claimId)).segment_count >= beforeKill + 2,
+      30_000,
+      250,
+    );
+    await s.restartWorker({ crash: true });
+    const afterWorker = (await recording(claimId)).segment_count;
+    await waitFor(
+      async () => (await recording(claimId)).segment_count >= afterWorker + 2,
+      45_000,
+      250,
+    );
+    const done = await release(claimId);
+    expect(done.segments.map((x) => x.seq)).toEqual(done.segments.map((_, i) => i));
+    // Gaps: the encoder's restart loses at most its open segment (2 s) plus the restart.
+    const gaps = done.segments
+      .slice(1)
+      .map(
+        (seg, i) => seg.offset_ms - (done.segments[i]!.offset_ms + done.segments[i]!.duration_ms),
+      );
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(2000 + 2500);
+    expect(gaps.filter((g) => g > 300).length).toBeLessThanOrEqual(1);
+    const file = await download(claimId, 'crashes.mp4');
+    expect(decodeErrors(file)).toBe('');
+    const { duration, frames } = probe(file);
+    expect(Math.abs(duration - done.duration_ms / 1000)).toBeLessThanOrEqual(0.5);
+    const stored = done.segments.reduce((n, x) => n + x.duration_ms, 0) / 1000;
+    console.info(
+      'crash figures',
+      JSON.stringify({ duration, frames, stored, gaps, segments: done.segment_count }),
+    );
+    expect(frames).toBeGreaterThanOrEqual(Math.floor(done.fps * stored * 0.85));
+  });
+});
