@@ -334,6 +334,58 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
     expect(render('default', [join(chart, 'ci/default-values.yaml')]).code).toBe(0);
   });
 
+  it('object store: fs mounts one volume in api and worker; s3 reads its keys from a Secret; s3 without bucket or Secret is refused', async () => {
+    const defaults = join(chart, 'ci/default-values.yaml');
+    const volumesOf = (obj: KubeObject) =>
+      (podTemplate(obj).spec as { volumes: { name: string; [k: string]: unknown }[] }).volumes;
+    const fsNamespace = await cluster.createNamespace('cubicle-objects-');
+    const fs = render(fsNamespace, [defaults], ['objectStore.fs.existingClaim=shared-objects']);
+    expect(fs.code).toBe(0);
+    for (const name of ['cubicle-api', 'cubicle-worker']) {
+      const deployment = find(fs.objects, 'Deployment', name);
+      expect(envOf(deployment).get('CUBICLE_OBJECT_STORE')?.value).toBe('fs');
+      expect(envOf(deployment).get('CUBICLE_OBJECT_STORE_DIR')?.value).toBe(
+        '/var/lib/cubicle/objects',
+      );
+      expect(volumesOf(deployment).find((v) => v.name === 'objects')).toEqual({
+        name: 'objects',
+        persistentVolumeClaim: { claimName: 'shared-objects' },
+      });
+    }
+    // The Deployments with the claim's volume pass the API server's strict validation.
+    for (const name of ['cubicle-api', 'cubicle-worker']) {
+      const deployment = find(fs.objects, 'Deployment', name);
+      expect((await strictDryRun(client, index, deployment, fsNamespace)).status).toBe(201);
+    }
+
+    const s3Set = [
+      'objectStore.kind=s3',
+      'objectStore.s3.endpoint=https://minio.example:9000',
+      'objectStore.s3.bucket=cubicle-objects',
+      'objectStore.s3.credentialsSecret=s3-keys',
+    ];
+    const s3 = render('default', [defaults], s3Set);
+    expect(s3.code).toBe(0);
+    for (const name of ['cubicle-api', 'cubicle-worker']) {
+      const deployment = find(s3.objects, 'Deployment', name);
+      const env = envOf(deployment);
+      expect(env.get('CUBICLE_OBJECT_STORE')?.value).toBe('s3');
+      expect(env.get('CUBICLE_S3_BUCKET')?.value).toBe('cubicle-objects');
+      expect(env.get('CUBICLE_S3_ENDPOINT')?.value).toBe('https://minio.example:9000');
+      expect(env.get('CUBICLE_S3_FORCE_PATH_STYLE')?.value).toBe('1');
+      expect(env.get('CUBICLE_S3_ACCESS_KEY_ID')?.valueFrom?.secretKeyRef).toEqual({
+        name: 's3-keys',
+        key: 'access-key-id',
+      });
+      expect(env.get('CUBICLE_S3_SECRET_ACCESS_KEY')?.value).toBeUndefined();
+      expect(volumesOf(deployment).some((v) => v.name === 'objects')).toBe(false);
+    }
+    const missing = render('default', [defaults], ['objectStore.kind=s3']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/objectStore\/s3\/bucket/);
+    expect(missing.stderr).toMatch(/objectStore\/s3\/credentialsSecret/);
+  });
+
   it('secrets live in Secrets only, are read through secretKeyRef, and are generated once (lookup)', async () => {
     const namespace = await cluster.createNamespace('cubicle-keys-');
     const { objects } = render(namespace, [join(chart, 'ci/default-values.yaml')]);

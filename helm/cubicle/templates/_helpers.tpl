@@ -149,6 +149,52 @@ key: redis-url
   value: {{ join "," .Values.egress.hostAddresses | quote }}
 {{- end -}}
 
+{{/* The object store's variables (api and worker name the same store); keys from a Secret. */}}
+{{- define "cubicle.objectStoreEnv" -}}
+{{- $o := .Values.objectStore -}}
+- name: CUBICLE_OBJECT_STORE
+  value: {{ $o.kind | quote }}
+{{- if eq $o.kind "s3" }}
+{{- with $o.s3.endpoint }}
+- name: CUBICLE_S3_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+- name: CUBICLE_S3_REGION
+  value: {{ $o.s3.region | quote }}
+- name: CUBICLE_S3_BUCKET
+  value: {{ $o.s3.bucket | quote }}
+- name: CUBICLE_S3_FORCE_PATH_STYLE
+  value: {{ ternary "1" "0" $o.s3.forcePathStyle | quote }}
+- name: CUBICLE_S3_ACCESS_KEY_ID
+  valueFrom:
+    secretKeyRef: { name: {{ $o.s3.credentialsSecret }}, key: {{ $o.s3.accessKeyIdKey }} }
+- name: CUBICLE_S3_SECRET_ACCESS_KEY
+  valueFrom:
+    secretKeyRef: { name: {{ $o.s3.credentialsSecret }}, key: {{ $o.s3.secretAccessKeyKey }} }
+{{- else }}
+- name: CUBICLE_OBJECT_STORE_DIR
+  value: /var/lib/cubicle/objects
+{{- end }}
+{{- end -}}
+
+{{/* The fs object store's volume and mount (nothing for s3). */}}
+{{- define "cubicle.objectStoreMount" -}}
+{{- if eq .Values.objectStore.kind "fs" }}
+- { name: objects, mountPath: /var/lib/cubicle/objects }
+{{- end }}
+{{- end -}}
+{{- define "cubicle.objectStoreVolume" -}}
+{{- $o := .Values.objectStore -}}
+{{- if eq $o.kind "fs" }}
+- name: objects
+  {{- if $o.fs.existingClaim }}
+  persistentVolumeClaim: { claimName: {{ $o.fs.existingClaim }} }
+  {{- else }}
+  emptyDir: {}
+  {{- end }}
+{{- end }}
+{{- end -}}
+
 {{/* Pod-level settings shared by every Deployment. */}}
 {{- define "cubicle.podCommon" -}}
 {{- with .root.Values.image.pullSecrets }}
