@@ -2,6 +2,8 @@ import {
   LiveClaimMemory,
   answerGuestCallJob,
   answerLostGuestCall,
+  answerPauseJob,
+  resumeForActivity,
   deliverOnAttach,
   syncClaimSecrets,
   type WorkerDeps,
@@ -91,6 +93,16 @@ export class GuestQueues {
   private async process(job: TakenJob): Promise<unknown> {
     const started = Date.now();
     let outcome: 'completed' | 'failed' = 'failed';
+    const answerTo = { publisher: this.options.connection, prefix: this.options.prefix };
+    if (job.name === 'claim.pause') {
+      // Pause and resume themselves: nothing reaches the guest (it may be frozen).
+      const result = await answerPauseJob(this.deps, answerTo, job);
+      this.options.observe?.(job.name, 'completed', (Date.now() - started) / 1000);
+      return result;
+    }
+    // Every other lane job reaches the guest: a paused desktop is resumed first (and the call
+    // counts as activity for auto-pause). A failure is left to the job's own answer.
+    await this.resumeIfPaused(job);
     if (job.name !== 'secrets.sync') await this.deliverSecretsOnce(job);
     try {
       const result =
@@ -114,6 +126,36 @@ export class GuestQueues {
     } finally {
       // Nothing of the job rests in Redis once taken (typed text included): no rewrite needed.
       this.options.observe?.(job.name, outcome, (Date.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * resumeIfPaused is the hook every driving call passes through (resumeForActivity): the
+   * claim's activity is recorded and a paused desktop thawed before the job talks to its guest.
+   */
+  private async resumeIfPaused(job: TakenJob): Promise<void> {
+    const {
+      tenant_id: tenantId,
+      sandbox_id: sandboxId,
+      claim_id: claimId,
+    } = job.data as {
+      tenant_id?: unknown;
+      sandbox_id?: unknown;
+      claim_id?: unknown;
+    };
+    if (
+      typeof tenantId !== 'string' ||
+      typeof sandboxId !== 'string' ||
+      typeof claimId !== 'string'
+    )
+      return;
+    try {
+      await resumeForActivity(this.deps, { tenantId, claimId, sandboxId }, 'drive');
+    } catch (err) {
+      this.options.log.warn(
+        { sandboxId, err: (err as Error).message },
+        'paused desktop not resumed',
+      );
     }
   }
 

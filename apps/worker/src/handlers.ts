@@ -1,6 +1,7 @@
 import {
   destroySandbox,
   expireHandoffs,
+  pauseIdleClaims,
   provisionSandbox,
   reclaimClaims,
   reconcileAll,
@@ -32,7 +33,9 @@ export function buildHandlers(
       for (const r of released) metrics?.recordReclaim(r.reason, (now - r.dueAt.getTime()) / 1000);
       // Handoffs whose lease ran out (or whose claim ended) give control back in the same sweep.
       const handoffs = await expireHandoffs(deps);
-      return { released: released.length, handoffs_ended: handoffs.length };
+      // Auto-pause: claims idle for their pool's idle_pause_seconds get a pause on their lane.
+      const paused = await pauseIdleClaims(deps);
+      return { released: released.length, handoffs_ended: handoffs.length, idle_paused: paused };
     },
     'pools.sweep': async () => {
       const { pools, swept, primed } = await reconcileAll(deps);

@@ -42,6 +42,8 @@ const FLOORS = [
   'secrets',
   'handoffs',
   'guest-calls',
+  // Pause freezes a claim's desktop through the lane guest calls use; runs resume it at start.
+  'pause',
   'runs',
   // The timeline reads every system's rows of a claim and redacts with its secrets.
   'timeline',

@@ -61,6 +61,11 @@ export { guestAttachChannel } from './guest/guest-attach.js';
 export { sandboxGuestClient } from './guest/guest-client.js';
 export { primeDesktop } from './sandboxes/prime-desktop.js';
 export { GuestCalls } from './guest-calls/guest-calls.js';
+
+// Pause and resume: the API's routes and viewer hook, the worker's lane job, activity hook and sweep.
+export { pauseClaim, resumeBeforeViewing, resumeClaim } from './pause/pause-claim.js';
+export { answerPauseJob, resumeForActivity } from './pause/pause-lane.js';
+export { pauseIdleClaims } from './pause/pause-idle-claims.js';
 export { listActions } from './guest-calls/list-actions.js';
 
 // Handoffs: an agent hands its desktop to a human with a lease on control (the REST routes, the

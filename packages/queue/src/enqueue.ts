@@ -15,7 +15,7 @@ import { SandboxLanes, type LaneJob } from './lanes/sandbox-lanes.js';
  * catalog's queue names are plain strings to TypeScript, so the list is written out; a unit test
  * holds it equal to the catalog.
  */
-export type LaneJobName = 'guest.call' | 'secrets.sync';
+export type LaneJobName = 'guest.call' | 'secrets.sync' | 'claim.pause';
 
 /** isLaneJob tells whether a job runs on its sandbox's lane rather than on a BullMQ queue. */
 export const isLaneJob = (name: JobName): name is LaneJobName =>

@@ -1,6 +1,6 @@
 import { Routes, type RouteName } from '@cubicle/contract/api';
 import { ScreenshotImage, type GuestOperation } from '@cubicle/contract/guest';
-import { GuestCalls, listActions } from '@cubicle/control-plane';
+import { GuestCalls, listActions, pauseClaim, resumeClaim } from '@cubicle/control-plane';
 import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
 import { Plugin } from '../plugins/plugin-names.js';
@@ -77,6 +77,15 @@ export const driveRoutes = routeGroup(Plugin.driveRoutes, (app) => {
   route(app, Routes.inputClaim, forward(DriveOperations.inputClaim));
   route(app, Routes.verifyClaim, forward(DriveOperations.verifyClaim));
   route(app, Routes.screenshotClaim, forward(DriveOperations.screenshotClaim));
+  // Pause and resume go down the same lane as the calls (after those queued before them).
+  route(app, Routes.pauseClaim, async ({ request, params }) => ({
+    status: 200,
+    body: await pauseClaim(deps, guest, tenantOf(request), params.id),
+  }));
+  route(app, Routes.resumeClaim, async ({ request, params }) => ({
+    status: 200,
+    body: await resumeClaim(deps, guest, tenantOf(request), params.id),
+  }));
   route(app, Routes.runClaimShell, forward(DriveOperations.runClaimShell));
   route(app, Routes.readClaimFile, forward(DriveOperations.readClaimFile));
   route(app, Routes.writeClaimFile, forward(DriveOperations.writeClaimFile));

@@ -6,6 +6,7 @@ import {
   recheckStreams,
   type TicketDeps,
 } from '@cubicle/viewer';
+import { resumeBeforeViewing } from '@cubicle/control-plane';
 import fp from 'fastify-plugin';
 import { Plugin } from '../plugins/plugin-names.js';
 import { registerHandoffRoutes } from '../routes/handoffs.js';
@@ -50,6 +51,10 @@ export const viewerPlugin = fp<ViewerPluginOptions>(
       leases,
       keyring,
       handoffs: app.resources,
+      // The drive routes' GuestCalls (registered after this plugin, there by the first stream).
+      resume: async (tenantId, claimId) => {
+        if (app.guestCalls) await resumeBeforeViewing({ db }, app.guestCalls, tenantId, claimId);
+      },
     });
 
     const subscriber = redis.duplicate();

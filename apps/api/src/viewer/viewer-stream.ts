@@ -45,6 +45,8 @@ export function registerViewerStream(
     keyring?: Keyring;
     /** Renews a handoff's lease from the input of its control streams (renewHandoffLease). */
     handoffs?: Deps;
+    /** Resumes a paused claim before its stream is bridged (resumeBeforeViewing). */
+    resume?: (tenantId: string, claimId: string) => Promise<void>;
   } = {},
 ) {
   app.route({
@@ -63,6 +65,8 @@ export function registerViewerStream(
         });
       if (!resolved.vncEndpoint)
         throw new AppError('backend_unavailable', 'this sandbox has no VNC server');
+      // A paused desktop's VNC server is frozen with it: resume it before the bridge.
+      await options.resume?.(resolved.tenantId, resolved.claimId);
       resolvedOf.set(request, resolved);
       const preamble = options.keyring
         ? await vncPreambleForSandbox(deps.db, options.keyring, resolved.sandboxId)

@@ -56,6 +56,16 @@ export const Claim = named(
      * `effect: confirmed` (the SLO an agent's owner feels); null until there is one.
      */
     time_to_first_confirmed_action_ms: z.number().min(0).nullable(),
+    /**
+     * Set while the claim's desktop is paused (frozen: no CPU; `POST /v1/claims/{id}/pause`, or
+     * the pool's `idle_pause_seconds`); null while it runs. A paused claim stays `active`; any
+     * driving call, viewer connection or run start resumes it first. While paused, neither the
+     * TTL (`expires_at`) nor the idle window runs down: resuming moves both on by the time
+     * paused. Only `max_expires_at` (the hard maximum) counts paused time.
+     */
+    paused_at: Timestamp.nullable(),
+    /** Seconds the claim has spent paused so far (the open pause included). */
+    paused_seconds: z.number().min(0),
   }),
 );
 export type Claim = z.infer<typeof Claim>;

@@ -130,6 +130,19 @@ const PoolSpecShape = {
     .max(7 * DAY)
     .nullable()
     .default(null),
+  /**
+   * Auto-pause: a claim with no driving call, viewer connection or run for this many seconds is
+   * paused (its desktop frozen, no CPU) until its next call; null never pauses. Paused time does
+   * not count toward the TTL or the idle timeout, only the maximum lifetime. Backends that cannot
+   * pause (kubernetes) ignore it.
+   */
+  idle_pause_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * DAY)
+    .nullable()
+    .default(null),
   env: PoolEnv.default({}),
   kubernetes: PoolKubernetes.nullable().default(null),
   /**
@@ -201,6 +214,8 @@ export const Pool = named(
     claim_ttl_seconds: z.number().int(),
     max_claim_lifetime_seconds: z.number().int(),
     idle_timeout_seconds: z.number().int().nullable(),
+    /** Auto-pause after this many seconds without a driving call, viewer or run; null never. */
+    idle_pause_seconds: z.number().int().nullable(),
     env: z.record(z.string(), z.string()),
     kubernetes: PoolKubernetes.nullable(),
     /** The pool's egress policy; null follows the installation default. */

@@ -73,6 +73,11 @@ export const UsageTotals = named(
      * (the sum of the `count` of the claims' `egress.denied` lines).
      */
     egress_denials: z.int().min(0),
+    /**
+     * Seconds of `claim_seconds` the claims' desktops were paused (frozen: no CPU); active time
+     * is `claim_seconds - paused_seconds`.
+     */
+    paused_seconds: z.number().min(0),
   }),
 );
 export type UsageTotals = z.infer<typeof UsageTotals>;
@@ -202,6 +207,7 @@ export const USAGE_CSV_COLUMNS = [
   'runs',
   'run_seconds',
   'egress_denials',
+  'paused_seconds',
 ] as const;
 
 const csvCell = (value: unknown): string => {

@@ -32,6 +32,8 @@ export const WebhookEventType = named(
     'egress.denied',
     'claim.handoff_requested',
     'claim.handoff_returned',
+    'claim.paused',
+    'claim.resumed',
   ]),
 );
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -253,6 +255,38 @@ export const SandboxOomKilledData = named(
   }),
 );
 
+/**
+ * ClaimPausedData: the claim's desktop was frozen, by `POST /v1/claims/{id}/pause` (`api`) or
+ * by the pool's idle_pause_seconds (`idle`).
+ */
+export const ClaimPausedData = named(
+  'ClaimPausedData',
+  z.strictObject({
+    claim_id: ClaimId,
+    pool: z.string(),
+    pool_id: PoolId,
+    sandbox_id: SandboxId,
+    reason: z.enum(['api', 'idle']),
+  }),
+);
+
+/**
+ * ClaimResumedData: the claim's desktop runs again, by `POST /v1/claims/{id}/resume` (`api`) or
+ * transparently before a driving call (`drive`), a viewer connection (`viewer`) or a run
+ * (`run`); `paused_seconds` is how long this pause lasted.
+ */
+export const ClaimResumedData = named(
+  'ClaimResumedData',
+  z.strictObject({
+    claim_id: ClaimId,
+    pool: z.string(),
+    pool_id: PoolId,
+    sandbox_id: SandboxId,
+    reason: z.enum(['api', 'drive', 'viewer', 'run']),
+    paused_seconds: z.number().min(0),
+  }),
+);
+
 /** WebhookEventData maps each event type to the `data` of its payload. */
 export const WebhookEventData = {
   'claim.activated': ClaimActivatedData,
@@ -263,6 +297,8 @@ export const WebhookEventData = {
   'egress.denied': EgressDeniedData,
   'claim.handoff_requested': HandoffRequestedData,
   'claim.handoff_returned': HandoffReturnedData,
+  'claim.paused': ClaimPausedData,
+  'claim.resumed': ClaimResumedData,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 export type WebhookEventDataOf<T extends WebhookEventType> = z.infer<(typeof WebhookEventData)[T]>;
 
@@ -309,6 +345,16 @@ export const WebhookPayload = named(
       type: z.literal('claim.handoff_returned'),
       timestamp: Timestamp,
       data: HandoffReturnedData,
+    }),
+    z.strictObject({
+      type: z.literal('claim.paused'),
+      timestamp: Timestamp,
+      data: ClaimPausedData,
+    }),
+    z.strictObject({
+      type: z.literal('claim.resumed'),
+      timestamp: Timestamp,
+      data: ClaimResumedData,
     }),
   ]),
 );

@@ -89,6 +89,24 @@ export const Jobs = {
     description:
       "Forward one guest protocol call to the sandbox's guest driver and store its result.",
   }),
+  'claim.pause': job({
+    queue: 'guest-{sandbox_id}',
+    payload: z.strictObject({
+      tenant_id: TenantId,
+      claim_id: ClaimId,
+      sandbox_id: SandboxId,
+      /** `pause`, `resume`, or `idle_pause`: pause only if the claim is still idle when it runs. */
+      action: z.enum(['pause', 'resume', 'idle_pause']),
+      /** Who asked for a resume: the API (`api`) or a viewer connecting (`viewer`). */
+      reason: z.enum(['api', 'viewer']).optional(),
+    }),
+    // Pause and resume are idempotent, but the caller waits for this one answer.
+    attempts: 1,
+    backoff: null,
+    timeout_ms: 30_000,
+    description:
+      "Freeze or thaw a claim's desktop through its backend; on the sandbox's queue, so it runs after the calls queued before it.",
+  }),
   'secrets.sync': job({
     queue: 'guest-{sandbox_id}',
     // Ids only: the worker reads and decrypts the claim's secrets when the job runs.

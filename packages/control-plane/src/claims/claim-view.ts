@@ -28,5 +28,11 @@ export function toClaimView(row: ClaimRow): ClaimView {
     time_to_first_confirmed_action_ms: row.firstConfirmedActionAt
       ? Math.max(0, row.firstConfirmedActionAt.getTime() - row.createdAt.getTime())
       : null,
+    paused_at: row.pausedAt ? row.pausedAt.toISOString() : null,
+    // The open pause counts up to the moment of the answer.
+    paused_seconds:
+      (Number(row.pausedMs) +
+        (row.pausedAt ? Math.max(0, Date.now() - row.pausedAt.getTime()) : 0)) /
+      1000,
   };
 }

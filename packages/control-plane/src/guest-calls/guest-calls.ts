@@ -126,7 +126,42 @@ export class GuestCalls {
     operation: GuestOperation,
     request: Record<string, unknown>,
   ): Promise<unknown> {
-    const boundMs = guestCallWaitMs(operation, request);
+    return this.send(tenantId, claimId, guestCallWaitMs(operation, request), (sandboxId, jobId) =>
+      this.deps.queues.enqueue(
+        'guest.call',
+        { tenant_id: tenantId, claim_id: claimId, sandbox_id: sandboxId, operation, request },
+        { jobId },
+      ),
+    );
+  }
+
+  /**
+   * pause asks the worker to pause or resume the claim's desktop (a `claim.pause` job on the
+   * sandbox's lane, after the calls queued before it) and answers its outcome.
+   */
+  async pause(
+    tenantId: string,
+    claimId: string,
+    action: 'pause' | 'resume',
+    boundMs: number,
+    reason: 'api' | 'viewer' = 'api',
+  ): Promise<unknown> {
+    return this.send(tenantId, claimId, boundMs, (sandboxId, jobId) =>
+      this.deps.queues.enqueue(
+        'claim.pause',
+        { tenant_id: tenantId, claim_id: claimId, sandbox_id: sandboxId, action, reason },
+        { jobId },
+      ),
+    );
+  }
+
+  /** send enqueues one job of the claim's lane (enqueue) and waits for its answer. */
+  private async send(
+    tenantId: string,
+    claimId: string,
+    boundMs: number,
+    enqueue: (sandboxId: string, jobId: string) => Promise<unknown>,
+  ): Promise<unknown> {
     let jobId: string | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -140,11 +175,7 @@ export class GuestCalls {
           this.waiters.set(id, { resolve });
           timer = setTimeout(() => resolve(undefined), boundMs);
         });
-        await this.deps.queues.enqueue(
-          'guest.call',
-          { tenant_id: tenantId, claim_id: claimId, sandbox_id: sandboxId, operation, request },
-          { jobId: id },
-        );
+        await enqueue(sandboxId, id);
         return { waiting };
       });
       const outcome = await waiting;

@@ -51,6 +51,8 @@ export const fulfilPending = statement<
  * rule it broke (the hard maximum lifetime, the TTL, then the heartbeat window, which only an
  * active claim has) and when it became due. While a human holds the claim (an active handoff)
  * only the hard maximum ends it: its agent is not idle, it waits (the handoff's lease ends that).
+ * A paused claim has no idle window (paused time is not idle time) and its expires_at reads its
+ * hard maximum while paused (claim-pauses.ts), so only the hard maximum ends it too.
  */
 export const claimsDueToEnd = statement<
   {
@@ -61,7 +63,7 @@ export const claimsDueToEnd = statement<
   },
   [now: Date, limit: number]
 >(
-  'cubicle_claims_due_to_end_v2',
+  'cubicle_claims_due_to_end_v3',
   `SELECT id, tenant_id,
       CASE
         WHEN max_expires_at <= $1 THEN 'max_lifetime'
@@ -74,7 +76,7 @@ export const claimsDueToEnd = statement<
     WHERE status <> 'released' AND (
       max_expires_at <= $1 OR (
         (expires_at <= $1 OR
-          (status = 'active' AND idle_timeout_seconds IS NOT NULL
+          (status = 'active' AND idle_timeout_seconds IS NOT NULL AND paused_at IS NULL
             AND last_heartbeat_at + make_interval(secs => idle_timeout_seconds) <= $1))
         AND NOT EXISTS (SELECT 1 FROM handoffs h WHERE h.claim_id = claims.id AND h.state = 'active')
       )

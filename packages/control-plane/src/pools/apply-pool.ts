@@ -61,6 +61,8 @@ function columnsOf(spec: PoolSpec) {
     claimTtlSeconds: spec.claim_ttl_seconds,
     maxClaimLifetimeSeconds: spec.max_claim_lifetime_seconds,
     idleTimeoutSeconds: spec.idle_timeout_seconds,
+    // Not part of the template: the auto-pause sweep reads it each time.
+    idlePauseSeconds: spec.idle_pause_seconds,
     env: spec.env,
     // Stored as {} when absent (see toPoolView); not part of the template: a change reaches
     // running sandboxes through the egress point, except one between `none` and a mode with

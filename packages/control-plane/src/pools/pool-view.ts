@@ -29,6 +29,7 @@ export function toPoolView(row: Pool, counts: PoolCounts): PoolView {
     claim_ttl_seconds: row.claimTtlSeconds,
     max_claim_lifetime_seconds: row.maxClaimLifetimeSeconds,
     idle_timeout_seconds: row.idleTimeoutSeconds,
+    idle_pause_seconds: row.idlePauseSeconds,
     env: row.env as Record<string, string>,
     egress: Object.keys(row.egress as object).length === 0 ? null : (row.egress as EgressPolicy),
     kubernetes:

@@ -40,6 +40,9 @@ export function claimFromJson(j: Json): Claim {
     updatedAt: dateOrThrow(j.updated_at),
     firstConfirmedActionAt: date(j.first_confirmed_action_at),
     egress: (j.egress as Claim['egress'] | undefined) ?? null,
+    pausedAt: date(j.paused_at),
+    pausedMs: BigInt((j.paused_ms as number | string | undefined) ?? 0),
+    lastActiveAt: date(j.last_active_at),
   };
 }
 

@@ -1,4 +1,5 @@
 import { sqlOf, statement, type Prisma } from '@cubicle/db';
+import type { PgClient } from './pg-transaction.js';
 
 const advisoryXactLock = statement<never, [key: string]>(
   'cubicle_advisory_xact_lock_v1',
@@ -10,6 +11,9 @@ const advisoryXactLock = statement<never, [key: string]>(
  * `pool:<tenant>:<name>`), waiting for whoever holds it; it is released when `tx` ends. It
  * serialises work on one thing across processes without a row to lock.
  */
-export async function lockForTransaction(tx: Prisma.TransactionClient, key: string): Promise<void> {
+export async function lockForTransaction(
+  tx: Prisma.TransactionClient | Pick<PgClient, 'query'>,
+  key: string,
+): Promise<void> {
   await sqlOf(tx).exec(advisoryXactLock, key);
 }

@@ -9,11 +9,12 @@ import { statement } from '@cubicle/db';
  * Facts: a claim is active from activated_at to released_at; a sandbox is warm from ready_at
  * to the first of claimed_at / ended_at, with the CPU and memory it was provisioned with
  * (sandboxes.cpu_millis / memory_mb, copied from its pool at insert); a run executes from
- * started_at to finished_at; egress denials are the counts of the egress point's 'denied' lines
+ * started_at to finished_at; a claim is paused from a claim_pauses row's started_at to its
+ * ended_at (part of its claim seconds: active = claim - paused); egress denials are the counts of the egress point's 'denied' lines
  * (egress_events, collapsed per destination and minute) in the hour of their minute.
  */
 export const insertUsageHours = statement<never, [now: Date]>(
-  'cubicle_usage_hours_insert_v2',
+  'cubicle_usage_hours_insert_v3',
   `
     WITH b AS (
       SELECT min(hour) AS lo, max(hour) + interval '1 hour' AS hi, $1::timestamptz AS now
@@ -31,6 +32,10 @@ export const insertUsageHours = statement<never, [now: Date]>(
         FROM sandboxes s, b
         WHERE s.ready_at IS NOT NULL AND s.ready_at < b.hi
           AND (LEAST(s.claimed_at, s.ended_at) IS NULL OR LEAST(s.claimed_at, s.ended_at) > b.lo)
+      UNION ALL
+      SELECT cp.pool_id, 'paused', cp.started_at, COALESCE(cp.ended_at, b.now), 0, 0
+        FROM claim_pauses cp, b
+        WHERE cp.started_at < b.hi AND (cp.ended_at IS NULL OR cp.ended_at > b.lo)
       UNION ALL
       SELECT c.pool_id, 'run', r.started_at, COALESCE(r.finished_at, b.now), 0, 0
         FROM runs r JOIN claims c ON c.id = r.claim_id, b
@@ -56,7 +61,8 @@ export const insertUsageHours = statement<never, [now: Date]>(
              COALESCE(sum(secs * cpu_millis / 1000.0) FILTER (WHERE kind = 'warm'), 0) AS warm_cpu,
              COALESCE(sum(secs * memory_mb / 1024.0) FILTER (WHERE kind = 'warm'), 0) AS warm_mem,
              COALESCE(sum(secs) FILTER (WHERE kind = 'run'), 0) AS run_seconds,
-             count(*) FILTER (WHERE kind = 'run' AND starts_here) AS runs
+             count(*) FILTER (WHERE kind = 'run' AND starts_here) AS runs,
+             COALESCE(sum(secs) FILTER (WHERE kind = 'paused'), 0) AS paused_seconds
       FROM split GROUP BY pool_id, h
     ),
     -- Denials are counted where their minute falls (a line's count keeps rising within it).
@@ -72,14 +78,15 @@ export const insertUsageHours = statement<never, [now: Date]>(
              COALESCE(a.claims, 0) AS claims, COALESCE(a.claim_seconds, 0) AS claim_seconds,
              COALESCE(a.warm_seconds, 0) AS warm_seconds, COALESCE(a.warm_cpu, 0) AS warm_cpu,
              COALESCE(a.warm_mem, 0) AS warm_mem, COALESCE(a.run_seconds, 0) AS run_seconds,
-             COALESCE(a.runs, 0) AS runs, COALESCE(d.denials, 0) AS denials
+             COALESCE(a.runs, 0) AS runs, COALESCE(d.denials, 0) AS denials,
+             COALESCE(a.paused_seconds, 0) AS paused_seconds
       FROM agg a FULL JOIN den d ON d.pool_id = a.pool_id AND d.h = a.h
     )
     INSERT INTO usage_hourly (tenant_id, pool_id, hour, claims, claim_seconds, warm_seconds,
                               warm_cpu_core_seconds, warm_memory_gib_seconds, run_seconds, runs,
-                              egress_denials)
+                              egress_denials, paused_seconds)
     SELECT p.tenant_id, a.pool_id, a.h, a.claims, a.claim_seconds, a.warm_seconds,
-           a.warm_cpu, a.warm_mem, a.run_seconds, a.runs, a.denials
+           a.warm_cpu, a.warm_mem, a.run_seconds, a.runs, a.denials, a.paused_seconds
     FROM hours a
     JOIN usage_targets t ON t.pool_id = a.pool_id AND t.hour = a.h
     JOIN pools p ON p.id = a.pool_id`,

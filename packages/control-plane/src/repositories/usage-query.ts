@@ -18,6 +18,7 @@ export interface UsageSumRow {
   run_seconds: number;
   runs: number;
   egress_denials: number;
+  paused_seconds: number;
 }
 
 type GroupBy = UsageQuery['group_by'];
@@ -34,7 +35,7 @@ const sumText = (groupBy: GroupBy, where: string) =>
           sum(u.warm_seconds) AS warm_seconds, sum(u.warm_cpu_core_seconds) AS warm_cpu_core_seconds,
           sum(u.warm_memory_gib_seconds) AS warm_memory_gib_seconds,
           sum(u.run_seconds) AS run_seconds, sum(u.runs)::int AS runs,
-          sum(u.egress_denials)::int AS egress_denials
+          sum(u.egress_denials)::int AS egress_denials, sum(u.paused_seconds) AS paused_seconds
    FROM usage_hourly u JOIN pools p ON p.id = u.pool_id
    WHERE ${where}
    GROUP BY u.tenant_id, u.pool_id, p.name, 4
@@ -44,9 +45,9 @@ const byGroup = <P extends readonly unknown[]>(
   scope: string,
   where: string,
 ): Record<GroupBy, Statement<UsageSumRow, P>> => ({
-  pool: statement(`cubicle_usage_sum_${scope}_pool_v2`, sumText('pool', where)),
-  day: statement(`cubicle_usage_sum_${scope}_day_v2`, sumText('day', where)),
-  hour: statement(`cubicle_usage_sum_${scope}_hour_v2`, sumText('hour', where)),
+  pool: statement(`cubicle_usage_sum_${scope}_pool_v3`, sumText('pool', where)),
+  day: statement(`cubicle_usage_sum_${scope}_day_v3`, sumText('day', where)),
+  hour: statement(`cubicle_usage_sum_${scope}_hour_v3`, sumText('hour', where)),
 });
 
 /** A tenant's usage of [from, to), by grouping. */

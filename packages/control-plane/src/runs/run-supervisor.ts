@@ -5,6 +5,7 @@ import { nowOf, type Subscriber } from '../context.js';
 import { isClaimLive } from '../lifecycle/claim-liveness.js';
 import { findLiveGuest } from '../guest/find-live-guest.js';
 import { guestClientOf, type GuestClient } from '../guest/guest-client.js';
+import { resumeForActivity } from '../pause/pause-lane.js';
 import type { WorkerDeps } from '../resources.js';
 import { viewerChannel } from '../viewer/viewer-events.js';
 import { finishRun, type RunOutcome } from './finish-run.js';
@@ -175,6 +176,12 @@ export class RunSupervisor {
       return fail({ status: 'failed', reason: 'start_failed', detail: err.message });
     }
     const { sandboxId, hasSecrets } = guest.guest;
+    // A paused desktop (its guest frozen too) is resumed before the run reaches it.
+    await resumeForActivity(
+      this.options.deps,
+      { tenantId, claimId: row.claim_id, sandboxId },
+      'run',
+    );
 
     // Values are read here, at start, and live only in this process's memory: the guest gets
     // the named ones as this run's environment. The redaction covers every secret of the claim,

@@ -40,6 +40,7 @@ function toRow(r: UsageSumRow): TenantUsageRow {
     run_seconds: r.run_seconds,
     runs: r.runs,
     egress_denials: r.egress_denials,
+    paused_seconds: r.paused_seconds,
   };
 }
 
@@ -54,6 +55,7 @@ export function totalsOf(rows: UsageTotals[]): UsageTotals {
     run_seconds: 0,
     runs: 0,
     egress_denials: 0,
+    paused_seconds: 0,
   };
   for (const r of rows) {
     t.claims += r.claims;
@@ -64,6 +66,7 @@ export function totalsOf(rows: UsageTotals[]): UsageTotals {
     t.run_seconds += r.run_seconds;
     t.runs += r.runs;
     t.egress_denials += r.egress_denials;
+    t.paused_seconds += r.paused_seconds;
   }
   return t;
 }

@@ -4,7 +4,9 @@ import { freezerOf, isFrozen, setFrozen } from './sandbox-freezer.js';
 /** Why a sandbox cannot be paused or resumed; the backend maps it to `not_supported_by_backend`. */
 export class SandboxFreezeUnsupported extends Error {
   constructor(id: string) {
-    super(`desktop ${id} has no cgroup freezer (no cgroup, or started before sandboxes joined one)`);
+    super(
+      `desktop ${id} has no cgroup freezer (no cgroup, or started before sandboxes joined one)`,
+    );
     this.name = 'SandboxFreezeUnsupported';
   }
 }

@@ -10,8 +10,7 @@ import type { SandboxCgroup } from './sandbox-cgroup.js';
 
 /** Where a cgroup's freezer is and how it is driven: v1 `freezer.state`, v2 `cgroup.freeze`. */
 export type FreezerFile =
-  | { version: 1; file: string }
-  | { version: 2; file: string; events: string };
+  { version: 1; file: string } | { version: 2; file: string; events: string };
 
 /** How long a freeze may take to settle (v1 passes FREEZING while tasks reach the fridge). */
 const SETTLE_MS = 5_000;

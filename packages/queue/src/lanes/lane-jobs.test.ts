@@ -4,7 +4,7 @@ import { isLaneJob, type LaneJobName } from '../enqueue.js';
 
 describe('lane jobs', () => {
   it('are exactly the catalog jobs whose queue is per sandbox', () => {
-    const written: LaneJobName[] = ['guest.call', 'secrets.sync'];
+    const written: LaneJobName[] = ['guest.call', 'secrets.sync', 'claim.pause'];
     expect(JobNames.filter(isLaneJob).sort()).toEqual(written.sort());
   });
 });

@@ -79,6 +79,38 @@ export const claimRoutes = {
     responses: { 200: Claim },
     errors: [...writeErrors, 'claim_not_active'],
   }),
+  pauseClaim: defineRoute({
+    operationId: 'pauseClaim',
+    method: 'POST',
+    path: claimChild('pause'),
+    tag: 'claims',
+    auth: 'api_key',
+    summary: "Pause the claim's desktop (frozen, no CPU) until it is driven again",
+    description:
+      "Freezes every process of the claim's desktop (local: the sandbox's cgroup freezer; kubevirt: the VMI's pause) after the calls already queued for it, and answers the claim with `paused_at` set. Idempotent: pausing a paused claim answers it as is. Any driving call, viewer connection or run start resumes it transparently before it is answered, as does `POST /v1/claims/{id}/resume`. While paused, the TTL and the idle timeout do not run down (resuming moves `expires_at` and the idle window on by the time paused); the maximum lifetime does. Pods cannot be paused: 409 `not_supported_by_backend`.",
+    params: ClaimPathParams,
+    responses: { 200: Claim },
+    errors: [
+      ...writeErrors,
+      'claim_not_active',
+      'not_supported_by_backend',
+      'handoff_active',
+      'timeout',
+    ],
+  }),
+  resumeClaim: defineRoute({
+    operationId: 'resumeClaim',
+    method: 'POST',
+    path: claimChild('resume'),
+    tag: 'claims',
+    auth: 'api_key',
+    summary: "Resume a paused claim's desktop",
+    description:
+      'Thaws the desktop and answers the claim with `paused_at` null; idempotent (a running claim is answered as is). The time paused is added to `paused_seconds`, and `expires_at` and the idle window move on by it (capped at `max_expires_at`).',
+    params: ClaimPathParams,
+    responses: { 200: Claim },
+    errors: [...writeErrors, 'claim_not_active', 'not_supported_by_backend', 'timeout'],
+  }),
   releaseClaim: defineRoute({
     operationId: 'releaseClaim',
     method: 'DELETE',
