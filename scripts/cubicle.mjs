@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { ensureAptPackages, APT_PACKAGES } from './lib/apt.mjs';
 import { ensureHelm } from './lib/helm-tools.mjs';
 import { ensureKubeTools } from './lib/kube-tools.mjs';
+import { ensureNodeTools } from './lib/kubelet-tools.mjs';
+import { ensureImages } from './images/build.mjs';
 import { migrateCommand } from './lib/migrate-cmd.mjs';
 import { ensureNodeModules } from './lib/npm-install.mjs';
 import { run } from './lib/run.mjs';
@@ -82,15 +84,29 @@ async function bootstrap({ alongside } = {}) {
  * Terraform provider's tests run. Resolves with tofu's path ('' without it).
  */
 async function buildTestTools(withTofu) {
+  // The real-node suite's Debian image layers (mmdebstrap: downloads and dpkg, mostly one core)
+  // are made beside the Go builds; the repository layers wait for the build (`images` step).
+  const debianLayers = step('image Debian layers (real-node suite)', () =>
+    ensureImages(REAL_NODE_IMAGES, { debianOnly: true }),
+  );
+  debianLayers.catch(() => undefined);
   await step('kube tools (etcd, kube-apiserver)', () => ensureKubeTools());
   // The Helm chart's tests render helm/cubicle with helm built the same way (≈ 2 min, once).
   await step('helm (chart tests)', () => ensureHelm());
+  // The real node's kubelet, scheduler and controller-manager (≈ 7 min once on 2 cores).
+  await step('kubelet, kube-scheduler, kube-controller-manager (real-node suite)', () =>
+    ensureNodeTools(),
+  );
+  await debianLayers;
   // The object store's S3 suites run against versitygw built the same way (≈ 4 min, once).
   await step('versitygw (object store S3 tests)', () => ensureVersitygw());
   // OpenTofu for the provider's tests: ≈ 5 min the first time (module download + build), a
   // version check after.
   return withTofu ? step('OpenTofu (Terraform provider tests)', ensureTofu) : '';
 }
+
+/** The images the real-node suite (test/e2e/real-node) runs, built by scripts/images/build.mjs. */
+const REAL_NODE_IMAGES = ['pause', 'desktop-minimal'];
 
 const COMMANDS = {
   bootstrap: async () => {
@@ -107,6 +123,10 @@ const COMMANDS = {
     // venv is made once per lock file (≈ 10 s), a stat after.
     const withPython = args.length === 0 && process.env.CUBICLE_SKIP_PYTHON_TESTS !== '1';
     if (withPython) await step('Python venv (Python SDK tests)', () => ensurePythonEnv(root));
+    // The repository layers of the real-node suite's images, from the build just made (a hash
+    // check when nothing changed; ≈ 30 s per image otherwise).
+    if (args.length === 0)
+      await step('images (real-node suite)', () => ensureImages(REAL_NODE_IMAGES));
     say(bold('▶ vitest run'));
     let vitest = { passed: 0, failed: 0, skipped: 0 };
     const vitestCode = await runVitest(root, args, { onCounts: (c) => (vitest = c) });

@@ -1,5 +1,6 @@
 #!/usr/bin/env -S npx tsx
 // npm run bench:k8s -- --json [--sandboxes N] [--pools 10] [--claims 100] [--refill 50]
+// npm run bench:k8s -- --real-node [--sandboxes 3] [--pods 5] [--cpu 0.25]   (k8s-real-node.ts)
 // The kubernetes backend at scale against the real test cluster (etcd + kube-apiserver built by
 // `npm test`'s bootstrap; the test node agent runs every Pod as a real desktop). Prints three
 // JSON lines: claim latency from warm over HTTP, one full reconcile pass (every pool + the
@@ -13,6 +14,12 @@ import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { startKubeCluster, startNodeAgent } from '../../test/harness/kube/index.js';
 import { cpuSnapshot, cpuSpent } from './lib/process-cpu.mjs';
 import { burstLatencies, log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
+
+// --real-node: real desktop Pods on kubelet + containerd instead (k8s-real-node.ts).
+if (process.argv.includes('--real-node')) {
+  await import('./k8s-real-node.js');
+  process.exit(process.exitCode ?? 0);
+}
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {

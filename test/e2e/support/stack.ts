@@ -36,9 +36,17 @@ export interface Stack {
  * API in this process (Fastify inject), the built worker as a child process with the local
  * backend (real desktops), and two tenants with admin keys.
  */
-export async function startStack(options: { backend?: E2eBackendKind } = {}): Promise<Stack> {
+export async function startStack(
+  options: {
+    backend?: E2eBackendKind;
+    /** A backend the suite brings itself (the real node's, test/e2e/real-node). */
+    customBackend?: (databaseUrl: string) => Promise<E2eBackend>;
+  } = {},
+): Promise<Stack> {
   const database = await createTestDatabase();
-  const backend = await startE2eBackend(options.backend ?? 'local', database.url);
+  const backend = options.customBackend
+    ? await options.customBackend(database.url)
+    : await startE2eBackend(options.backend ?? 'local', database.url);
   const ns = createTestRedisNamespace();
   const db = createDb({ databaseUrl: database.url, maxConnections: 20 });
   const redis = new Redis({ ...redisOptionsFromUrl(ns.url), maxRetriesPerRequest: null });

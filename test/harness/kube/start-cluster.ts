@@ -42,6 +42,8 @@ export interface StartKubeClusterOptions {
   /** Install the minimal KubeVirt CRDs (default true). */
   withKubevirt?: boolean;
   log?: (line: string) => void;
+  /** More kube-apiserver flags (the real node's kubelet client certificate, real-node/). */
+  apiserverArgs?: string[];
 }
 
 function requireBinary(path: string, name: string, version: string): string {
@@ -150,6 +152,7 @@ export async function startKubeCluster(
       '--endpoint-reconciler-type=none',
       // On SIGTERM, close open watches at once instead of waiting for them to drain.
       '--shutdown-watch-termination-grace-period=1s',
+      ...(options.apiserverArgs ?? []),
     ];
     const startApiserver = async () => {
       const proc = spawnClusterProcess('kube-apiserver', apiserverBin, apiserverArgs, {
