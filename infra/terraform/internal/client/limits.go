@@ -16,6 +16,7 @@ const (
 	ClaimTTLSecondsMax        = 604800
 	MaxClaimLifetimeSecondsMx = 2592000
 	IdleTimeoutSecondsMax     = 604800
+	IdlePauseSecondsMax       = 604800
 	EnvValueMaxLength         = 4096
 	// EnvMaxVariables is a refinement (no JSON Schema keyword), so the test cannot see it.
 	EnvMaxVariables        = 64

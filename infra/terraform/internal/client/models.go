@@ -71,6 +71,7 @@ type PoolSpec struct {
 	ClaimTTLSeconds         int64             `json:"claim_ttl_seconds"`
 	MaxClaimLifetimeSeconds int64             `json:"max_claim_lifetime_seconds"`
 	IdleTimeoutSeconds      *int64            `json:"idle_timeout_seconds"`
+	IdlePauseSeconds        *int64            `json:"idle_pause_seconds"`
 	Env                     map[string]string `json:"env"`
 	Kubernetes              *PoolKubernetes   `json:"kubernetes"`
 	Prime                   *PoolPrime        `json:"prime"`
@@ -98,6 +99,7 @@ type Pool struct {
 	ClaimTTLSeconds         int64             `json:"claim_ttl_seconds"`
 	MaxClaimLifetimeSeconds int64             `json:"max_claim_lifetime_seconds"`
 	IdleTimeoutSeconds      *int64            `json:"idle_timeout_seconds"`
+	IdlePauseSeconds        *int64            `json:"idle_pause_seconds"`
 	Env                     map[string]string `json:"env"`
 	Kubernetes              *PoolKubernetes   `json:"kubernetes"`
 	Prime                   *PoolPrime        `json:"prime"`

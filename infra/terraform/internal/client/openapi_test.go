@@ -223,6 +223,8 @@ func TestLimitsMatchOpenAPI(t *testing.T) {
 		{MaxClaimLifetimeSecondsMx, []string{"PoolSpec", "properties", "max_claim_lifetime_seconds", "maximum"}},
 		{1, []string{"PoolSpec", "properties", "idle_timeout_seconds", "minimum"}},
 		{IdleTimeoutSecondsMax, []string{"PoolSpec", "properties", "idle_timeout_seconds", "maximum"}},
+		{1, []string{"PoolSpec", "properties", "idle_pause_seconds", "minimum"}},
+		{IdlePauseSecondsMax, []string{"PoolSpec", "properties", "idle_pause_seconds", "maximum"}},
 		{EnvValueMaxLength, []string{"PoolEnv", "additionalProperties", "maxLength"}},
 		{TolerationsMax, []string{"PoolKubernetes", "properties", "tolerations", "maxItems"}},
 		{RuntimeClassNameMaxLen, []string{"PoolKubernetes", "properties", "runtime_class_name", "maxLength"}},

@@ -33,6 +33,7 @@ func poolDataAttributes(nameRequired bool) map[string]schema.Attribute {
 		"claim_ttl_seconds":          i64("A claim's default TTL."),
 		"max_claim_lifetime_seconds": i64("A claim's hard maximum life."),
 		"idle_timeout_seconds":       i64("Heartbeat window; null when disabled."),
+		"idle_pause_seconds":         i64("Auto-pause after this many seconds without a driving call, viewer or run; null when never."),
 		"env":                        schema.MapAttribute{Computed: true, ElementType: types.StringType, Description: "Non-secret sandbox environment."},
 		"kubernetes": schema.SingleNestedAttribute{Computed: true, Description: "Placement on kubernetes/kubevirt; null when unset.",
 			Attributes: map[string]schema.Attribute{

@@ -23,6 +23,7 @@ type poolSpecModel struct {
 	ClaimTTLSeconds         types.Int64   `tfsdk:"claim_ttl_seconds"`
 	MaxClaimLifetimeSeconds types.Int64   `tfsdk:"max_claim_lifetime_seconds"`
 	IdleTimeoutSeconds      types.Int64   `tfsdk:"idle_timeout_seconds"`
+	IdlePauseSeconds        types.Int64   `tfsdk:"idle_pause_seconds"`
 	Env                     types.Map     `tfsdk:"env"`
 	Kubernetes              types.Object  `tfsdk:"kubernetes"`
 	Prime                   types.Object  `tfsdk:"prime"`
@@ -103,6 +104,7 @@ func specFromModel(ctx context.Context, m poolSpecModel) (client.PoolSpec, diag.
 		ClaimTTLSeconds:         m.ClaimTTLSeconds.ValueInt64(),
 		MaxClaimLifetimeSeconds: m.MaxClaimLifetimeSeconds.ValueInt64(),
 		IdleTimeoutSeconds:      m.IdleTimeoutSeconds.ValueInt64Pointer(),
+		IdlePauseSeconds:        m.IdlePauseSeconds.ValueInt64Pointer(),
 		Env:                     map[string]string{},
 	}
 	var a autoscalingModel
@@ -158,6 +160,7 @@ func specModelFromPool(ctx context.Context, p *client.Pool) (poolSpecModel, diag
 		ClaimTTLSeconds:         types.Int64Value(p.ClaimTTLSeconds),
 		MaxClaimLifetimeSeconds: types.Int64Value(p.MaxClaimLifetimeSeconds),
 		IdleTimeoutSeconds:      types.Int64PointerValue(p.IdleTimeoutSeconds),
+		IdlePauseSeconds:        types.Int64PointerValue(p.IdlePauseSeconds),
 	}
 	m.Autoscaling, d = types.ObjectValue(autoscalingAttrTypes, map[string]attr.Value{
 		"min":     types.Int64Value(p.Autoscaling.Min),

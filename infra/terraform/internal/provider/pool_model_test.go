@@ -22,7 +22,8 @@ func fullPool() *client.Pool {
 		ID: "pool_01m8r01w2az0e7etgysj469kea", Name: "gpu", Image: "ghcr.io/acme/desktop:2", Backend: "kubernetes",
 		CPU: 1.5, MemoryMB: 4096, Autoscaling: client.Autoscaling{Min: 1, Initial: 2, Max: 8},
 		ClaimTTLSeconds: 600, MaxClaimLifetimeSeconds: 7200, IdleTimeoutSeconds: ptr(int64(120)),
-		Env: map[string]string{"LANG": "C.UTF-8"},
+		IdlePauseSeconds: ptr(int64(300)),
+		Env:              map[string]string{"LANG": "C.UTF-8"},
 		Kubernetes: &client.PoolKubernetes{
 			RuntimeClassName: ptr("gvisor"),
 			NodeSelector:     map[string]string{"pool": "desktops"},
@@ -41,7 +42,8 @@ func specOf(p *client.Pool) client.PoolSpec {
 	return client.PoolSpec{
 		Image: p.Image, Backend: p.Backend, CPU: p.CPU, MemoryMB: p.MemoryMB, Autoscaling: p.Autoscaling,
 		ClaimTTLSeconds: p.ClaimTTLSeconds, MaxClaimLifetimeSeconds: p.MaxClaimLifetimeSeconds,
-		IdleTimeoutSeconds: p.IdleTimeoutSeconds, Env: p.Env, Kubernetes: p.Kubernetes,
+		IdleTimeoutSeconds: p.IdleTimeoutSeconds, IdlePauseSeconds: p.IdlePauseSeconds,
+		Env: p.Env, Kubernetes: p.Kubernetes,
 	}
 }
 

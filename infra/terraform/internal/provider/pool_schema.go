@@ -144,6 +144,11 @@ func poolResourceSchema() schema.Schema {
 				Description: "A claim with no heartbeat for this many seconds is reclaimed (1–604800). Unset: no idle timeout.",
 				Validators:  []validator.Int64{int64validator.Between(1, client.IdleTimeoutSecondsMax)},
 			},
+			"idle_pause_seconds": schema.Int64Attribute{
+				Optional:    true,
+				Description: "Auto-pause: a claim with no driving call, viewer connection or run for this many seconds is paused (its desktop frozen, no CPU) until its next call (1–604800). Paused time counts toward the maximum lifetime only, not the TTL or the idle timeout. Unset: never. The kubernetes backend cannot pause.",
+				Validators:  []validator.Int64{int64validator.Between(1, client.IdlePauseSecondsMax)},
+			},
 			"env": schema.MapAttribute{
 				ElementType: types.StringType,
 				Optional:    true, Computed: true,
