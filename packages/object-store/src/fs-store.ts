@@ -11,7 +11,7 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { assertKey, assertPrefix } from './keys.js';
+import { assertKey, assertPrefix, keyConflict } from './keys.js';
 import { ObjectStoreError, type ObjectInfo, type ObjectStore } from './types.js';
 
 /** FsStoreConfig: objects as files under `root` (the embedded default: `.cubicle/objects`). */
@@ -103,8 +103,21 @@ export function createFsStore(config: FsStoreConfig): ObjectStore {
     await handle?.close().catch(() => undefined);
   }
 
+  /** Refuses `a/b` under an object `a`, or `a` over objects `a/…` (keys.ts keyConflict). */
+  async function assertNoConflict(key: string): Promise<void> {
+    const segments = key.split('/');
+    for (let i = 1; i < segments.length; i += 1) {
+      const ancestor = segments.slice(0, i).join('/');
+      const info = await stat(fileOf(ancestor)).catch(() => undefined);
+      if (info?.isFile()) throw keyConflict(key, ancestor);
+    }
+    const below = await readdir(join(root, ...segments)).catch(() => []);
+    if (below.length > 0) throw keyConflict(key, `${key}/…`);
+  }
+
   async function put(key: string, body: Uint8Array): Promise<void> {
     assertKey(key);
+    await assertNoConflict(key);
     const file = fileOf(key);
     let tmp: string | undefined;
     try {

@@ -55,6 +55,17 @@ export function assertPrefix(prefix: string): void {
   }
 }
 
+/**
+ * keyConflict: `key` and `other` would be an object and a "directory" of other objects at once
+ * (`a/b` and `a/b/c`). File-backed S3 servers (versitygw's posix back end, MinIO) refuse that;
+ * the fs store refuses it too, so a key scheme that works in development works there.
+ */
+export const keyConflict = (key: string, other: string) =>
+  new ObjectStoreError(
+    'object_key_invalid',
+    `object key ${JSON.stringify(key)} conflicts with ${JSON.stringify(other)}: an object cannot also hold other objects under it`,
+  );
+
 /** isKeyInvalid tells a caller's mistake from a store failure without string matching. */
 export const isKeyInvalid = (error: unknown): boolean =>
   error instanceof ObjectStoreError && error.code === 'object_key_invalid';

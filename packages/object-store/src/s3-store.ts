@@ -7,7 +7,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import { assertKey, assertPrefix } from './keys.js';
+import { assertKey, assertPrefix, keyConflict } from './keys.js';
 import { ObjectStoreError, type ObjectInfo, type ObjectStore } from './types.js';
 
 /**
@@ -27,11 +27,15 @@ export interface S3StoreConfig {
   attemptTimeoutMs?: number | undefined;
   /** Attempts per call, the first included; default 3 (backoff 100 ms–1 s between). */
   maxAttempts?: number | undefined;
+  /** Keys per ListObjectsV2 page (S3's maximum and default: 1,000); small in tests of paging. */
+  listPageSize?: number | undefined;
 }
 
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 5_000;
 const DEFAULT_MAX_ATTEMPTS = 3;
 const DELETE_BATCH = 1_000;
+/** versitygw's (and MinIO's) answers to a key that is both an object and a directory. */
+const CONFLICTS = new Set(['ObjectParentIsFile', 'ExistingObjectIsDirectory']);
 
 const statusOf = (error: unknown): number | undefined =>
   (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -98,6 +102,9 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
         deadline(),
       );
     } catch (error) {
+      // File-backed servers refuse an object that would also be a directory (keys.ts).
+      if (error instanceof S3ServiceException && CONFLICTS.has(error.name))
+        throw keyConflict(key, error.name === 'ObjectParentIsFile' ? 'a parent key' : `${key}/…`);
       throw unavailable(`put ${key}`, error);
     }
   }
@@ -142,7 +149,12 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
       let page;
       try {
         page = await client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+          new ListObjectsV2Command({
+            Bucket: bucket,
+            Prefix: prefix,
+            ContinuationToken: token,
+            MaxKeys: config.listPageSize,
+          }),
           deadline(),
         );
       } catch (error) {

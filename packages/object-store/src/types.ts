@@ -15,8 +15,9 @@
  * Keys follow one rule on both back ends (keys.ts: relative `/`-separated segments, no `..`, no
  * segment starting with `.`, ASCII letters, digits and `._-=+,@:`). A key that names an object is
  * never also the "directory" of other keys (`a/b` and `a/b/c` together): file-backed S3 servers
- * (versitygw's posix back end, MinIO) refuse the second, so key schemes end objects in leaves
- * (`profiles/<id>/manifest`, `profiles/<id>/blobs/<hash>`).
+ * (versitygw's posix back end, MinIO) refuse the second, and so does the fs store
+ * (`object_key_invalid`), so key schemes end objects in leaves (`profiles/<id>/manifest`,
+ * `profiles/<id>/blobs/<hash>`).
  */
 
 export interface ObjectInfo {

@@ -156,6 +156,18 @@ describe.each(backends)('object store: $name', (backend) => {
     expect(await keysOf(store.list(''))).toEqual([]);
   });
 
+  it('a key is never both an object and the directory of others (object_key_invalid on both)', async () => {
+    await a().put('tree/a/b', Buffer.from('leaf'));
+    expect(await codeOf(a().put('tree/a', Buffer.from('over')))).toBe('object_key_invalid');
+    expect(await codeOf(a().put('tree/a/b/c', Buffer.from('under')))).toBe('object_key_invalid');
+    expect(await keysOf(a().list('tree/'))).toEqual(['tree/a/b']);
+    expect(Buffer.from(await a().get('tree/a/b')).toString()).toBe('leaf');
+    // Once the leaf is gone its name is free to be a directory.
+    await a().delete(['tree/a/b']);
+    await a().put('tree/a/b/c', Buffer.from('now fine'));
+    expect(await a().deletePrefix('tree/')).toBe(1);
+  });
+
   it('an overwrite is atomic: concurrent readers see the whole old or the whole new object', async () => {
     const size = 2 * 1024 * 1024;
     const bodyA = Buffer.alloc(size, 'A');
@@ -215,6 +227,19 @@ describe.each(backends)('object store: $name', (backend) => {
     for (const [i, body] of bodies.entries())
       expect(Buffer.from(await a().get(`marker/${i}`)).equals(body)).toBe(true);
     await a().deletePrefix('marker/');
+  });
+});
+
+describe('s3 store: list pages', () => {
+  it('lists every key in order across ListObjectsV2 pages', async () => {
+    const s3 = harnessS3();
+    const store = createObjectStore({ kind: 's3', ...s3, forcePathStyle: true, listPageSize: 2 });
+    const prefix = `paging-${randomBytes(4).toString('hex')}/`;
+    const keys = ['e', 'a', 'c/1', 'b', 'c/0'].map((k) => prefix + k);
+    for (const key of keys) await store.put(key, Buffer.from(key));
+    expect(await keysOf(store.list(prefix))).toEqual([...keys].sort());
+    await store.delete(keys);
+    expect(await keysOf(store.list(prefix))).toEqual([]);
   });
 });
 
