@@ -165,6 +165,14 @@ export const WorkerEnv = z.object({
             .filter(Boolean)
         : undefined,
     ),
+  /**
+   * Credentials injected at egress (`inject` on stored secrets): `auto` makes the installation's
+   * egress CA on first start (key sealed with the keyring) and terminates TLS for bound hosts
+   * only; `off` never terminates TLS (bound secrets are then not injected). UPSTREAM_CA: a PEM
+   * file the point trusts upstream besides the system's roots (tests: the fake internet's CA).
+   */
+  CUBICLE_EGRESS_INJECT: z.enum(['auto', 'off']).default('auto'),
+  CUBICLE_EGRESS_UPSTREAM_CA: z.string().optional(),
   /** First retry gap of a failed webhook delivery; gaps double up to 2 h. */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /** How long after the event a delivery is retried before it fails for good. */

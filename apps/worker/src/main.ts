@@ -1,9 +1,11 @@
 #!/usr/bin/env node
+import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import {
   announceRunsFinished,
   createResources,
+  egressCaOf,
   egressDenialSink,
   egressInstallationOf,
   egressPolicySource,
@@ -69,11 +71,20 @@ if (localEgress) {
     (c) => c.disconnect(),
   );
   // A machine without nftables (or with the link range taken) still runs desktops, offline.
-  await localEgress
-    .start(
+  await (async () =>
+    localEgress.start(
       egressPolicySource({ ...deps, subscriber: egressSubscriber, prefix: env.QUEUE_PREFIX }),
       egressDenialSink(deps),
-    )
+      // Bound credentials need the installation's CA (made once, key sealed in the database).
+      env.CUBICLE_EGRESS_INJECT === 'off'
+        ? undefined
+        : {
+            ca: await egressCaOf(deps),
+            ...(env.CUBICLE_EGRESS_UPSTREAM_CA && {
+              upstreamCa: await readFile(env.CUBICLE_EGRESS_UPSTREAM_CA, 'utf8'),
+            }),
+          },
+    ))()
     .catch((err: unknown) =>
       log.error(
         { err: err instanceof Error ? err.message : String(err) },

@@ -45,7 +45,14 @@ export const secretRoutes = routeGroup(Plugin.secretRoutes, (app) => {
     reply.header('cache-control', 'no-store');
     return {
       status: 201,
-      body: await putStoredSecret(deps, tenantOf(request), body.name, body.value, body.usable_by),
+      body: await putStoredSecret(
+        deps,
+        tenantOf(request),
+        body.name,
+        body.value,
+        body.usable_by,
+        body.inject,
+      ),
     };
   });
 
@@ -53,7 +60,14 @@ export const secretRoutes = routeGroup(Plugin.secretRoutes, (app) => {
     reply.header('cache-control', 'no-store');
     return {
       status: 201,
-      body: await putStoredSecret(deps, tenantOf(request), params.name, body.value, body.usable_by),
+      body: await putStoredSecret(
+        deps,
+        tenantOf(request),
+        params.name,
+        body.value,
+        body.usable_by,
+        body.inject,
+      ),
     };
   });
 

@@ -20,6 +20,7 @@ export interface LocalEgressOptions {
 interface Linked {
   sandboxId: string;
   poolId: string;
+  tenantId: string;
   version: string;
 }
 
@@ -45,11 +46,19 @@ export class LocalEgress {
     this.prefix = `${options.scope}-`;
   }
 
-  /** start makes the egress point and listens for policy changes (call once the database is up). */
-  async start(policies: EgressPolicySource, sink: EgressDenialSink): Promise<void> {
+  /**
+   * start makes the egress point and listens for policy changes (call once the database is up).
+   * `credentials` (the installation's egress CA) lets the point inject bound credentials.
+   */
+  async start(
+    policies: EgressPolicySource,
+    sink: EgressDenialSink,
+    credentials?: EgressPointOptions['credentials'],
+  ): Promise<void> {
     this.policies = policies;
     this.point = await EgressPoint.start({
       ...this.options.point,
+      ...(credentials ? { credentials } : {}),
       report: (batch) => sink.report(batch.map((item) => this.reportOf(item))),
       onError: (err) => this.options.onError?.(err, 'egress point'),
     });
@@ -72,12 +81,15 @@ export class LocalEgress {
     if (!this.point || !this.policies) return null;
     const egress = await this.policies.load(sandboxId);
     if (!egress || egress.policy.mode === 'none') return null;
-    const network = await this.point.attach(desktopId, egress.policy);
+    const network = await this.point.attach(desktopId, egress.policy, {
+      injections: egress.injections,
+    });
     this.remember(desktopId, egress);
     return {
       netnsPath: network.netnsPath,
       resolvConf: network.resolvConf,
       ...(network.caBundle ? { caBundle: network.caBundle } : {}),
+      ...(network.egressCa ? { egressCa: network.egressCa } : {}),
     };
   }
 
@@ -105,7 +117,10 @@ export class LocalEgress {
       }
       const egress = await this.policies.load(desktopId.slice(this.prefix.length));
       if (!egress) continue; // gone in the database: the sweep destroys it
-      await point.attach(desktopId, egress.policy, { adopt: true });
+      await point.attach(desktopId, egress.policy, {
+        adopt: true,
+        injections: egress.injections,
+      });
       this.remember(desktopId, egress);
     }
   }
@@ -114,6 +129,7 @@ export class LocalEgress {
     this.linked.set(desktopId, {
       sandboxId: egress.sandboxId,
       poolId: egress.poolId,
+      tenantId: egress.tenantId,
       version: egress.version,
     });
   }
@@ -123,17 +139,21 @@ export class LocalEgress {
     const targets = [...this.linked].filter(([, linked]) =>
       'pool_id' in change
         ? linked.poolId === change.pool_id
-        : linked.sandboxId === change.sandbox_id,
+        : 'tenant_id' in change
+          ? linked.tenantId === change.tenant_id
+          : linked.sandboxId === change.sandbox_id,
     );
     await Promise.all(
       targets.map(async ([desktopId, linked]) => {
         try {
           const egress = await this.policies!.load(linked.sandboxId);
           if (!egress) {
+            this.point?.setInjections(desktopId, []);
             this.point?.setPolicy(desktopId, { ...this.point.policyOf(desktopId)!, mode: 'none' });
             return;
           }
           if (egress.version === linked.version) return;
+          this.point?.setInjections(desktopId, egress.injections);
           this.point?.setPolicy(desktopId, egress.policy);
           this.remember(desktopId, egress);
         } catch (err) {

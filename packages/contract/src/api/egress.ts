@@ -8,6 +8,7 @@ import {
   PoolId,
   PORT_PATTERN,
   SandboxId,
+  TenantId,
   Timestamp,
 } from './common.js';
 import { IPV4_PATTERN, IPV6_PATTERN } from './ip-patterns.js';
@@ -228,5 +229,7 @@ export const EGRESS_CHANGED_CHANNEL = 'egress:changed';
 export const EgressChange = z.union([
   z.strictObject({ pool_id: PoolId }),
   z.strictObject({ sandbox_id: SandboxId }),
+  /** The tenant's credential bindings changed (a stored secret with `inject` written or deleted). */
+  z.strictObject({ tenant_id: TenantId }),
 ]);
 export type EgressChange = z.infer<typeof EgressChange>;

@@ -55,6 +55,57 @@ export const SecretNamePathParams = z.strictObject({ name: SecretName });
 export const StoredSecretUsableBy = named('StoredSecretUsableBy', z.enum(['admins', 'members']));
 export type StoredSecretUsableBy = z.infer<typeof StoredSecretUsableBy>;
 
+/** An exact host name (lower case, no wildcard, no port) a credential may be bound to. */
+const InjectHost = z
+  .string()
+  .max(253)
+  .regex(
+    /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/,
+    'an exact lower-case host name (no wildcard, no port)',
+  );
+
+/**
+ * SecretInjection binds a stored secret to destinations: HTTPS requests from a claimed desktop of
+ * the tenant to one of `hosts` (exact names, port 443 or any port the pool's egress allows) get
+ * `header: format` added at the egress point, with `{value}` replaced by the secret's newest
+ * version. The desktop never holds the value: the egress point terminates TLS for these hosts
+ * only, with a certificate from the installation's egress CA, which the desktop trusts. Plain HTTP
+ * to a bound host is passed on without the header (a credential never travels unencrypted).
+ */
+export const SecretInjection = named(
+  'SecretInjection',
+  z.strictObject({
+    hosts: z.array(InjectHost).min(1).max(32),
+    /** An HTTP header name (a token; `Host` and hop-by-hop headers are refused). */
+    header: z
+      .string()
+      .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'an HTTP header name')
+      .refine(
+        (h) =>
+          ![
+            'host',
+            'connection',
+            'keep-alive',
+            'proxy-connection',
+            'transfer-encoding',
+            'upgrade',
+            'te',
+            'trailer',
+            'content-length',
+          ].includes(h.toLowerCase()),
+        'a header the egress point may set (not Host, Content-Length or a hop-by-hop header)',
+      ),
+    /** The header's value with `{value}` where the secret goes, e.g. `Bearer {value}`. */
+    format: z
+      .string()
+      .max(256)
+      .refine((f) => f.includes('{value}'), 'must contain {value}')
+      .refine((f) => !/[\r\n\0]/.test(f), 'no line breaks')
+      .default('{value}'),
+  }),
+);
+export type SecretInjection = z.infer<typeof SecretInjection>;
+
 /** CreateStoredSecretRequest writes a new version of a tenant's stored secret by name. */
 export const CreateStoredSecretRequest = named(
   'CreateStoredSecretRequest',
@@ -62,6 +113,8 @@ export const CreateStoredSecretRequest = named(
     name: SecretName,
     value: SecretValue,
     usable_by: StoredSecretUsableBy.optional(),
+    /** Bind the secret to hosts (SecretInjection); null unbinds; omitted keeps the previous version's. */
+    inject: SecretInjection.nullable().optional(),
   }),
 );
 export type CreateStoredSecretRequest = z.infer<typeof CreateStoredSecretRequest>;
@@ -69,7 +122,12 @@ export type CreateStoredSecretRequest = z.infer<typeof CreateStoredSecretRequest
 /** PutStoredSecretRequest writes a new version of a tenant's stored secret. */
 export const PutStoredSecretRequest = named(
   'PutStoredSecretRequest',
-  z.strictObject({ value: SecretValue, usable_by: StoredSecretUsableBy.optional() }),
+  z.strictObject({
+    value: SecretValue,
+    usable_by: StoredSecretUsableBy.optional(),
+    /** Bind the secret to hosts (SecretInjection); null unbinds; omitted keeps the previous version's. */
+    inject: SecretInjection.nullable().optional(),
+  }),
 );
 export type PutStoredSecretRequest = z.infer<typeof PutStoredSecretRequest>;
 
@@ -89,6 +147,8 @@ export const StoredSecret = named(
     updated_at: Timestamp,
     /** Which keys may name it in a claim or a run (the newest version's setting). */
     usable_by: StoredSecretUsableBy,
+    /** The hosts it is injected into at egress (the newest version's binding), or null. */
+    inject: SecretInjection.nullable(),
   }),
 );
 export type StoredSecret = z.infer<typeof StoredSecret>;

@@ -20,6 +20,7 @@ import type { ClaimRow } from '../repositories/claims.js';
 import { waitForClaim } from './wait-for-claim.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 import { checkClaimEgress, storeClaimEgress } from '../egress/claim-egress.js';
+import { publishEgressChange } from '../egress/egress-changes.js';
 import { checkClaimRecording, startClaimRecording } from '../recordings/recording-settings.js';
 
 export interface CreateClaimResult {
@@ -150,6 +151,9 @@ async function answerNewClaim(
   // the claim is committed, and a lost nudge only delays a refill by one sweep interval.
   void nudgeReconcile(deps, tenantId, poolId);
   if (outcome.kind === 'active') {
+    // The claimed sandbox now serves the tenant: its egress point loads the credentials bound
+    // for it (a warm sandbox has none). Not awaited; a point without this sandbox ignores it.
+    if (!request.egress) void publishEgressChange(deps, { sandbox_id: outcome.sandbox.id });
     // Announced now (a pending claim is announced when fulfilled). Not awaited, and outside the
     // claim's statement: the hot path stays one round trip; the event is lost only if this
     // process dies in the next few milliseconds. The claim statement said whether the tenant

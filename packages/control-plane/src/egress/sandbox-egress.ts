@@ -4,6 +4,7 @@ import { effectivePolicy, type EgressPolicySource, type SandboxEgress } from '@c
 import type { Subscriber } from '../context.js';
 import type { Resources } from '../resources.js';
 import { subscribeEgressChanges } from './egress-changes.js';
+import { loadInjections } from './egress-credentials.js';
 import { installationOf } from './egress-installation.js';
 import { readSandboxEgress } from '../repositories/egress-events.js';
 
@@ -13,7 +14,7 @@ export const storedPoolEgress = (value: unknown): EgressPolicy | null =>
     ? (value as EgressPolicy)
     : null;
 
-type EgressDeps = Pick<Resources, 'db'> & Partial<Pick<Resources, 'egress'>>;
+type EgressDeps = Pick<Resources, 'db'> & Partial<Pick<Resources, 'egress' | 'keyring'>>;
 
 /**
  * loadSandboxEgress computes the policy a sandbox lives under now: its pool's (or the
@@ -35,14 +36,25 @@ export async function loadSandboxEgress(
     (row.claim_egress as EgressNarrowing | null) ?? null,
     { widening: 'drop' },
   );
+  // Credentials are injected only for a claimed sandbox with network (a warm one serves no
+  // tenant's work yet), and only by a process holding the keyring (the worker's point).
+  const bound =
+    row.claim_id && policy.mode !== 'none' && deps.keyring
+      ? await loadInjections({ db: deps.db, keyring: deps.keyring }, row.tenant_id)
+      : { injections: [], fingerprint: '' };
   return {
     sandboxId: row.id,
     backendRef: row.backend_ref,
     tenantId: row.tenant_id,
     poolId: row.pool_id,
     claimId: row.claim_id,
-    version: createHash('sha256').update(JSON.stringify(policy)).digest('hex').slice(0, 16),
+    version: createHash('sha256')
+      .update(JSON.stringify(policy))
+      .update(bound.fingerprint)
+      .digest('hex')
+      .slice(0, 16),
     policy,
+    injections: bound.injections,
   };
 }
 

@@ -1,10 +1,11 @@
-import type { StoredSecret, StoredSecretUsableBy } from '@cubicle/contract/api';
+import type { SecretInjection, StoredSecret, StoredSecretUsableBy } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
-import { newId, sqlOf } from '@cubicle/db';
+import { newId, Prisma, sqlOf } from '@cubicle/db';
 import type { Deps } from '../resources.js';
 import { sealEnvelope, secretAad, type Envelope } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
 import { insertStoredSecretVersion, selectStoredSecrets } from '../repositories/secrets-stored.js';
+import { publishEgressChange } from '../egress/egress-changes.js';
 import { checkSecretValue } from './check-secret-value.js';
 import { recentSecrets } from './log-redaction.js';
 
@@ -14,6 +15,9 @@ import { recentSecrets } from './log-redaction.js';
  * a unique (tenant, name, version) collision is retried with the next number. `usableBy` says
  * which keys may name it (StoredSecretUsableBy); omitted, the previous version's setting stays
  * (`admins` for a first version), so rotating a value never widens or narrows who uses it.
+ * `inject` binds it to hosts at egress (null unbinds; omitted keeps the previous binding); when
+ * a binding is in force before or after, egress points reload the tenant's sandboxes, so a
+ * rotated or unbound credential takes effect on running claims at once.
  */
 export async function putStoredSecret(
   deps: Deps & { keyring: Keyring },
@@ -21,6 +25,7 @@ export async function putStoredSecret(
   name: string,
   value: string,
   usableBy?: StoredSecretUsableBy,
+  inject?: SecretInjection | null,
 ): Promise<StoredSecret> {
   checkSecretValue(name, value);
   recentSecrets.remember(tenantId, [{ name, value }]);
@@ -37,13 +42,18 @@ export async function putStoredSecret(
         Buffer.from(envelope.wrappedKey),
         envelope.keyId,
         usableBy ?? null,
+        inject ? JSON.stringify(inject) : null,
+        inject === undefined,
       ))!;
+      if (row.inject || row.prev_inject)
+        await publishEgressChange(deps, { tenant_id: tenantId });
       return {
         name,
         version: row.version,
         created_at: (row.first ?? row.created_at).toISOString(),
         updated_at: row.created_at.toISOString(),
         usable_by: row.usable_by,
+        inject: row.inject ?? null,
       };
     } catch (err) {
       const e = err as { code?: string; meta?: { code?: string } };
@@ -67,19 +77,27 @@ export async function listStoredSecrets(
       created_at: r.first.toISOString(),
       updated_at: r.last.toISOString(),
       usable_by: r.usable_by,
+      inject: r.inject ?? null,
     })),
     next_cursor: null,
   };
 }
 
-/** deleteStoredSecret deletes every version; 404 when the tenant has none of that name. */
+/**
+ * deleteStoredSecret deletes every version; 404 when the tenant has none of that name. A bound
+ * secret stops being injected at once (egress points reload the tenant's sandboxes).
+ */
 export async function deleteStoredSecret(
   deps: Deps,
   tenantId: string,
   name: string,
 ): Promise<void> {
+  const bound = await deps.db.tenantSecret.count({
+    where: { tenantId, name, inject: { not: Prisma.DbNull } },
+  });
   const { count } = await deps.db.tenantSecret.deleteMany({ where: { tenantId, name } });
   if (count === 0) throw new AppError('not_found', `no stored secret ${name}`);
+  if (bound > 0) await publishEgressChange(deps, { tenant_id: tenantId });
 }
 
 /**

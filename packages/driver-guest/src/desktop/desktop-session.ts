@@ -12,6 +12,11 @@ export interface SandboxNetworkOptions {
    * are injected at egress), bound over /etc/ssl/certs/ca-certificates.crt.
    */
   caBundle?: string;
+  /**
+   * Cubicle's egress CA alone (PEM), bound at EGRESS_CA_PATH: Node reads it (NODE_EXTRA_CA_CERTS)
+   * and the browsers' NSS databases are given it when their profiles are prepared.
+   */
+  egressCa?: string;
 }
 
 export interface DesktopOptions {

@@ -12,6 +12,7 @@ import { closeSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { inheritedEnv } from '../env.js';
 import { tokenDigestOf } from '../server/auth.js';
 import { startDesktop } from './start-desktop.js';
+import { trustEgressCaIn, userNssDb } from './egress-trust.js';
 
 interface EntryConfig {
   width: number;
@@ -49,6 +50,11 @@ function readToken(fd: number): Buffer {
 
 const tokenDigest = tokenDigestOf(readToken(TOKEN_FD));
 const config = JSON.parse(readAll(CONFIG_FD).toString('utf8')) as EntryConfig;
+
+// Credentials injected at egress: Chromium (and any NSS program) trusts the egress CA from the
+// start, however it is launched (the launch API, a shell, an agent's script).
+const home = inheritedEnv().HOME;
+if (home) await trustEgressCaIn(userNssDb(home));
 
 const session = await startDesktop({
   id: 'sandbox',

@@ -66,7 +66,15 @@ export interface SandboxSpec {
   resolvConfFd?: number;
   /** When set, /etc/ssl/certs/ca-certificates.crt is read from this descriptor. */
   caBundleFd?: number;
+  /** When set, the egress CA alone is read from this descriptor into EGRESS_CA_PATH. */
+  egressCaFd?: number;
 }
+
+/**
+ * Where a sandbox finds Cubicle's egress CA when credentials may be injected at egress (in
+ * bubblewrap's own root, so no host directory is touched). The browsers' profiles import it.
+ */
+export const EGRESS_CA_PATH = '/run/cubicle/egress-ca.pem';
 
 /**
  * bwrapOptions builds the bubblewrap options (passed through `--args FD`, so the host paths
@@ -109,6 +117,8 @@ export function bwrapOptions(spec: SandboxSpec): string[] {
     args.push('--ro-bind-data', String(spec.resolvConfFd), '/etc/resolv.conf');
   if (spec.caBundleFd !== undefined)
     args.push('--ro-bind-data', String(spec.caBundleFd), '/etc/ssl/certs/ca-certificates.crt');
+  if (spec.egressCaFd !== undefined)
+    args.push('--ro-bind-data', String(spec.egressCaFd), EGRESS_CA_PATH);
   args.push('--ro-bind-try', '/var/cache/fontconfig', '/var/cache/fontconfig');
   args.push('--proc', '/proc', '--dev', '/dev');
   const tmpfs = (path: string, bytes: number, perms = '1777') =>
@@ -122,6 +132,9 @@ export function bwrapOptions(spec: SandboxSpec): string[] {
   for (const mount of spec.code) args.push('--ro-bind', mount.host, mount.sandbox);
   args.push('--chdir', SANDBOX_PATHS.home, '--clearenv');
   for (const [name, value] of Object.entries(spec.env)) args.push('--setenv', name, value);
+  // Node keeps its own roots (not the system bundle); this adds the egress CA for Node programs.
+  if (spec.egressCaFd !== undefined)
+    args.push('--setenv', 'NODE_EXTRA_CA_CERTS', EGRESS_CA_PATH);
   args.push('--info-fd', String(spec.infoFd));
   if (spec.seccompFd !== null) args.push('--seccomp', String(spec.seccompFd));
   return args;

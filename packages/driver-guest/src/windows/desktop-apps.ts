@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { LaunchApp } from '@cubicle/contract/guest';
+import { trustEgressCaIn } from '../desktop/egress-trust.js';
 
 /** AppCommand is how one LaunchApp starts: its argv and the environment it adds. */
 export interface AppCommand {
@@ -97,6 +98,8 @@ async function prepareChromiumProfile(profile: string, downloads: string): Promi
 async function prepareFirefoxProfile(profile: string, downloads: string): Promise<void> {
   await mkdir(profile, { recursive: true });
   await mkdir(downloads, { recursive: true });
+  // Firefox reads its own profile's NSS database, not ~/.pki/nssdb (see egress-trust.ts).
+  await trustEgressCaIn(profile);
   const prefs: Record<string, string | number | boolean> = {
     // First run: no welcome, what's-new or privacy-notice tabs, no default-browser question.
     'browser.shell.checkDefaultBrowser': false,
