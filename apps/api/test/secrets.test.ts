@@ -107,6 +107,7 @@ describe('secrets API', () => {
           created_at: v1.json().created_at,
           updated_at: v2.json().updated_at,
           usable_by: 'admins',
+          inject: null,
         },
       ],
       next_cursor: null,
