@@ -11,8 +11,9 @@ const config: NextConfig = {
     return [
       {
         // The dashboard acts with an API key: no other site may frame it (clickjacking). The
-        // embed page sets its own frame-ancestors from the tenant's origins (proxy.ts).
-        source: '/((?!embed/).*)',
+        // embed and shared replay pages set their own frame-ancestors from the tenant's origins
+        // (proxy.ts).
+        source: '/((?!embed/|replay/).*)',
         headers: [
           { key: 'Content-Security-Policy', value: "frame-ancestors 'none'" },
           { key: 'X-Frame-Options', value: 'DENY' },

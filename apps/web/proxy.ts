@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from 'next/server';
+import { introspectReplayLink } from './lib/api/replay';
 import { introspectTicket, type TicketInfo } from './lib/api/viewer';
 import { embedCsp } from './lib/csp';
 import { TICKET_INFO_HEADER } from './lib/ticket-header';
@@ -10,6 +11,7 @@ import { TICKET_INFO_HEADER } from './lib/ticket-header';
  * costs one introspection.
  */
 export async function proxy(request: NextRequest) {
+  if (request.nextUrl.pathname.startsWith('/replay/')) return replayProxy(request);
   const ticket = decodeURIComponent(request.nextUrl.pathname.split('/')[2] ?? '');
   let info: TicketInfo | { state: 'unavailable' };
   try {
@@ -31,4 +33,25 @@ export async function proxy(request: NextRequest) {
   return response;
 }
 
-export const config = { matcher: '/embed/:ticket' };
+/**
+ * replayProxy gives a shared replay page (/replay/{token}) the same frame-ancestors as the live
+ * view, from the link's tenant; the page itself asks the API what the link shows.
+ */
+async function replayProxy(request: NextRequest) {
+  const token = decodeURIComponent(request.nextUrl.pathname.split('/')[2] ?? '');
+  let origins: string[] = [];
+  try {
+    const info = await introspectReplayLink(token);
+    if ('embed_origins' in info) origins = info.embed_origins;
+  } catch {
+    // Unreachable API: only 'self' may frame the page's error message.
+  }
+  const response = NextResponse.next();
+  response.headers.set('content-security-policy', embedCsp(origins));
+  response.headers.set('referrer-policy', 'no-referrer');
+  response.headers.set('cache-control', 'no-store');
+  response.headers.set('x-robots-tag', 'noindex');
+  return response;
+}
+
+export const config = { matcher: ['/embed/:ticket', '/replay/:token'] };

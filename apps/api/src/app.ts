@@ -33,6 +33,7 @@ import { usageRoutes } from './routes/usage.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { redactUrl } from './viewer/redact-url.js';
 import { viewerPlugin } from './viewer/viewer-plugin.js';
+import { replayReadAuth } from './replay/replay-auth.js';
 import { replayRoutes } from './replay/replay-routes.js';
 import { recordingRoutes } from './routes/recordings.js';
 import type { ViewerOptions } from './viewer/viewer-options.js';
@@ -187,7 +188,11 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     .register(runEventStreams)
     .register(egressRoutes)
     .register(replayRoutes, { keys: options.viewer.keys, webUrl: options.viewer.webUrl })
-    .register(recordingRoutes)
+    .register(recordingRoutes, {
+      // The recording and its media also take a replay link's token (the share page's player).
+      authenticate: (app) =>
+        replayReadAuth(app, { db: app.connections.db, keys: options.viewer.keys }),
+    })
     .register(closeRemainingWebSocketsPlugin)
     .register(systemRoutes, { checks: options.checks });
   await app.ready();

@@ -83,6 +83,18 @@ describe('replay: timeline and links', () => {
         createdAt: at(1000),
       },
     });
+    await f.db.claimPause.create({
+      data: {
+        id: 'pause-replay-1',
+        tenantId: f.a.tenantId,
+        poolId: claim.poolId,
+        claimId,
+        reason: 'idle',
+        startedAt: at(4000),
+        endedAt: at(5000),
+        expiresBefore: claim.expiresAt,
+      },
+    });
     const runId = newId('run');
     await f.db.run.create({
       data: {
@@ -139,6 +151,8 @@ describe('replay: timeline and links', () => {
       element: { role: 'entry', name: 'Token' },
       evidence: [expect.stringContaining('[secret:REPLAY_TOKEN]'), expect.any(String)],
     });
+    const steps = page.data.flatMap((e) => (e.kind === 'claim' ? [e.event] : []));
+    expect(steps.sort()).toEqual(['activated', 'claimed', 'paused', 'resumed']);
     const out = page.data.find((e) => e.kind === 'run_output' && e.stream === 'stdout');
     expect(out).toMatchObject({ text: 'token [secret:REPLAY_TOKEN]\n' });
     // Oldest first; offsets are from the origin.

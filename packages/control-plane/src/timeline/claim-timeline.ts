@@ -15,13 +15,9 @@ export type TimelineDeps = Pick<Resources, 'db' | 'keyring'>;
 
 /**
  * Audit actions that are timeline entries: the API audits every mutating call, so a window launch
- * (`launchClaimWindow`) and a pause or resume of the claim are there with their outcome and time.
+ * (`launchClaimWindow`) is there with its outcome and time.
  */
-const AUDITED = {
-  'claim_window.launch': 'window',
-  'claim.pause': 'paused',
-  'claim.resume': 'resumed',
-} as const;
+const AUDITED = ['claim_window.launch'];
 
 /** Rows of a source with many rows per claim are read from the cursor on, this many past a page. */
 const MARGIN = 50;
@@ -60,9 +56,15 @@ export async function getClaimTimeline(
     },
   });
   if (!claim) throw new AppError('not_found', `claim ${claimId} not found`);
-  const origin = input.origin ?? claim.activatedAt ?? claim.createdAt;
+  // The video's time 0 is its first frame: entries are placed on that axis when there is one.
+  const recording = await deps.db.recording.findFirst({
+    where: { claimId, tenantId },
+    select: { startedAt: true },
+  });
+  const origin = input.origin ?? recording?.startedAt ?? claim.activatedAt ?? claim.createdAt;
   const entries = await readEntries(deps, input, claim, origin, after);
   const page = pageOf(entries, after, query.limit);
+  await dropUnkeptScreenshots(deps, tenantId, claimId, page.data);
   const redactor = await claimRedactor(deps, tenantId, claimId);
   return {
     claim_id: claimId,
@@ -71,6 +73,34 @@ export async function getClaimTimeline(
     data: redactor.hasSecrets ? redactor.redactDeep(page.data) : page.data,
     next_cursor: page.next_cursor,
   };
+}
+
+/**
+ * dropUnkeptScreenshots nulls an action's before frame when the claim kept no such screenshot
+ * (claims holding secrets keep none; pruning drops old ones), so a page never links a 404.
+ */
+async function dropUnkeptScreenshots(
+  deps: TimelineDeps,
+  tenantId: string,
+  claimId: string,
+  entries: TimelineEntry[],
+): Promise<void> {
+  const ids = [
+    ...new Set(
+      entries.flatMap((e) =>
+        e.kind === 'action' && e.before_screenshot_id ? [e.before_screenshot_id] : [],
+      ),
+    ),
+  ];
+  if (ids.length === 0) return;
+  const kept = await deps.db.claimScreenshot.findMany({
+    where: { claimId, tenantId, screenshotId: { in: ids } },
+    select: { screenshotId: true },
+  });
+  const isKept = new Set(kept.map((k) => k.screenshotId));
+  for (const e of entries)
+    if (e.kind === 'action' && e.before_screenshot_id && !isKept.has(e.before_screenshot_id))
+      e.before_screenshot_id = null;
 }
 
 interface ClaimTimes {
@@ -90,7 +120,7 @@ async function readEntries(
   const db = deps.db;
   const since = after ? { gte: new Date(after.at) } : undefined;
   const take = query.limit + MARGIN;
-  const [actions, runs, output, viewers, handoffs, denials, audits] = await Promise.all([
+  const [actions, runs, output, viewers, handoffs, denials, audits, pauses] = await Promise.all([
     db.actionRecord.findMany({
       where: { claimId, tenantId, ...(since ? { createdAt: since } : {}) },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
@@ -150,12 +180,19 @@ async function readEntries(
       where: {
         tenantId,
         targetId: claimId,
-        action: { in: Object.keys(AUDITED) },
+        action: { in: AUDITED },
         ...(since ? { createdAt: since } : {}),
       },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       take,
       select: { id: true, action: true, result: true, createdAt: true },
+    }),
+    // Pauses, asked for or automatic (the claim's idle window), each with its resume.
+    db.claimPause.findMany({
+      where: { claimId, tenantId },
+      orderBy: { startedAt: 'asc' },
+      take: 1000,
+      select: { id: true, reason: true, startedAt: true, endedAt: true },
     }),
   ]);
 
@@ -164,21 +201,21 @@ async function readEntries(
 
   push({
     kind: 'claim',
-    ...placed('claim', 'claimed', claim.createdAt, origin),
+    ...placed('claim', '0-claimed', claim.createdAt, origin),
     event: 'claimed',
     reason: null,
   });
   if (claim.activatedAt)
     push({
       kind: 'claim',
-      ...placed('claim', 'activated', claim.activatedAt, origin),
+      ...placed('claim', '1-activated', claim.activatedAt, origin),
       event: 'activated',
       reason: null,
     });
   if (claim.releasedAt)
     push({
       kind: 'claim',
-      ...placed('claim', 'released', claim.releasedAt, origin),
+      ...placed('claim', '9-released', claim.releasedAt, origin),
       event: 'released',
       reason: claim.releaseReason,
     });
@@ -272,20 +309,26 @@ async function readEntries(
       count: d.count,
     });
 
-  for (const a of audits) {
-    const kind = AUDITED[a.action as keyof typeof AUDITED];
-    if (kind === 'window')
-      push({
-        kind: 'window',
-        ...placed('window', a.id, a.createdAt, origin),
-        event: a.result === 'success' ? 'launched' : 'launch_failed',
-        app: null,
-      });
-    else if (a.result === 'success')
+  for (const a of audits)
+    push({
+      kind: 'window',
+      ...placed('window', a.id, a.createdAt, origin),
+      event: a.result === 'success' ? 'launched' : 'launch_failed',
+      app: null,
+    });
+
+  for (const p of pauses) {
+    push({
+      kind: 'claim',
+      ...placed('claim', `${p.id}:paused`, p.startedAt, origin),
+      event: 'paused',
+      reason: p.reason,
+    });
+    if (p.endedAt)
       push({
         kind: 'claim',
-        ...placed('claim', a.id, a.createdAt, origin),
-        event: kind,
+        ...placed('claim', `${p.id}:resumed`, p.endedAt, origin),
+        event: 'resumed',
         reason: null,
       });
   }

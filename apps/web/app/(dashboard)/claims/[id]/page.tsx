@@ -1,4 +1,5 @@
 import type { Claim } from '@cubicle/contract/api';
+import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { ApiError, api } from '../../../../lib/api/client';
 import { requireSession } from '../../../../lib/session/current';
@@ -107,6 +108,11 @@ export default async function ClaimPage({ params }: { params: Promise<{ id: stri
       ) : null}
 
       <h2>Timeline</h2>
+      <p>
+        <Link href={`/claims/${claim.id}/replay`} data-testid="replay-link">
+          Replay: the video beside every step
+        </Link>
+      </p>
       <ClaimTimeline
         claim={claim}
         actions={actions instanceof ApiError ? [] : actions.data}
