@@ -3,13 +3,14 @@ import type { RecordingEstimate, RecordingQuality } from '@cubicle/contract/api'
 /**
  * Measured per recorded desktop at 5 fps, 1280×800, Chromium scrolling a long coloured page
  * without pause (the busy end: an idle screen costs a fraction), FFmpeg 5.1 libx264 `veryfast`
- * `zerolatency`, one thread, on this project's 2-core test machine (loaded). `npm run
- * bench:recording` re-measures; the pool's settings show these as the estimate.
+ * `zerolatency`, one thread, 15 s per quality on this project's 2-core test machine (loaded).
+ * `npm run bench:recording` measured 6.2 % and 3.2 MB/min at medium inside a sandbox; the pool's
+ * settings show the (higher) figures below as the estimate.
  */
 const AT_5_FPS: Record<RecordingQuality, RecordingEstimate> = {
-  low: { cpu_pct_one_core: 8.1, mb_per_min: 3.9 },
-  medium: { cpu_pct_one_core: 8.5, mb_per_min: 5.5 },
-  high: { cpu_pct_one_core: 9, mb_per_min: 7.5 },
+  low: { cpu_pct_one_core: 7.9, mb_per_min: 3.8 },
+  medium: { cpu_pct_one_core: 8.2, mb_per_min: 6.2 },
+  high: { cpu_pct_one_core: 8.2, mb_per_min: 9.3 },
 };
 
 /**
