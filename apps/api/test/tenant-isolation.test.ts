@@ -30,6 +30,7 @@ describe('tenant isolation and bad input on every endpoint', () => {
     ticketId: '',
     mcpTokenId: '',
     handoffId: '',
+    snapshotId: '',
   };
   const b = { auth: '' };
 
@@ -120,6 +121,20 @@ describe('tenant isolation and bad input on every endpoint', () => {
         claimTtlLeftMs: 0n,
       },
     });
+    // A snapshot of A's (a row as a finished create leaves it), for the snapshot routes.
+    a.snapshotId = newId('snapshot');
+    await db.snapshot.create({
+      data: {
+        id: a.snapshotId,
+        tenantId: ta.id,
+        status: 'ready',
+        paths: ['Documents'],
+        sourceClaimId: a.claimId,
+        sourcePool: 'alpha',
+        sourcePoolId: pool.id,
+        expiresAt: new Date(Date.now() + 3600_000),
+      },
+    });
     cleanup = async () => {
       await app.close();
       await queues.close();
@@ -146,7 +161,9 @@ describe('tenant isolation and bad input on every endpoint', () => {
           ? a.keyId
           : r.path.startsWith('/v1/webhooks')
             ? newId('webhook')
-            : a.claimId,
+            : r.path.startsWith('/v1/snapshots')
+              ? a.snapshotId
+              : a.claimId,
       )
       .replace('{ticket_id}', a.ticketId)
       .replace('{token_id}', a.mcpTokenId)
@@ -167,6 +184,7 @@ describe('tenant isolation and bad input on every endpoint', () => {
       db.viewerTicket.count({ where: { revokedAt: null } }),
       db.claimSecret.count(),
       db.tenantSecret.count(),
+      db.snapshot.count(),
       db.tenant.findMany({ orderBy: { id: 'asc' } }),
     ]);
 

@@ -45,6 +45,8 @@ const FLOORS = [
   // Pause freezes a claim's desktop through the lane guest calls use; runs resume it at start.
   'pause',
   'runs',
+  // Snapshots pack a claim's home through its guest; forks take claims (with secrets) and restore.
+  'snapshots',
   // The timeline reads every system's rows of a claim and redacts with its secrets.
   'timeline',
   'reconcile',

@@ -143,6 +143,15 @@ export { getClaimEgress } from './egress/claim-egress.js';
 export { egressDenialSink, ingestEgressDenials } from './egress/ingest-egress-reports.js';
 export { hasClaimEnded, listEgressEvents } from './egress/list-egress-events.js';
 export { getClaimTimeline, type TimelineDeps } from './timeline/index.js';
+export {
+  claimOrFork,
+  createSnapshot,
+  deleteSnapshot,
+  getSnapshot,
+  listSnapshots,
+  sweepSnapshots,
+  type SnapshotDeps,
+} from './snapshots/index.js';
 export { EgressEventFeed } from './egress/egress-event-feed.js';
 export { rollupUsage } from './usage/rollup-usage.js';
 export { runUsageCli } from './usage/usage-cli.js';

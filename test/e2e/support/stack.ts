@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildApp } from '@cubicle/api';
-import { newKeyringSpec, parseKeyring } from '@cubicle/control-plane';
+import { newKeyringSpec, objectStoreOf, parseKeyring } from '@cubicle/control-plane';
 import { createDb, type Db } from '@cubicle/db';
 import { createQueueConnection, JobQueues } from '@cubicle/queue';
 import { createApiKey, createTenant } from '@cubicle/tenancy';
@@ -9,6 +12,7 @@ import { Redis } from 'ioredis';
 import {
   createTestDatabase,
   createTestRedisNamespace,
+  harnessS3,
   redisOptionsFromUrl,
 } from '../../harness/index.js';
 import { startE2eBackend, type E2eBackend, type E2eBackendKind } from './sandbox-backend.js';
@@ -21,6 +25,15 @@ export interface Stack {
   workerEnv: Record<string, string> & { DATABASE_URL: string };
   /** The backend the worker drives (local unless startStack was asked for another). */
   backend: E2eBackend;
+  /** The object store the API and the worker share (fs in a temp dir unless asked for s3). */
+  objectStore: {
+    kind: 'fs' | 's3';
+    /** The variables the worker was given for it (CUBICLE_OBJECT_STORE…). */
+    env: Record<string, string>;
+    /** The fs store's directory (unused with s3). */
+    dir: string;
+    store: ReturnType<typeof objectStoreOf>;
+  };
   /** Bearer header of the first tenant's admin key. */
   auth: { authorization: string };
   tenantId: string;
@@ -41,6 +54,8 @@ export async function startStack(
     backend?: E2eBackendKind;
     /** A backend the suite brings itself (the real node's, test/e2e/real-node). */
     customBackend?: (databaseUrl: string) => Promise<E2eBackend>;
+    /** `fs` (default: a temp dir) or `s3` (the harness's S3-compatible server). */
+    objectStore?: 'fs' | 's3';
   } = {},
 ): Promise<Stack> {
   const database = await createTestDatabase();
@@ -52,6 +67,30 @@ export async function startStack(
   const redis = new Redis({ ...redisOptionsFromUrl(ns.url), maxRetriesPerRequest: null });
   const queueConnection = createQueueConnection(ns.url);
   const queues = new JobQueues(queueConnection, ns.bullPrefix);
+  const objectsDir = mkdtempSync(join(tmpdir(), 'cubicle-e2e-objects-'));
+  // The worker reads the same variables (env.ts), so both processes name one store.
+  const objectEnv: Record<string, string> =
+    options.objectStore === 's3'
+      ? (({ endpoint, region, bucket, accessKeyId, secretAccessKey }) => ({
+          CUBICLE_OBJECT_STORE: 's3',
+          CUBICLE_S3_ENDPOINT: endpoint,
+          CUBICLE_S3_REGION: region,
+          CUBICLE_S3_BUCKET: bucket,
+          CUBICLE_S3_ACCESS_KEY_ID: accessKeyId,
+          CUBICLE_S3_SECRET_ACCESS_KEY: secretAccessKey,
+        }))(harnessS3())
+      : { CUBICLE_OBJECT_STORE: 'fs', CUBICLE_OBJECT_STORE_DIR: objectsDir };
+  const parsedObjectEnv = {
+    CUBICLE_OBJECT_STORE: objectEnv.CUBICLE_OBJECT_STORE as 'fs' | 's3',
+    CUBICLE_OBJECT_STORE_DIR: objectsDir,
+    CUBICLE_S3_ENDPOINT: objectEnv.CUBICLE_S3_ENDPOINT,
+    CUBICLE_S3_REGION: objectEnv.CUBICLE_S3_REGION ?? 'us-east-1',
+    CUBICLE_S3_BUCKET: objectEnv.CUBICLE_S3_BUCKET,
+    CUBICLE_S3_ACCESS_KEY_ID: objectEnv.CUBICLE_S3_ACCESS_KEY_ID,
+    CUBICLE_S3_SECRET_ACCESS_KEY: objectEnv.CUBICLE_S3_SECRET_ACCESS_KEY,
+    CUBICLE_S3_FORCE_PATH_STYLE: true,
+  };
+  const objectStore = objectStoreOf(parsedObjectEnv);
   const workerEnv = {
     DATABASE_URL: database.url,
     REDIS_URL: ns.url,
@@ -63,6 +102,7 @@ export async function startStack(
     CUBICLE_WEBHOOKS_ALLOW_PRIVATE: '1',
     WEBHOOK_RETRY_BASE_MS: '200',
     WEBHOOK_RELAY_INTERVAL_MS: '200',
+    ...objectEnv,
     ...backend.workerEnv,
   };
   // One signing key for the stack's life: tickets survive restartApi(), as with a configured key.
@@ -79,6 +119,7 @@ export async function startStack(
       keyring: parseKeyring(workerEnv.CUBICLE_KEYRING),
       // Webhook receivers in the suites listen on loopback (an operator's opt-in, as here).
       webhooks: { allowPrivate: true },
+      objectStore,
     });
   let api = await build();
   let worker = startWorker(workerEnv);
@@ -98,6 +139,12 @@ export async function startStack(
     },
     workerEnv,
     backend,
+    objectStore: {
+      kind: parsedObjectEnv.CUBICLE_OBJECT_STORE,
+      env: objectEnv,
+      dir: objectsDir,
+      store: objectStore,
+    },
     auth: { authorization: `Bearer ${key.key}` },
     tenantId: tenant.id,
     other: { tenantId: other.id, auth: { authorization: `Bearer ${otherKey.key}` } },
@@ -140,6 +187,7 @@ export async function startStack(
       await db.$disconnect();
       await ns.cleanup();
       await database.drop();
+      rmSync(objectsDir, { recursive: true, force: true });
     },
   };
   return stack;

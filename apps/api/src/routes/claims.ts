@@ -1,6 +1,6 @@
 import { Routes } from '@cubicle/contract/api';
 import {
-  createClaimWithSecrets,
+  claimOrFork,
   extendClaim,
   getClaim,
   heartbeatClaim,
@@ -11,24 +11,19 @@ import { route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
+import { registerSnapshotRoutes } from './snapshots.js';
 
 /**
- * Claim routes: claim (idempotent with Idempotency-Key; with `secrets`, sealed with the resources' keyring),
- * read, heartbeat, extend, release.
+ * Claim routes: claim (idempotent with Idempotency-Key; with `secrets`, sealed with the resources' keyring;
+ * with `from_snapshot`, forks), read, heartbeat, extend, release; and the claims' snapshots.
  */
 export const claimRoutes = routeGroup(Plugin.claimRoutes, (app) => {
   const deps = app.resources;
   route(app, Routes.createClaim, async ({ request, params, body, headers, auth }) => {
     const key = headers['idempotency-key'];
-    const { claim, status } = await createClaimWithSecrets(
-      deps,
-      tenantOf(request),
-      params.name,
-      body,
-      key ? { key, scope: `POST /v1/pools/${params.name}/claims` } : undefined,
-      auth.role,
-    );
-    return { status, body: claim };
+    const idempotency = key ? { key, scope: `POST /v1/pools/${params.name}/claims` } : undefined;
+    // Without `from_snapshot` this is createClaimWithSecrets as it always was; with it, forks.
+    return claimOrFork(deps, tenantOf(request), params.name, body, idempotency, auth.role);
   });
 
   route(app, Routes.listClaims, async ({ request, query }) => ({
@@ -55,4 +50,6 @@ export const claimRoutes = routeGroup(Plugin.claimRoutes, (app) => {
     status: 200,
     body: await releaseClaim(deps, tenantOf(request), params.id),
   }));
+
+  registerSnapshotRoutes(app, deps);
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { named } from '../registry.js';
 import { crossFieldRules } from '../rules.js';
-import { ClaimId, Metadata, PoolId, ResourceName, Timestamp } from './common.js';
+import { ClaimId, Metadata, PoolId, ResourceName, SnapshotId, Timestamp } from './common.js';
 import { PrimedWindow } from './pool-prime.js';
 import { Sandbox } from './sandbox.js';
 import { EgressNarrowing } from './egress.js';
@@ -95,24 +95,47 @@ export const CreateClaimRequest = named(
       /** Narrows the pool's egress policy for this claim (never widens it: `egress_widens_pool`). */
       egress: EgressNarrowing.optional(),
       /**
+       * Fork: the claim's desktop is a warm desktop with this snapshot (`/v1/snapshots`) restored
+       * into it before the call answers. Each fork is independent of the others and of the source.
+       */
+      from_snapshot: SnapshotId.optional(),
+      /**
+       * Forks to make (1–20, with `from_snapshot` only, without `name`). Given, the answer is a
+       * ClaimBatch `{claims: [...]}`; left out, it is one Claim as always.
+       */
+      count: z.number().int().min(1).max(20).optional(),
+      /**
        * Video recording of this claim (RecordingOptions): left out, the pool's `recording` decides;
        * asking for it from a pool that offers none is 409 `recording_not_allowed`.
        */
       recording: RecordingOptions.optional(),
     })
     // Enforced where secrets are sealed (control-plane sealClaimSecrets), published here.
-    .meta(
-      crossFieldRules(
-        'A secret name is given as a value (`secrets`) or stored (`stored_secrets`), not both.',
+    .meta({
+      ...crossFieldRules(
+        'A secret name is given as a value (`secrets`) or stored (`stored_secrets`), not both. `count` needs `from_snapshot` and excludes `name`; `profile` excludes `from_snapshot`.',
         {
           rule: 'disjoint',
           keys_of: 'secrets',
           items_of: 'stored_secrets',
         },
       ),
-    ),
+      // Plain JSON Schema for the field pairs (enforced by the control plane's claimOrFork and
+      // claimWithProfile): a fork batch is unnamed, and a profile claim is not a fork.
+      dependentRequired: { count: ['from_snapshot'] },
+      not: {
+        anyOf: [{ required: ['count', 'name'] }, { required: ['profile', 'from_snapshot'] }],
+      },
+    }),
 );
 export type CreateClaimRequest = z.infer<typeof CreateClaimRequest>;
+
+/**
+ * ClaimBatch answers a claim request with `count` (forks of a snapshot): every claim, each active
+ * with the snapshot restored. A request without `count` keeps answering one Claim.
+ */
+export const ClaimBatch = named('ClaimBatch', z.strictObject({ claims: z.array(Claim).min(1) }));
+export type ClaimBatch = z.infer<typeof ClaimBatch>;
 
 /** UpdateClaimRequest extends the TTL from now, capped at `max_expires_at`. */
 export const UpdateClaimRequest = named(

@@ -26,6 +26,7 @@ export const IdPrefixes = {
   egress_event: 'egv',
   handoff: 'hof',
   replay_link: 'rpl',
+  snapshot: 'snp',
 } as const;
 export type IdKind = keyof typeof IdPrefixes;
 
@@ -53,6 +54,7 @@ export const WebhookEventId = idOf('webhook_event');
 export const EgressEventId = idOf('egress_event');
 export const HandoffId = idOf('handoff');
 export const ReplayLinkId = idOf('replay_link');
+export const SnapshotId = idOf('snapshot');
 
 /** Timestamps are RFC 3339 strings in UTC with milliseconds, as `Date#toISOString` prints them. */
 export const Timestamp = z.iso.datetime({ offset: false, precision: 3 });

@@ -18,6 +18,7 @@ export * from './system.js';
 export * from './egress.js';
 export * from './timeline.js';
 export * from './replay-link.js';
+export * from './snapshot.js';
 export * from './recording.js';
 export * from './route-def.js';
 export * from './routes.js';

@@ -16,6 +16,7 @@ import { usageRoutes } from './routes/usage-routes.js';
 import { egressRoutes } from './routes/egress-routes.js';
 import { recordingRoutes } from './routes/recording-routes.js';
 import { replayRoutes } from './routes/replay-routes.js';
+import { snapshotRoutes } from './routes/snapshot-routes.js';
 
 export { IdempotencyHeaders } from './routes/shared.js';
 
@@ -38,6 +39,7 @@ export const Routes = {
   ...egressRoutes,
   ...recordingRoutes,
   ...replayRoutes,
+  ...snapshotRoutes,
 } satisfies Record<string, RouteDef>;
 
 export type RouteName = keyof typeof Routes;

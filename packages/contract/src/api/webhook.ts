@@ -10,6 +10,7 @@ import {
   PORT_PATTERN,
   RunId,
   SandboxId,
+  SnapshotId,
   Timestamp,
   WebhookDeliveryId,
   WebhookEventId,
@@ -32,6 +33,7 @@ export const WebhookEventType = named(
     'egress.denied',
     'claim.handoff_requested',
     'claim.handoff_returned',
+    'snapshot.created',
     'claim.paused',
     'claim.resumed',
   ]),
@@ -287,6 +289,19 @@ export const ClaimResumedData = named(
   }),
 );
 
+/** SnapshotCreatedData: a claim's snapshot is stored and ready to fork. */
+export const SnapshotCreatedData = named(
+  'SnapshotCreatedData',
+  z.strictObject({
+    snapshot_id: SnapshotId,
+    name: z.string().nullable(),
+    claim_id: ClaimId,
+    pool: z.string(),
+    size_bytes: z.number().int().min(0),
+    file_count: z.number().int().min(0),
+  }),
+);
+
 /** WebhookEventData maps each event type to the `data` of its payload. */
 export const WebhookEventData = {
   'claim.activated': ClaimActivatedData,
@@ -297,6 +312,7 @@ export const WebhookEventData = {
   'egress.denied': EgressDeniedData,
   'claim.handoff_requested': HandoffRequestedData,
   'claim.handoff_returned': HandoffReturnedData,
+  'snapshot.created': SnapshotCreatedData,
   'claim.paused': ClaimPausedData,
   'claim.resumed': ClaimResumedData,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
@@ -345,6 +361,11 @@ export const WebhookPayload = named(
       type: z.literal('claim.handoff_returned'),
       timestamp: Timestamp,
       data: HandoffReturnedData,
+    }),
+    z.strictObject({
+      type: z.literal('snapshot.created'),
+      timestamp: Timestamp,
+      data: SnapshotCreatedData,
     }),
     z.strictObject({
       type: z.literal('claim.paused'),

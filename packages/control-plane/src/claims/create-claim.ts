@@ -27,6 +27,8 @@ export interface CreateClaimResult {
   claim: ClaimView;
   /** 201: active (new); 202: pending; 200: an existing live claim of that name (reconnect). */
   status: 200 | 201 | 202;
+  /** This request took the claim (false: an idempotent replay or a reconnect by name). */
+  fresh: boolean;
 }
 
 /**
@@ -109,9 +111,9 @@ export async function createClaim(
         });
       throw new Error(`the claim was refused (${outcome.code}): ${outcome.message}`);
     case 'replay':
-      return { claim: viewOf(outcome, poolName), status: outcome.status };
+      return { claim: viewOf(outcome, poolName), status: outcome.status, fresh: false };
     case 'reconnect':
-      return { claim: viewOf(outcome, poolName), status: 200 };
+      return { claim: viewOf(outcome, poolName), status: 200, fresh: false };
     case 'active':
     case 'pending':
       return answerNewClaim(deps, tenantId, poolName, request, outcome);
@@ -167,11 +169,15 @@ async function answerNewClaim(
         sandbox_id: outcome.sandbox.id,
         metadata: claim.metadata as Record<string, string>,
       });
-    return { claim: viewOf(outcome, poolName), status: 201 };
+    return { claim: viewOf(outcome, poolName), status: 201, fresh: true };
   }
   if (request.wait_seconds > 0) {
     const settled = await waitForClaim(deps, claim.id, request.wait_seconds * 1000);
-    return { claim: toClaimView(settled), status: claimAnswerStatus(settled.status) };
+    return {
+      claim: toClaimView(settled),
+      status: claimAnswerStatus(settled.status),
+      fresh: true,
+    };
   }
-  return { claim: viewOf(outcome, poolName), status: 202 };
+  return { claim: viewOf(outcome, poolName), status: 202, fresh: true };
 }

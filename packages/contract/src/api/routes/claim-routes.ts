@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import {
   Claim,
+  ClaimBatch,
   ClaimListQuery,
   ClaimPathParams,
   CreateClaimRequest,
@@ -20,11 +22,11 @@ export const claimRoutes = {
     auth: 'api_key',
     summary: 'Claim a sandbox from a pool',
     description:
-      '201 with an active claim when a sandbox is ready (warm, or provisioned within `wait_seconds`); 202 with a pending claim otherwise (poll `GET /v1/claims/{id}`). A live claim with the same `name` is returned as is (reconnect). With `Idempotency-Key`, a retry with the same body returns the same claim; a different body is 409 `idempotency_key_reused`.',
+      '201 with an active claim when a sandbox is ready (warm, or provisioned within `wait_seconds`); 202 with a pending claim otherwise (poll `GET /v1/claims/{id}`). A live claim with the same `name` is returned as is (reconnect). With `Idempotency-Key`, a retry with the same body returns the same claim; a different body is 409 `idempotency_key_reused`. A fork (`from_snapshot`) answers once its desktop has the snapshot restored: 201 with the Claim, or with `count` a ClaimBatch of that many claims (all or none: if one fails, the others are released); a fork never answers 202 (a desktop not ready within `wait_seconds` is 504 `timeout`). `count` needs `from_snapshot` and excludes `name`.',
     params: PoolPathParams,
     headers: IdempotencyHeaders,
     body: CreateClaimRequest,
-    responses: { 200: Claim, 201: Claim, 202: Claim },
+    responses: { 200: Claim, 201: z.union([Claim, ClaimBatch]), 202: Claim },
     errors: [
       ...writeErrors,
       'secret_not_usable',
@@ -32,6 +34,9 @@ export const claimRoutes = {
       'idempotency_key_reused',
       'idempotency_in_progress',
       'gone',
+      'conflict',
+      'service_unavailable',
+      'timeout',
     ],
   }),
   listClaims: defineRoute({
