@@ -1,4 +1,4 @@
-// npm run bench:k8s -- --real-node [--sandboxes 3] [--pods 5] [--cpu 0.25]
+// npm run bench:k8s -- --real-node [--sandboxes 3] [--pods 5] [--cpu 0.25] [--rounds 3]
 // The kubernetes backend with real desktop Pods: kubelet + containerd + runc on this machine
 // (test/harness/kube/real-node), running the desktop image built from Debian packages and this
 // checkout (scripts/images/build.mjs, desktop-minimal). Prints three JSON lines: Pod start
@@ -19,6 +19,7 @@ const arg = (name: string, fallback: number) => {
 const sandboxes = arg('sandboxes', 3);
 const podCount = arg('pods', 5);
 const cpu = arg('cpu', 0.25);
+const rounds = arg('rounds', 3);
 const memoryMb = 512;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -105,18 +106,24 @@ try {
   const floor: number[] = [];
   for (let i = 0; i < 10; i++)
     floor.push(...(await burstLatencies(client, sandboxes, 'GET', '/v1/version')));
-  const claims = await Promise.all(
-    Array.from({ length: sandboxes }, async () => {
-      const started = performance.now();
-      const res = await client('POST', '/v1/pools/bench/claims', { wait_seconds: 0 });
-      return { ms: performance.now() - started, status: res.status, id: res.body.id as string };
-    }),
-  );
+  // Rounds of: claim every warm desktop at once, release them all, time the pool back to full.
+  const claims: { ms: number; status: number; id: string }[] = [];
+  const refills: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const batch = await Promise.all(
+      Array.from({ length: sandboxes }, async () => {
+        const started = performance.now();
+        const res = await client('POST', '/v1/pools/bench/claims', { wait_seconds: 0 });
+        return { ms: performance.now() - started, status: res.status, id: res.body.id as string };
+      }),
+    );
+    claims.push(...batch);
+    for (const c of batch) if (c.id) await s.call('DELETE', `/v1/claims/${c.id}`);
+    await s.call('PUT', '/v1/pools/bench', spec(sandboxes));
+    refills.push(await waitWarm(sandboxes));
+    await s.call('PUT', '/v1/pools/bench', spec(0));
+  }
   client.close();
-
-  for (const c of claims) if (c.id) await s.call('DELETE', `/v1/claims/${c.id}`);
-  await s.call('PUT', '/v1/pools/bench', spec(sandboxes));
-  const refillSeconds = await waitWarm(sandboxes);
 
   const lines = [
     {
@@ -141,6 +148,7 @@ try {
       node: 'real',
       sandboxes,
       concurrency: sandboxes,
+      rounds,
       claims: claims.length,
       p50_ms: round(
         percentile(
@@ -163,7 +171,9 @@ try {
       backend: 'kubernetes',
       node: 'real',
       sandboxes,
-      seconds: round(refillSeconds, 1),
+      rounds,
+      p50_seconds: round(percentile(refills, 50), 1),
+      max_seconds: round(Math.max(...refills), 1),
       initial_fill_seconds: round(fillSeconds, 1),
     },
   ];

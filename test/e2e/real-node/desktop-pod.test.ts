@@ -4,7 +4,7 @@
 // the claim gets a Pod the scheduler placed and kubelet started, the agent observes, acts and
 // screenshots through the guest driver inside it, the Pod security settings hold as seen from a
 // shell inside the container, and release deletes the Pod.
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
 import { sandboxIdOfObjectName, sandboxObjectName } from '@cubicle/backends';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,6 +155,22 @@ describe('a desktop Pod on a real node (kubelet + containerd)', () => {
     const routes = (await shell('cat /proc/net/route')).stdout.trim().split('\n').slice(1);
     expect(routes.length).toBeGreaterThan(0);
     expect(routes.every((line) => line.split(/\s+/)[1] !== '00000000')).toBe(true);
+  });
+
+  it('declares the sandbox NetworkPolicy over the Pod (no policy engine enforces it here)', async () => {
+    // The CNI bridge plugin has no policy engine: the policy is declared, not enforced, on this
+    // node. Checked: it exists, selects the claim's Pod, and admits only the guest and VNC ports.
+    const pod = await core().readNamespacedPod({ name: sandboxObjectName(sandboxId), namespace });
+    const policy = await rn.cluster.kubeconfig
+      .makeApiClient(NetworkingV1Api)
+      .readNamespacedNetworkPolicy({ name: 'cubicle-sandboxes', namespace });
+    const labels = pod.metadata?.labels ?? {};
+    for (const [key, value] of Object.entries(policy.spec?.podSelector?.matchLabels ?? {}))
+      expect(labels[key], key).toBe(value);
+    expect(policy.spec?.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(policy.spec?.ingress?.flatMap((rule) => rule.ports?.map((p) => p.port))).toEqual([
+      8080, 5900,
+    ]);
   });
 
   it('release deletes the Pod', async () => {

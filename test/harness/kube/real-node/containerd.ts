@@ -3,7 +3,7 @@
 // (scripts/images/build.mjs) as OCI layouts, imported with `ctr images import`; nothing is
 // pulled (the sandbox image is our pause image, Pods use imagePullPolicy Never/IfNotPresent).
 import { spawn } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reaper } from '../../../../packages/embedded/src/index.js';
 import { spawnClusterProcess, waitUntil, type ClusterProcess } from '../processes.js';
@@ -74,38 +74,14 @@ disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapsho
 `;
 }
 
-/**
- * seedContent hard-links the layouts' blobs into containerd's content store before it starts
- * (same layout: blobs/sha256/<hex>; same file system as the cache). The import then finds each
- * blob present and only records and unpacks it, instead of copying hundreds of MB again.
- */
-function seedContent(dir: string, layouts: string[]): void {
-  const blobs = join(dir, 'root', 'io.containerd.content.v1.content', 'blobs', 'sha256');
-  mkdirSync(blobs, { recursive: true });
-  for (const layout of layouts) {
-    const from = join(layout, 'blobs', 'sha256');
-    for (const hex of readdirSync(from)) {
-      if (existsSync(join(blobs, hex))) continue;
-      try {
-        linkSync(join(from, hex), join(blobs, hex));
-      } catch {
-        // Another file system: the import copies it.
-      }
-    }
-  }
-}
-
 export async function startContainerd(options: {
   dir: string;
   cniConfDir: string;
   pauseRef: string;
   reaper: Reaper;
-  /** OCI layouts about to be imported (their blobs are linked in first). */
-  layouts?: string[];
 }): Promise<Containerd> {
   const { dir } = options;
   mkdirSync(dir, { recursive: true });
-  seedContent(dir, options.layouts ?? []);
   const config = join(dir, 'config.toml');
   writeFileSync(config, configToml(dir, options.cniConfDir, options.pauseRef));
   const socket = join(dir, 'containerd.sock');

@@ -55,9 +55,11 @@ export function restoreSysctls(values: Record<string, string>): void {
   }
 }
 
-/** The v1 hierarchies (cgroup v1 / hybrid host) kubelet's cgroupfs driver uses. */
+/** The hierarchies kubelet's cgroupfs driver uses: every v1 one (v1 / hybrid host), or the v2 root. */
 function cgroupHierarchies(): string[] {
   const base = '/sys/fs/cgroup';
+  // A pure cgroup v2 host has one hierarchy, mounted at the base itself.
+  if (existsSync(join(base, 'cgroup.controllers'))) return [base];
   return readdirSync(base)
     .map((name) => join(base, name))
     .filter((path) => {

@@ -175,7 +175,6 @@ export async function startRealNodeCluster(
       cniConfDir: network.confDir,
       pauseRef: built.pause!.ref,
       reaper,
-      layouts: Object.values(built).map((image) => image.layout),
     });
     for (const image of Object.values(built)) {
       const ms = await containerd.importLayout(image.layout);
