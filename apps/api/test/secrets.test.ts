@@ -204,7 +204,7 @@ describe('secrets API', () => {
       expect(openEnvelope(both, r, secretAad(r.tenantId, r.name))).toBe(VALUE);
     const { stdout } = await run(process.execPath, [cli, 'secrets', 'rewrap'], { env });
     expect(JSON.parse(stdout)).toEqual({
-      rewrapped: { claim_secrets: 2, tenant_secrets: 2 },
+      rewrapped: { claim_secrets: 2, tenant_secrets: 2, tenant_data_keys: 0 },
       key_id: 'b',
     });
     const onlyB = parseKeyring(specB);
@@ -219,7 +219,11 @@ describe('secrets API', () => {
       ).toBe(true);
     // A second run has nothing to do.
     const again = await run(process.execPath, [cli, 'secrets', 'rewrap'], { env });
-    expect(JSON.parse(again.stdout).rewrapped).toEqual({ claim_secrets: 0, tenant_secrets: 0 });
+    expect(JSON.parse(again.stdout).rewrapped).toEqual({
+      claim_secrets: 0,
+      tenant_secrets: 0,
+      tenant_data_keys: 0,
+    });
   });
 
   it('deleting a stored secret removes every version; unknown names are 404', async () => {

@@ -10,7 +10,7 @@ import { createObjectStore, ObjectStoreError, type ObjectStore } from '@cubicle/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harnessS3 } from '../../../test/harness/index.js';
 import { newKeyringSpec, openBytes, parseKeyring } from '../src/crypto/keyring.js';
-import { createTenantDataKeys } from '../src/objects/tenant-data-keys.js';
+import { createTenantDataKeys, rewrapTenantDataKeys } from '../src/objects/tenant-data-keys.js';
 import { createResources } from '../src/resources.js';
 import { world, type World } from './setup.js';
 
@@ -59,6 +59,7 @@ describe('tenant data keys', () => {
       data: { tenantId: other, wrappedKey: rows[0]!.wrappedKey, keyId: rows[0]!.keyId },
     });
     expect(await codeOf(createTenantDataKeys(w.deps).dataKey(other))).toBe('object_integrity');
+    await w.db.tenantDataKey.delete({ where: { tenantId: other } });
     // Two tenants never share a key.
     expect(Buffer.from(await keys.dataKey(await newTenant())).equals(key)).toBe(false);
   });
@@ -85,6 +86,25 @@ describe('tenant data keys', () => {
     } finally {
       await second.$disconnect();
     }
+  });
+
+  it('rewrap moves data keys onto the current master key: the same data key, and the old master key can go', async () => {
+    const tenantId = await newTenant();
+    const oldRing = parseKeyring(`old:${randomBytes(32).toString('base64')}`);
+    const key = await createTenantDataKeys({ db: w.db, keyring: oldRing }).dataKey(tenantId);
+    const both = parseKeyring(
+      [
+        `new:${randomBytes(32).toString('base64')}`,
+        `old:${oldRing.keys.get('old')!.toString('base64')}`,
+        specOf(w), // the earlier cases' keys, rewrapped too
+      ].join(','),
+    );
+    expect(await rewrapTenantDataKeys(w.db, both)).toBeGreaterThanOrEqual(1);
+    expect((await w.db.tenantDataKey.findUniqueOrThrow({ where: { tenantId } })).keyId).toBe('new');
+    const newOnly = parseKeyring(`new:${both.keys.get('new')!.toString('base64')}`);
+    const reopened = await createTenantDataKeys({ db: w.db, keyring: newOnly }).dataKey(tenantId);
+    expect(Buffer.from(reopened).equals(Buffer.from(key))).toBe(true);
+    expect(await rewrapTenantDataKeys(w.db, newOnly)).toBe(0);
   });
 
   it('deleting the tenant deletes its key (its objects can no longer be opened)', async () => {

@@ -61,3 +61,27 @@ export function createTenantDataKeys(deps: { db: Db; keyring: Keyring }): Tenant
     },
   };
 }
+
+/**
+ * rewrapTenantDataKeys moves every tenant data key not wrapped by the keyring's current key onto
+ * it (`cubicle secrets rewrap` runs it beside the secrets): the data keys themselves, and so
+ * every object, stay as they are, and the older master key can then leave CUBICLE_KEYRING.
+ * Idempotent; a row whose master key is missing from the keyring fails the run.
+ */
+export async function rewrapTenantDataKeys(db: Db, keyring: Keyring): Promise<number> {
+  const rows = await db.tenantDataKey.findMany({
+    where: { keyId: { not: keyring.currentKeyId } },
+    select: { tenantId: true, wrappedKey: true, keyId: true },
+  });
+  for (const row of rows) {
+    const key = openBytes(keyring, row.wrappedKey, wrapAad(row.tenantId));
+    const wrappedKey = sealBytes(keyring, key, wrapAad(row.tenantId));
+    key.fill(0);
+    // Only the row as read: a concurrent rewrap (or a newer key) is not overwritten.
+    await db.tenantDataKey.updateMany({
+      where: { tenantId: row.tenantId, keyId: row.keyId },
+      data: { wrappedKey, keyId: keyring.currentKeyId },
+    });
+  }
+  return rows.length;
+}

@@ -1,10 +1,11 @@
 import type { Db } from '@cubicle/db';
 import { rewrapEnvelope, secretAad } from '../crypto/envelope.js';
 import type { Keyring } from '../crypto/keyring.js';
+import { rewrapTenantDataKeys } from '../objects/tenant-data-keys.js';
 
 export interface RewrapResult {
   /** Data keys moved onto the keyring's current key. */
-  rewrapped: { claim_secrets: number; tenant_secrets: number };
+  rewrapped: { claim_secrets: number; tenant_secrets: number; tenant_data_keys: number };
   /** The key every data key is now wrapped by. */
   key_id: string;
 }
@@ -13,7 +14,7 @@ const BATCH = 500;
 
 /**
  * rewrapSecrets re-wraps every stored data key that is not on the keyring's current key (claim
- * secrets and every version of stored secrets); the values' ciphertexts are untouched. After it,
+ * secrets, every version of stored secrets, and the object store's tenant data keys); the values' ciphertexts are untouched. After it,
  * older keys can leave CUBICLE_KEYRING. Idempotent; rows already on the current key are skipped.
  * A row whose key is missing from the keyring fails the run with that key's id.
  */
@@ -53,5 +54,14 @@ export async function rewrapSecrets(db: Db, keyring: Keyring): Promise<RewrapRes
       storedCount++;
     }
   }
-  return { rewrapped: { claim_secrets: claimCount, tenant_secrets: storedCount }, key_id: current };
+  // The object store's tenant data keys are wrapped by the same keyring.
+  const dataKeyCount = await rewrapTenantDataKeys(db, keyring);
+  return {
+    rewrapped: {
+      claim_secrets: claimCount,
+      tenant_secrets: storedCount,
+      tenant_data_keys: dataKeyCount,
+    },
+    key_id: current,
+  };
 }
