@@ -1,11 +1,13 @@
 import {
-  destroySandbox,
+  destroySandboxSavingProfile,
   expireHandoffs,
+  hasObjects,
   pauseIdleClaims,
   provisionSandbox,
   reclaimClaims,
   reconcileAll,
   reconcilePool,
+  sweepProfiles,
   type RunSupervisor,
   type WorkerDeps,
 } from '@cubicle/control-plane';
@@ -25,7 +27,8 @@ export function buildHandlers(
   return {
     ...(runs ? { 'run.execute': (p) => runs.execute(p.tenant_id, p.run_id) } : {}),
     'sandbox.provision': (p, ctx) => provisionSandbox(deps, p.sandbox_id, ctx.signal),
-    'sandbox.destroy': (p) => destroySandbox(deps, p.sandbox_id),
+    // A released claim's profile is saved before its desktop goes.
+    'sandbox.destroy': (p) => destroySandboxSavingProfile(deps, p.sandbox_id),
     'pool.reconcile': (p) => reconcilePool(deps, p.tenant_id, p.pool_id),
     'claims.reclaim': async () => {
       const released = await reclaimClaims(deps);
@@ -39,7 +42,9 @@ export function buildHandlers(
     },
     'pools.sweep': async () => {
       const { pools, swept, primed } = await reconcileAll(deps);
-      return { pools, swept, primed };
+      // Profiles unused past their tenant's retention go in the same periodic sweep.
+      const profilesDeleted = hasObjects(deps) ? await sweepProfiles(deps) : 0;
+      return { pools, swept, primed, profiles_deleted: profilesDeleted };
     },
   };
 }

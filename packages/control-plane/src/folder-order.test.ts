@@ -49,6 +49,9 @@ const FLOORS = [
   'snapshots',
   // The timeline reads every system's rows of a claim and redacts with its secrets.
   'timeline',
+  // Profiles take claims (with secrets), restore and save through the guest, and save before a
+  // released desktop is destroyed (sandboxes).
+  'profiles',
   'reconcile',
   'reclaim',
 ] as const;

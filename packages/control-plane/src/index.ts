@@ -173,3 +173,15 @@ export {
   type RecordingDeps,
   type RecordingMedia,
 } from './recordings/index.js';
+// Persistent profiles (issue 34): claims with `profile`, saves, the profiles API and its sweep.
+export {
+  claimWithProfile,
+  deleteProfile,
+  destroySandboxSavingProfile,
+  getProfile,
+  hasObjects,
+  listProfiles,
+  saveClaimProfile,
+  sweepProfiles,
+  type ProfileDeps,
+} from './profiles/index.js';

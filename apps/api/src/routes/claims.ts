@@ -1,6 +1,7 @@
 import { Routes } from '@cubicle/contract/api';
 import {
   claimOrFork,
+  claimWithProfile,
   extendClaim,
   getClaim,
   heartbeatClaim,
@@ -12,6 +13,7 @@ import { tenantOf } from '../lib/tenant-of.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
 import { registerSnapshotRoutes } from './snapshots.js';
+import { registerProfileRoutes } from './profiles.js';
 
 /**
  * Claim routes: claim (idempotent with Idempotency-Key; with `secrets`, sealed with the resources' keyring;
@@ -22,6 +24,16 @@ export const claimRoutes = routeGroup(Plugin.claimRoutes, (app) => {
   route(app, Routes.createClaim, async ({ request, params, body, headers, auth }) => {
     const key = headers['idempotency-key'];
     const idempotency = key ? { key, scope: `POST /v1/pools/${params.name}/claims` } : undefined;
+    // With `profile`, the claim's desktop gets the profile restored before the answer.
+    if (body.profile !== undefined)
+      return claimWithProfile(
+        deps,
+        tenantOf(request),
+        params.name,
+        { ...body, profile: body.profile },
+        idempotency,
+        auth.role,
+      );
     // Without `from_snapshot` this is createClaimWithSecrets as it always was; with it, forks.
     return claimOrFork(deps, tenantOf(request), params.name, body, idempotency, auth.role);
   });
@@ -52,4 +64,5 @@ export const claimRoutes = routeGroup(Plugin.claimRoutes, (app) => {
   }));
 
   registerSnapshotRoutes(app, deps);
+  registerProfileRoutes(app, deps);
 });

@@ -6,6 +6,7 @@ import { PrimedWindow } from './pool-prime.js';
 import { Sandbox } from './sandbox.js';
 import { EgressNarrowing } from './egress.js';
 import { ClaimSecrets, SecretName } from './secret.js';
+import { ProfileName } from './profile.js';
 import { RecordingOptions } from './recording.js';
 
 /** ClaimStatus: pending (no sandbox yet, 202), active (holds a sandbox), released (ended). */
@@ -94,6 +95,14 @@ export const CreateClaimRequest = named(
       stored_secrets: z.array(SecretName).max(64).optional(),
       /** Narrows the pool's egress policy for this claim (never widens it: `egress_widens_pool`). */
       egress: EgressNarrowing.optional(),
+      /**
+       * Persistent profile (ProfileName, the tenant's own id for it, e.g. an end user's): the
+       * claim's desktop gets the profile's last saved files (the pool's `profile_paths`) restored
+       * before the call answers (a first use starts empty); they are saved back at release and on
+       * `POST /v1/claims/{id}/profile/save`. One live claim holds a profile at a time (409
+       * `profile_in_use`). Not with `from_snapshot`.
+       */
+      profile: ProfileName.optional(),
       /**
        * Fork: the claim's desktop is a warm desktop with this snapshot (`/v1/snapshots`) restored
        * into it before the call answers. Each fork is independent of the others and of the source.

@@ -26,6 +26,7 @@ export const IdPrefixes = {
   egress_event: 'egv',
   handoff: 'hof',
   replay_link: 'rpl',
+  profile: 'prf',
   snapshot: 'snp',
 } as const;
 export type IdKind = keyof typeof IdPrefixes;

@@ -22,3 +22,4 @@ export * from './snapshot.js';
 export * from './recording.js';
 export * from './route-def.js';
 export * from './routes.js';
+export * from './profile.js';

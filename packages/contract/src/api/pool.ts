@@ -6,6 +6,7 @@ import { EgressPolicy } from './egress.js';
 import { PoolId, ResourceName, Timestamp } from './common.js';
 import { PoolPrime } from './pool-prime.js';
 import { PoolRecording, PoolRecordingView } from './recording.js';
+import { ProfilePath } from './profile.js';
 
 export const Backend = named('Backend', z.enum(['local', 'kubernetes', 'kubevirt']));
 export type Backend = z.infer<typeof Backend>;
@@ -158,6 +159,12 @@ const PoolSpecShape = {
    * claim, `video: false` only claims that ask. Never rolls desktops.
    */
   recording: PoolRecording.nullable().default(null),
+  /**
+   * Paths of the desktop user's home that claims with a `profile` keep (relative to the home);
+   * null keeps DEFAULT_PROFILE_PATHS (Chromium and Firefox profiles, Documents, Desktop, shell
+   * history). Never rolls desktops.
+   */
+  profile_paths: z.array(ProfilePath).min(1).max(32).nullable().default(null),
 };
 
 /**
@@ -223,6 +230,8 @@ export const Pool = named(
     prime: PoolPrime.nullable(),
     /** Recording settings with their measured cost per recorded desktop; null offers none. */
     recording: PoolRecordingView.nullable(),
+    /** Home paths its claims' profiles keep; null: DEFAULT_PROFILE_PATHS. */
+    profile_paths: z.array(ProfilePath).nullable(),
     state: PoolState,
     /** Bumped when the sandbox template (image, resources, env, kubernetes placement, prime) changes, or egress moves between `none` and a mode with network (local desktops get their link at provisioning); warm sandboxes of older generations are rolled. */
     generation: z.number().int().min(1),

@@ -16,6 +16,7 @@ import { usageRoutes } from './routes/usage-routes.js';
 import { egressRoutes } from './routes/egress-routes.js';
 import { recordingRoutes } from './routes/recording-routes.js';
 import { replayRoutes } from './routes/replay-routes.js';
+import { profileRoutes } from './routes/profile-routes.js';
 import { snapshotRoutes } from './routes/snapshot-routes.js';
 
 export { IdempotencyHeaders } from './routes/shared.js';
@@ -39,6 +40,7 @@ export const Routes = {
   ...egressRoutes,
   ...recordingRoutes,
   ...replayRoutes,
+  ...profileRoutes,
   ...snapshotRoutes,
 } satisfies Record<string, RouteDef>;
 

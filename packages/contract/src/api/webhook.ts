@@ -36,6 +36,7 @@ export const WebhookEventType = named(
     'snapshot.created',
     'claim.paused',
     'claim.resumed',
+    'profile.saved',
   ]),
 );
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -302,6 +303,21 @@ export const SnapshotCreatedData = named(
   }),
 );
 
+/**
+ * ProfileSavedData: a profile has a new version, saved at its claim's release (`release`) or on
+ * `POST /v1/claims/{id}/profile/save` (`request`).
+ */
+export const ProfileSavedData = named(
+  'ProfileSavedData',
+  z.strictObject({
+    profile: z.string(),
+    version: z.int().min(1),
+    size_bytes: z.int().min(0),
+    claim_id: ClaimId,
+    reason: z.enum(['release', 'request']),
+  }),
+);
+
 /** WebhookEventData maps each event type to the `data` of its payload. */
 export const WebhookEventData = {
   'claim.activated': ClaimActivatedData,
@@ -315,6 +331,7 @@ export const WebhookEventData = {
   'snapshot.created': SnapshotCreatedData,
   'claim.paused': ClaimPausedData,
   'claim.resumed': ClaimResumedData,
+  'profile.saved': ProfileSavedData,
 } as const satisfies Record<WebhookEventType, z.ZodType>;
 export type WebhookEventDataOf<T extends WebhookEventType> = z.infer<(typeof WebhookEventData)[T]>;
 
@@ -376,6 +393,11 @@ export const WebhookPayload = named(
       type: z.literal('claim.resumed'),
       timestamp: Timestamp,
       data: ClaimResumedData,
+    }),
+    z.strictObject({
+      type: z.literal('profile.saved'),
+      timestamp: Timestamp,
+      data: ProfileSavedData,
     }),
   ]),
 );

@@ -135,6 +135,11 @@ export const ErrorCodes = {
     description:
       "A claim's `egress` may only narrow its pool's policy: `details.field` names the mode or allow rule that would widen it.",
   },
+  profile_in_use: {
+    status: 409,
+    description:
+      'The profile is held by another claim (one live claim per profile), or its last claim is still saving it at release; `details.claim_id` names the holder. Release that claim, or retry shortly.',
+  },
   quota_exceeded: {
     status: 429,
     description: 'A tenant quota is reached; `details.limit` and `details.quota` say which.',

@@ -73,6 +73,8 @@ function columnsOf(spec: PoolSpec) {
     prime: spec.prime,
     // Not part of the template: the worker starts each claim's encoder, warm desktops stay.
     recording: spec.recording,
+    // Stored as [] when absent (the default set); not part of the template: read at each claim.
+    profilePaths: spec.profile_paths ?? [],
   };
 }
 

@@ -38,6 +38,8 @@ export function toPoolView(row: Pool, counts: PoolCounts): PoolView {
         : (row.kubernetes as PoolKubernetes),
     // Stored as the contract parsed it (PoolSpec), defaults filled in.
     prime: (row.prime as PoolPrime | null) ?? null,
+    // Stored as [] when absent (the default set), shown as null.
+    profile_paths: row.profilePaths.length > 0 ? row.profilePaths : null,
     recording: poolRecordingView(row.recording),
     state: row.state,
     generation: row.generation,
