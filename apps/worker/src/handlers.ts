@@ -8,6 +8,7 @@ import {
   reconcileAll,
   reconcilePool,
   sweepProfiles,
+  sweepSnapshots,
   type RunSupervisor,
   type WorkerDeps,
 } from '@cubicle/control-plane';
@@ -44,7 +45,15 @@ export function buildHandlers(
       const { pools, swept, primed } = await reconcileAll(deps);
       // Profiles unused past their tenant's retention go in the same periodic sweep.
       const profilesDeleted = hasObjects(deps) ? await sweepProfiles(deps) : 0;
-      return { pools, swept, primed, profiles_deleted: profilesDeleted };
+      // Snapshots past their tenant's retention (and half-made ones) go in it too.
+      const snapshotsDeleted = await sweepSnapshots(deps);
+      return {
+        pools,
+        swept,
+        primed,
+        profiles_deleted: profilesDeleted,
+        snapshots_deleted: snapshotsDeleted,
+      };
     },
   };
 }

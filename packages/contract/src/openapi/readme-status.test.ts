@@ -45,7 +45,7 @@ describe('README status', () => {
   });
 
   it('would catch a feature that landed (the check can fail)', () => {
-    const landed = { ...document, paths: { ...document.paths, '/v1/claims/{id}/snapshots': {} } };
-    expect(notYetWords(readme).filter((word) => apiWords(landed).has(word))).toEqual(['snapshots']);
+    const landed = { ...document, paths: { ...document.paths, '/v1/claims/{id}/checkpoint': {} } };
+    expect(notYetWords(readme).filter((word) => apiWords(landed).has(word))).toEqual(['checkpoint']);
   });
 });

@@ -63,9 +63,15 @@ export async function deleteSnapshot(
  * sweepSnapshots is the retention sweep: it deletes snapshots past their `expires_at` (the
  * tenant's `snapshot_retention_days` after creation) and `creating` rows left by a request that
  * died, objects first. Idempotent; a store outage leaves the rest for the next sweep. Answers how
- * many went.
+ * many went. The worker runs it with the pools' periodic sweep (`pools.sweep`).
  */
-export async function sweepSnapshots(deps: SnapshotDeps, limit = 100): Promise<number> {
+export async function sweepSnapshots(
+  deps: Omit<SnapshotDeps, 'objects'> & Partial<Pick<SnapshotDeps, 'objects'>>,
+  limit = 100,
+): Promise<number> {
+  // A process built without a store (some tests' workers) has nothing to sweep with.
+  const { objects } = deps;
+  if (!objects) return 0;
   const now = nowOf(deps);
   const due = await deps.db.snapshot.findMany({
     where: {
@@ -81,8 +87,7 @@ export async function sweepSnapshots(deps: SnapshotDeps, limit = 100): Promise<n
   let deleted = 0;
   for (const s of due) {
     try {
-      const objects = objectsFor(deps, s.tenantId);
-      await objects.deletePrefix(snapshotPrefix(s.id));
+      await objectsFor({ objects }, s.tenantId).deletePrefix(snapshotPrefix(s.id));
       await deps.db.snapshot.deleteMany({ where: { id: s.id } });
       deleted++;
     } catch {
