@@ -170,6 +170,8 @@ describe('pausing and resuming a claimed desktop', () => {
     const pauseMs: number[] = [];
     const resumeMs: number[] = [];
     for (let i = 0; i < 7; i++) {
+      // The 7 s heartbeat window runs while the claim runs: keep it held.
+      expect((await call('POST', `/v1/claims/${claimId}/heartbeat`)).statusCode).toBe(200);
       let t = performance.now();
       const p = await call('POST', `/v1/claims/${claimId}/pause`);
       pauseMs.push(performance.now() - t);
@@ -211,8 +213,8 @@ describe('pausing and resuming a claimed desktop', () => {
         ),
       10_000,
     );
-    const observed = await call('POST', `/v1/claims/${id}/observe`, { include_screenshot: false });
-    expect(observed.statusCode, observed.body.slice(0, 300)).toBe(200);
+    const shot = await call('POST', `/v1/claims/${id}/screenshot`, {});
+    expect(shot.statusCode, shot.body.slice(0, 300)).toBe(200);
     expect((await claimOf(id)).paused_at).toBeNull();
   }, 60_000);
 
@@ -232,4 +234,51 @@ describe('pausing and resuming a claimed desktop', () => {
     expect(row.claim_seconds).toBeGreaterThan(row.paused_seconds);
     expect(usage.json().totals.paused_seconds).toBeGreaterThanOrEqual(row.paused_seconds);
   }, 30_000);
+});
+
+/**
+ * Pause where the backend cannot freeze: a Kubernetes Pod (no freezing through the Kubernetes
+ * API) is refused with 409 not_supported_by_backend, and so is a KubeVirt VMI here, where the
+ * test cluster has KubeVirt's resources but no virt-api serving its pause subresource (the real
+ * API server answers the backend's PUT 404). The claim keeps running and answers calls.
+ */
+describe.each(['kubernetes', 'kubevirt'] as const)('pausing a %s claim', (backend) => {
+  let s: Stack;
+  const call = (method: string, url: string, payload?: unknown) =>
+    s.api.inject({
+      method: method as 'GET',
+      url,
+      headers: s.auth,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+
+  beforeAll(async () => {
+    s = await startStack({ backend });
+  }, 240_000);
+  afterAll(async () => s?.close());
+
+  it('is refused with 409 not_supported_by_backend, and the claim still runs', async () => {
+    const put = await call('PUT', '/v1/pools/pods', {
+      ...s.backend.pool,
+      autoscaling: { min: 0, initial: 1, max: 1 },
+    });
+    expect(put.statusCode, put.body).toBe(201);
+    await waitFor(
+      async () => (await call('GET', '/v1/pools/pods')).json().counts.warm === 1,
+      180_000,
+      250,
+    );
+    const claim = await call('POST', '/v1/pools/pods/claims', { ttl_seconds: 600 });
+    expect(claim.statusCode, claim.body).toBe(201);
+    const id = claim.json().id as string;
+    const refused = await call('POST', `/v1/claims/${id}/pause`);
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().error.code).toBe('not_supported_by_backend');
+    expect(refused.json().error.details).toEqual({ backend });
+    const after = await call('GET', `/v1/claims/${id}`);
+    expect(after.json().paused_at).toBeNull();
+    expect((await call('GET', `/v1/claims/${id}/windows`)).statusCode).toBe(200);
+    // Resuming a running claim is a no-op, whatever the backend.
+    expect((await call('POST', `/v1/claims/${id}/resume`)).statusCode).toBe(200);
+  }, 240_000);
 });

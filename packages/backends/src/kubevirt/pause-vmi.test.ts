@@ -69,4 +69,20 @@ describe('setVmiPaused', () => {
     answer = { status: 409, body: status('VMI is not running') };
     await expect(setVmiPaused(client, 'cubicle', sandboxId, true)).rejects.toThrow(/not running/);
   });
+
+  it('says not_supported_by_backend when the subresource API answers 404 (no virt-api)', async () => {
+    answer = {
+      status: 404,
+      body: JSON.stringify({
+        kind: 'Status',
+        code: 404,
+        reason: 'NotFound',
+        message: 'the server could not find the requested resource',
+      }),
+    };
+    await expect(setVmiPaused(client, 'cubicle', sandboxId, true)).rejects.toMatchObject({
+      code: 'not_supported_by_backend',
+      details: { backend: 'kubevirt' },
+    });
+  });
 });

@@ -4,7 +4,8 @@ import {
   SelfDecodingBody,
   type RequestContext,
 } from '@kubernetes/client-node';
-import { isConflict, type ApiOptions, type KubeClient } from '../kube/client.js';
+import { AppError } from '@cubicle/contract/errors';
+import { isConflict, isNotFound, type ApiOptions, type KubeClient } from '../kube/client.js';
 import { sandboxObjectName } from '../kube/names.js';
 
 /** KubeVirt's subresource API group: pause and unpause are PUTs on a VMI there, not patches. */
@@ -70,6 +71,14 @@ export async function setVmiPaused(
   } catch (err) {
     // "VMI is already paused" / "VMI is not paused": the state asked for holds.
     if (isConflict(err) && /already paused|not paused/i.test((err as Error).message)) return;
+    // No virt-api serving subresources.kubevirt.io (KubeVirt's CRDs without its controllers), or
+    // the VMI is gone: either way this sandbox cannot be paused here.
+    if (isNotFound(err))
+      throw new AppError(
+        'not_supported_by_backend',
+        `KubeVirt's ${action} subresource answered 404 (virt-api not serving it, or the VMI is gone)`,
+        { backend: 'kubevirt' },
+      );
     throw err;
   }
 }

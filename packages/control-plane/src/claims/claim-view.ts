@@ -29,10 +29,12 @@ export function toClaimView(row: ClaimRow): ClaimView {
       ? Math.max(0, row.firstConfirmedActionAt.getTime() - row.createdAt.getTime())
       : null,
     paused_at: row.pausedAt ? row.pausedAt.toISOString() : null,
-    // The open pause counts up to the moment of the answer.
+    // The open pause counts up to the moment of the answer (or the release it ended with).
     paused_seconds:
       (Number(row.pausedMs) +
-        (row.pausedAt ? Math.max(0, Date.now() - row.pausedAt.getTime()) : 0)) /
+        (row.pausedAt
+          ? Math.max(0, (row.releasedAt?.getTime() ?? Date.now()) - row.pausedAt.getTime())
+          : 0)) /
       1000,
   };
 }

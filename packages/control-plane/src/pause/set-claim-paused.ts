@@ -89,7 +89,9 @@ export async function setClaimPaused(
         emitWebhookEvent(deps, p.tenant_id, 'claim.paused', { ...event, reason });
       return { changed: true, paused: true };
     });
-    await after.announce?.();
+    // Announced after the commit and not awaited (it never throws): the caller's answer does
+    // not wait for the outbox, as with claim.activated.
+    void after.announce?.();
     return outcome;
   } catch (err) {
     // Frozen but not recorded (the commit failed): thaw, so no call waits on a frozen desktop.

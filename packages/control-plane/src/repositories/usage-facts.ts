@@ -10,11 +10,12 @@ import { statement } from '@cubicle/db';
  * to the first of claimed_at / ended_at, with the CPU and memory it was provisioned with
  * (sandboxes.cpu_millis / memory_mb, copied from its pool at insert); a run executes from
  * started_at to finished_at; a claim is paused from a claim_pauses row's started_at to its
- * ended_at (part of its claim seconds: active = claim - paused); egress denials are the counts of the egress point's 'denied' lines
+ * ended_at, or the claim's release when it ended paused (part of its claim seconds: active =
+ * claim - paused); egress denials are the counts of the egress point's 'denied' lines
  * (egress_events, collapsed per destination and minute) in the hour of their minute.
  */
 export const insertUsageHours = statement<never, [now: Date]>(
-  'cubicle_usage_hours_insert_v3',
+  'cubicle_usage_hours_insert_v4',
   `
     WITH b AS (
       SELECT min(hour) AS lo, max(hour) + interval '1 hour' AS hi, $1::timestamptz AS now
@@ -33,9 +34,10 @@ export const insertUsageHours = statement<never, [now: Date]>(
         WHERE s.ready_at IS NOT NULL AND s.ready_at < b.hi
           AND (LEAST(s.claimed_at, s.ended_at) IS NULL OR LEAST(s.claimed_at, s.ended_at) > b.lo)
       UNION ALL
-      SELECT cp.pool_id, 'paused', cp.started_at, COALESCE(cp.ended_at, b.now), 0, 0
-        FROM claim_pauses cp, b
-        WHERE cp.started_at < b.hi AND (cp.ended_at IS NULL OR cp.ended_at > b.lo)
+      SELECT cp.pool_id, 'paused', cp.started_at, COALESCE(cp.ended_at, c.released_at, b.now), 0, 0
+        FROM claim_pauses cp JOIN claims c ON c.id = cp.claim_id, b
+        WHERE cp.started_at < b.hi
+          AND (COALESCE(cp.ended_at, c.released_at) IS NULL OR COALESCE(cp.ended_at, c.released_at) > b.lo)
       UNION ALL
       SELECT c.pool_id, 'run', r.started_at, COALESCE(r.finished_at, b.now), 0, 0
         FROM runs r JOIN claims c ON c.id = r.claim_id, b
