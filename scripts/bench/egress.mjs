@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// npm run bench:egress -- --json [--connects N] [--requests N] [--megabytes N] [--squid] [--no-webhook]
+// npm run bench:egress -- --json [--connects N] [--requests N] [--megabytes N] [--squid] [--inject]
+//   [--no-webhook]
 // The local egress point against going direct, in the same fake internet (the tests' own network
 // namespace on documentation ranges: no packet leaves this machine), same run, same client code:
 // TCP+TLS connection setup p50 (a new connection each, SNI to an allowed name), a 100 MB
@@ -8,14 +9,19 @@
 // interleaved in rounds so both see the same machine load. Needs root (namespaces, nftables).
 // --squid also measures Squid (intercept, SNI peek-and-splice) on a link of its own in the same
 // rounds, the field-made alternative the README weighs the egress point against.
+// --inject binds a credential to allowed.example.test and times HTTPS requests to it (a new
+// connection each) direct, through the point (TLS terminated, header added) and, with --squid,
+// through Squid ssl-bump adding the same header: requests/s and CPU per 1,000 of each proxy.
 // Unless --no-webhook, a whole Cubicle (API, worker with its egress point, one desktop) then
 // times each denial from the sandbox's attempt to the `egress.denied` webhook's arrival.
 // Prints one JSON line: {"bench":"egress","connect_ratio_p50":…,"throughput_ratio":…,…}.
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { effectivePolicy } from '../../packages/egress/dist/index.js';
+import { effectivePolicy, makeInjectionCa } from '../../packages/egress/dist/index.js';
 import {
   FAKE_DNS,
   FAKE_RANGES,
@@ -59,6 +65,25 @@ const cpuMs = (pid) => {
 };
 
 const internet = await startFakeInternet();
+// --inject: one credential bound to allowed.example.test (the connect phase's api.example.test
+// stays spliced), signed by one CA the point and Squid share.
+const INJECT = args.includes('--inject');
+const BOUND = 'allowed.example.test';
+const HEADER_VALUE = 'Bearer bench-credential';
+const scratch = mkdtempSync(join(tmpdir(), 'cubicle-bench-egress-'));
+const injectCa = INJECT ? await makeInjectionCa('Cubicle bench egress CA') : null;
+if (injectCa) {
+  writeFileSync(join(scratch, 'inject-ca.pem'), injectCa.certPem);
+  writeFileSync(
+    join(scratch, 'credentials.json'),
+    JSON.stringify({
+      ca: injectCa,
+      upstreamCa: internet.caPem,
+      injections: [{ hosts: [BOUND], header: 'Authorization', value: HEADER_VALUE }],
+    }),
+    { mode: 0o600 },
+  );
+}
 // Open, with one denied block to time denials against.
 const policy = effectivePolicy(
   'none',
@@ -68,7 +93,14 @@ const policy = effectivePolicy(
 );
 const point = spawn(
   process.execPath,
-  [POINT, `benchegress-${process.pid}`, FAKE_DNS, JSON.stringify(policy), FAKE_RANGES.join(',')],
+  [
+    POINT,
+    `benchegress-${process.pid}`,
+    FAKE_DNS,
+    JSON.stringify(policy),
+    FAKE_RANGES.join(','),
+    ...(INJECT ? [join(scratch, 'credentials.json')] : []),
+  ],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 );
 const denied = [];
@@ -87,7 +119,13 @@ try {
 
   if (args.includes('--squid')) {
     if (!hasSquid()) throw new Error('--squid: install squid-openssl first');
-    squid = await startSquidPath({ dns: FAKE_DNS, caPem: internet.caPem });
+    squid = await startSquidPath({
+      dns: FAKE_DNS,
+      caPem: internet.caPem,
+      ...(injectCa && {
+        bump: { host: BOUND, header: 'Authorization', value: HEADER_VALUE, ca: injectCa },
+      }),
+    });
   }
   const sides = [
     ['direct', null],
@@ -133,6 +171,29 @@ try {
     if (pid) cpuPer1k[side] = ((cpuMs(pid) - before) * 1000) / REQUESTS;
   }
 
+  const inject = {};
+  if (INJECT) {
+    log(`${REQUESTS} HTTPS requests to a bound host each way (TLS terminated, header added)`);
+    for (const [side, ns] of sides) {
+      const pid = side === 'egress' ? point.pid : side === 'squid' ? squid.pid : null;
+      const before = pid ? cpuMs(pid) : 0;
+      const ran = await client(
+        ns,
+        'https',
+        REQUESTS,
+        '198.51.100.10',
+        BOUND,
+        internet.caPath,
+        join(scratch, 'inject-ca.pem'),
+      );
+      inject[side] = {
+        requests_per_s: round(REQUESTS / ran.seconds, 0),
+        ...(pid ? { cpu_ms_per_1k: round(((cpuMs(pid) - before) * 1000) / REQUESTS, 0) } : {}),
+        header_added: ran.headerNames.includes('authorization'),
+      };
+    }
+  }
+
   log('denials: 50 distinct destinations');
   const { attempts } = await client(netns, 'denials', 50, '203.0.113.21', 20000);
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -167,6 +228,7 @@ try {
           squid_cpu_ms_per_1k_requests: round(cpuPer1k.squid, 0),
         }
       : {}),
+    ...(INJECT ? { inject } : {}),
     denial_to_report_p50_ms: round(p50(toReport)),
     denials_reported: toReport.length,
     ...(webhook
@@ -186,4 +248,5 @@ try {
   }
   await squid?.stop();
   await internet.stop();
+  rmSync(scratch, { recursive: true, force: true });
 }

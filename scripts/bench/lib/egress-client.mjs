@@ -5,8 +5,11 @@
 //   node egress-client.mjs download <url>                          bytes and seconds
 //   node egress-client.mjs requests <n> <url>                       n GETs, a new connection each
 //   node egress-client.mjs denials <n> <ip> <firstPort>             attempt times (epoch ms)
+//   node egress-client.mjs https <n> <ip> <servername> <ca.pem…>    n HTTPS GETs of /echo-headers,
+//                                                                  a new connection each
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import { connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 
@@ -74,6 +77,26 @@ switch (mode) {
       attempts.push({ port, at });
     }
     out({ attempts });
+    break;
+  }
+  case 'https': {
+    // The point and Squid answer bound hosts with their CA's leaf; direct, the site's own.
+    const [n, ip, servername, ...caPaths] = args;
+    const ca = caPaths.map((path) => readFileSync(path));
+    const agent = new https.Agent({ keepAlive: false, ca, servername });
+    let headerNames = [];
+    const started = performance.now();
+    for (let i = 0; i < Number(n); i += 1)
+      headerNames = await new Promise((resolve, reject) => {
+        https
+          .get({ host: ip, path: '/echo-headers', agent, headers: { host: servername } }, (res) => {
+            let text = '';
+            res.on('data', (chunk) => (text += chunk));
+            res.on('end', () => resolve(JSON.parse(text).header_names ?? []));
+          })
+          .on('error', reject);
+      });
+    out({ seconds: (performance.now() - started) / 1000, headerNames });
     break;
   }
   default:

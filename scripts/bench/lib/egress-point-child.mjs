@@ -1,6 +1,8 @@
 // The egress point under benchmark, in a process of its own so its CPU time can be read from
-// /proc alone (scripts/bench/egress.mjs). argv: desktop id, upstream DNS, policy JSON, guard CIDRs.
+// /proc alone (scripts/bench/egress.mjs). argv: desktop id, upstream DNS, policy JSON, guard CIDRs,
+// and optionally a JSON file {ca, upstreamCa, injections} (--inject: credentials at egress).
 // Prints {"netnsPath"} when ready and {"denied":[…]} per batch; detaches and exits on SIGTERM.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -8,12 +10,14 @@ const root = new URL('../../../', import.meta.url).pathname;
 const { EgressPoint } = await import(
   pathToFileURL(join(root, 'packages/egress/dist/index.js')).href
 );
-const [desktopId, upstreamDns, policyJson, guard] = process.argv.slice(2);
+const [desktopId, upstreamDns, policyJson, guard, credentialsFile] = process.argv.slice(2);
+const credentials = credentialsFile ? JSON.parse(readFileSync(credentialsFile, 'utf8')) : null;
 const out = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
 const point = await EgressPoint.start({
   upstreamDns: [upstreamDns],
   upstreamGuard: guard.split(','),
+  ...(credentials && { credentials: { ca: credentials.ca, upstreamCa: credentials.upstreamCa } }),
   report: (batch) =>
     out({
       denied: batch
@@ -26,7 +30,9 @@ const point = await EgressPoint.start({
         })),
     }),
 });
-const network = await point.attach(desktopId, JSON.parse(policyJson));
+const network = await point.attach(desktopId, JSON.parse(policyJson), {
+  injections: credentials?.injections ?? [],
+});
 out({ netnsPath: network.netnsPath });
 for (const signal of ['SIGTERM', 'SIGINT'])
   process.on(signal, async () => {

@@ -16,8 +16,13 @@ const SANDBOX = '10.215.0.2';
 
 export const hasSquid = () => existsSync('/usr/sbin/squid');
 
-/** startSquidPath makes the namespace, link, nft table and Squid; returns its netns path and pid. */
-export async function startSquidPath({ dns, caPem }) {
+/**
+ * startSquidPath makes the namespace, link, nft table and Squid; returns its netns path and pid.
+ * `bump` (--inject) has Squid terminate TLS for one host with certificates it mints from the
+ * given CA (ssl-bump, security_file_certgen) and add a header to its requests, as the egress
+ * point does for a bound credential; every other host is still spliced.
+ */
+export async function startSquidPath({ dns, caPem, bump = null }) {
   const tag = process.pid.toString(36);
   const netns = `cubicle-bench-squid-${tag}`;
   const hostIf = `cbq${tag}`.slice(0, 15);
@@ -90,15 +95,32 @@ export async function startSquidPath({ dns, caPem }) {
       '/CN=bench squid',
     ]);
     writeFileSync(join(dir, 'ca.pem'), caPem);
+    if (bump) {
+      writeFileSync(
+        join(dir, 'bump-ca.pem'),
+        `${bump.ca.certPem.trim()}\n${bump.ca.keyPem.trim()}\n`,
+      );
+      run('/usr/lib/squid/security_file_certgen', ['-c', '-s', join(dir, 'ssl_db'), '-M', '4MB']);
+      run('chown', ['-R', '13:13', join(dir, 'ssl_db')]);
+    }
+    const bumpConf = bump
+      ? `acl bound ssl::server_name ${bump.host}
+ssl_bump bump bound
+sslcrtd_program /usr/lib/squid/security_file_certgen -s ${dir}/ssl_db -M 4MB
+sslcrtd_children 2 startup=1 idle=1
+acl boundhost dstdomain ${bump.host}
+request_header_add ${bump.header} "${bump.value}" boundhost
+`
+      : '';
     writeFileSync(
       join(dir, 'squid.conf'),
       `
 http_port ${HOST}:3128 intercept
-https_port ${HOST}:3129 intercept ssl-bump tls-cert=${dir}/bump.pem generate-host-certificates=off
+https_port ${HOST}:3129 intercept ssl-bump tls-cert=${dir}/${bump ? 'bump-ca.pem' : 'bump.pem'} generate-host-certificates=${bump ? 'on' : 'off'}
 http_port ${HOST}:3130
 acl step1 at_step SslBump1
 ssl_bump peek step1
-ssl_bump splice all
+${bumpConf}ssl_bump splice all
 http_access allow all
 cache deny all
 dns_nameservers ${dns}
