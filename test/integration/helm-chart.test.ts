@@ -337,7 +337,7 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
   it('object store: fs mounts one volume in api and worker; s3 reads its keys from a Secret; s3 without bucket or Secret is refused', async () => {
     const defaults = join(chart, 'ci/default-values.yaml');
     const volumesOf = (obj: KubeObject) =>
-      (podTemplate(obj).spec as { volumes: { name: string; [k: string]: unknown }[] }).volumes;
+      podTemplate(obj).spec.volumes as { name: string; [k: string]: unknown }[];
     const fsNamespace = await cluster.createNamespace('cubicle-objects-');
     const fs = render(fsNamespace, [defaults], ['objectStore.fs.existingClaim=shared-objects']);
     expect(fs.code).toBe(0);
