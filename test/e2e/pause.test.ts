@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { rollupUsage } from '../../packages/control-plane/src/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, waitFor, type Stack } from './support/stack.js';
+import { RawRfbClient } from './support/rfb-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -109,7 +110,8 @@ describe('pausing and resuming a claimed desktop', () => {
 
   it('freezes every process of the desktop: no CPU over 5 s, and the claim says paused', async () => {
     const pids = sandboxPids(sandboxId);
-    expect(await ticksOver(pids, 1000)).toBeGreaterThan(10); // the loop runs
+    // The loop runs (on a loaded machine it may get little CPU, but never none over 2 s).
+    expect(await ticksOver(pids, 2000)).toBeGreaterThan(0);
     expect((await call('POST', `/v1/claims/${claimId}/heartbeat`)).statusCode).toBe(200);
 
     const paused = await call('POST', `/v1/claims/${claimId}/pause`);
@@ -154,7 +156,7 @@ describe('pausing and resuming a claimed desktop', () => {
     expect(new Date(after.expires_at).getTime()).toBeLessThan(
       new Date(after.max_expires_at).getTime(),
     );
-    expect(await ticksOver(sandboxPids(sandboxId), 1000)).toBeGreaterThan(10);
+    expect(await ticksOver(sandboxPids(sandboxId), 2000)).toBeGreaterThan(0);
     await waitFor(
       async () =>
         recv.received.some(
@@ -182,14 +184,76 @@ describe('pausing and resuming a claimed desktop', () => {
       expect(r.statusCode, r.body).toBe(200);
       expect(r.json().paused_at).toBeNull();
     }
+    // The floor on this machine now: a guest call's round trip through the same lane.
+    const listMs: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const t = performance.now();
+      expect((await call('GET', `/v1/claims/${claimId}/windows`)).statusCode).toBe(200);
+      listMs.push(performance.now() - t);
+    }
     console.log(
-      `pause p50 ${median(pauseMs).toFixed(1)} ms, resume p50 ${median(resumeMs).toFixed(1)} ms (7 each, through the API)`,
+      `pause p50 ${median(pauseMs).toFixed(1)} ms, resume p50 ${median(resumeMs).toFixed(1)} ms, windows.list p50 ${median(listMs).toFixed(1)} ms (7 each, through the API)`,
     );
     const again = await call('POST', `/v1/claims/${claimId}/resume`);
     expect(again.statusCode).toBe(200);
     expect(again.json().paused_at).toBeNull();
     // Held by the heartbeat window again from here on.
     expect((await call('POST', `/v1/claims/${claimId}/heartbeat`)).statusCode).toBe(200);
+  }, 60_000);
+
+  it('resumes for a run start, and the run succeeds', async () => {
+    expect((await call('POST', `/v1/claims/${claimId}/heartbeat`)).statusCode).toBe(200);
+    expect((await call('POST', `/v1/claims/${claimId}/pause`)).json().paused_at).not.toBeNull();
+    const run = await call('POST', `/v1/claims/${claimId}/runs`, { argv: ['/bin/echo', 'woke'] });
+    expect(run.statusCode, run.body).toBe(202);
+    const runId = run.json().id as string;
+    await waitFor(
+      async () =>
+        ['succeeded', 'failed', 'cancelled'].includes(
+          (await call('GET', `/v1/runs/${runId}`)).json().status,
+        ),
+      30_000,
+      200,
+    );
+    expect((await call('GET', `/v1/runs/${runId}`)).json()).toMatchObject({
+      status: 'succeeded',
+      exit_code: 0,
+    });
+    expect((await claimOf()).paused_at).toBeNull();
+    await waitFor(
+      async () =>
+        recv.received.some(
+          (w) => w.payload.type === 'claim.resumed' && w.payload.data.reason === 'run',
+        ),
+      10_000,
+    );
+  }, 60_000);
+
+  it('resumes for a viewer connecting, whose stream then speaks RFB', async () => {
+    const base = await s.api.listen({ host: '127.0.0.1', port: 0 });
+    expect((await call('POST', `/v1/claims/${claimId}/heartbeat`)).statusCode).toBe(200);
+    expect((await call('POST', `/v1/claims/${claimId}/pause`)).json().paused_at).not.toBeNull();
+    const ticket = await call('POST', `/v1/claims/${claimId}/viewer-tickets`, {
+      mode: 'view',
+      ttl_seconds: 600,
+    });
+    expect(ticket.statusCode, ticket.body).toBe(201);
+    const introspect = await s.api.inject({
+      method: 'POST',
+      url: '/v1/viewer/introspect',
+      payload: { ticket: ticket.json().ticket },
+      headers: { host: new URL(base).host },
+    });
+    expect(introspect.statusCode, introspect.body).toBe(200);
+    const viewer = await RawRfbClient.connect(introspect.json().stream_url as string);
+    try {
+      await viewer.handshake();
+      expect(viewer.width).toBeGreaterThan(0);
+      expect((await claimOf()).paused_at).toBeNull();
+    } finally {
+      viewer.ws.close();
+    }
+    // Its open connection, then its disconnection, count as activity for auto-pause.
   }, 60_000);
 
   it('auto-pauses a claim idle for its pool idle_pause_seconds, and a call resumes it', async () => {
