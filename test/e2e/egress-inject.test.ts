@@ -153,7 +153,35 @@ describe('credentials injected at egress (local backend)', () => {
     expect(seen.at(-1)?.headers['user-agent']).toMatch(/Chrome/);
   });
 
+  it('Firefox trusts the egress CA through its profile and its request carries the header', async () => {
+    const launched = await call('POST', `/v1/claims/${claimId}/windows/launch`, {
+      app: 'browser.firefox',
+      url: 'https://api.example.test/echo-headers',
+      wait_for_window_ms: 90_000,
+    });
+    expect(launched.statusCode, launched.body).toBe(200);
+    const nss = await sh('certutil -L -d sql:$HOME/.cubicle/firefox');
+    expect(nss.out).toMatch(/Cubicle egress CA\s+C,,/);
+    // The page loads once the window is up; an untrusted certificate would stop it before HTTP.
+    await waitFor(
+      async () =>
+        seenAt('/echo-headers').some(
+          (r) =>
+            /Firefox/.test(r.headers['user-agent'] ?? '') &&
+            r.headers.authorization === `Bearer ${first}`,
+        ),
+      60_000,
+      500,
+    );
+    await sh(`kill ${launched.json().pid as number} 2>/dev/null; true`);
+  });
+
   it('the value is in no log, egress event or audit entry', async () => {
+    // After both browsers ran: nothing in their profiles, caches or processes either.
+    const search = await sh(
+      `{ env; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline; grep -rsa . /tmp /home /run; } 2>/dev/null | ${SHAPE}`,
+    );
+    expect(search.out).not.toContain(first);
     const events = await call('GET', `/v1/claims/${claimId}/egress-events`);
     expect(events.statusCode).toBe(200);
     const network = await call('GET', `/v1/claims/${claimId}/egress`);

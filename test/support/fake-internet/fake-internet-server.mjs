@@ -87,12 +87,15 @@ function handler(scheme) {
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(names);
     }
+    // Like a real API, no site reflects a credential it was sent (a browser's favicon request to a
+    // bound host would otherwise carry the injected value back into the sandbox's cache).
+    const { authorization, ...reflected } = req.headers;
     const body = JSON.stringify({
       scheme,
       host: req.headers.host ?? null,
       address: req.socket.localAddress,
       path: req.url,
-      headers: req.headers,
+      headers: authorization === undefined ? reflected : { ...reflected, authorization: '[sent]' },
     });
     res.writeHead(200, {
       'content-type': 'application/json',
