@@ -58,15 +58,25 @@ async function startS3(dir) {
     throw new Error(`versitygw is not built (${bin}): node scripts/lib/s3-tools.mjs builds it`);
   const bucket = 'cubicle-bench';
   mkdirSync(join(dir, 'data', bucket), { recursive: true, mode: 0o700 });
-  const keys = { id: `bench${randomBytes(6).toString('hex')}`, secret: randomBytes(24).toString('base64url') };
+  const keys = {
+    id: `bench${randomBytes(6).toString('hex')}`,
+    secret: randomBytes(24).toString('base64url'),
+  };
   const port = await freePort();
   const child = spawn(bin, ['--port', `127.0.0.1:${port}`, 'posix', join(dir, 'data')], {
     detached: true,
     stdio: 'ignore',
-    env: { PATH: process.env.PATH, ROOT_ACCESS_KEY_ID: keys.id, ROOT_SECRET_ACCESS_KEY: keys.secret },
+    env: {
+      PATH: process.env.PATH,
+      ROOT_ACCESS_KEY_ID: keys.id,
+      ROOT_SECRET_ACCESS_KEY: keys.secret,
+    },
   });
   for (let i = 0; i < 300; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -101,7 +111,8 @@ async function fill(s, claimId) {
 
 async function claim(s, pool, body = {}) {
   const res = await s.call('POST', `/v1/pools/${pool}/claims`, { wait_seconds: 120, ...body });
-  if (res.status !== 201) throw new Error(`claim: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+  if (res.status !== 201)
+    throw new Error(`claim: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   return res.body;
 }
 const release = (s, id) => s.call('DELETE', `/v1/claims/${id}`);
@@ -111,7 +122,10 @@ const isMissing = (res) => res.status === 404 && res.body?.error?.code === 'rout
 async function benchStore(store) {
   const dir = mkdtempSync(join(tmpdir(), 'cubicle-bench-state-'));
   const s3 = store === 's3' ? await startS3(dir) : null;
-  const storeEnv = s3?.env ?? { CUBICLE_OBJECT_STORE: 'fs', CUBICLE_OBJECT_STORE_DIR: join(dir, 'objects') };
+  const storeEnv = s3?.env ?? {
+    CUBICLE_OBJECT_STORE: 'fs',
+    CUBICLE_OBJECT_STORE_DIR: join(dir, 'objects'),
+  };
   // The API inherits this process's environment; the worker gets it as its env too.
   Object.assign(process.env, storeEnv);
   const s = await startStack({ workerEnv: storeEnv });
@@ -119,7 +133,11 @@ async function benchStore(store) {
   try {
     const pool = 'state';
     log(`${store}: warming ${forks + 2} desktops`);
-    await s.warmPool(pool, { image: 'local', autoscaling: { min: 0, initial: forks + 2, max: forks + 4 } }, forks + 2);
+    await s.warmPool(
+      pool,
+      { image: 'local', autoscaling: { min: 0, initial: forks + 2, max: forks + 4 } },
+      forks + 2,
+    );
 
     // The floor: plain warm claims (each released at once; the pool refills).
     const plain = [];
@@ -137,27 +155,40 @@ async function benchStore(store) {
     for (let i = 0; i < iterations; i++) {
       const p = await timed(() => s.call('POST', `/v1/claims/${held.id}/pause`, {}));
       if (isMissing(p.out)) break;
-      if (p.out.status !== 200) throw new Error(`pause: ${p.out.status} ${JSON.stringify(p.out.body)}`);
+      if (p.out.status !== 200)
+        throw new Error(`pause: ${p.out.status} ${JSON.stringify(p.out.body)}`);
       pauses.push(p.ms);
       const r = await timed(() => s.call('POST', `/v1/claims/${held.id}/resume`, {}));
-      if (r.out.status !== 200) throw new Error(`resume: ${r.out.status} ${JSON.stringify(r.out.body)}`);
+      if (r.out.status !== 200)
+        throw new Error(`resume: ${r.out.status} ${JSON.stringify(r.out.body)}`);
       resumes.push(r.ms);
     }
     line.pause_p50_ms = pauses.length ? p50(pauses) : null;
     line.resume_p50_ms = resumes.length ? p50(resumes) : null;
-    if (!pauses.length) line.pause_p50_ms_reason = line.resume_p50_ms_reason = 'pause is not in this build';
+    if (!pauses.length)
+      line.pause_p50_ms_reason = line.resume_p50_ms_reason = 'pause is not in this build';
 
     // Profiles: a 50 MB profile, saved once, then claimed (restored) and saved after 1 MB changed.
     await fill(s, held.id);
-    const first = await s.call('POST', '/v1/pools/state/claims', { profile: 'bench-50mb', wait_seconds: 120 });
+    const first = await s.call('POST', '/v1/pools/state/claims', {
+      profile: 'bench-50mb',
+      wait_seconds: 120,
+    });
     if (first.status === 400 && JSON.stringify(first.body).includes('profile')) {
       line.profile_claim_p50_ms = line.profile_save_ms = null;
-      line.profile_claim_p50_ms_reason = line.profile_save_ms_reason = 'profiles are not in this build';
+      line.profile_claim_p50_ms_reason = line.profile_save_ms_reason =
+        'profiles are not in this build';
     } else {
-      if (first.status !== 201) throw new Error(`profile claim: ${first.status} ${JSON.stringify(first.body).slice(0, 300)}`);
+      if (first.status !== 201)
+        throw new Error(
+          `profile claim: ${first.status} ${JSON.stringify(first.body).slice(0, 300)}`,
+        );
       await fill(s, first.body.id);
       const saved = await s.call('POST', `/v1/claims/${first.body.id}/profile/save`, {});
-      if (saved.status !== 200) throw new Error(`profile save: ${saved.status} ${JSON.stringify(saved.body).slice(0, 300)}`);
+      if (saved.status !== 200)
+        throw new Error(
+          `profile save: ${saved.status} ${JSON.stringify(saved.body).slice(0, 300)}`,
+        );
       await release(s, first.body.id);
       const claims = [];
       const saves = [];
@@ -169,7 +200,10 @@ async function benchStore(store) {
         });
         if (change.status !== 200) throw new Error(`change: ${change.status}`);
         const save = await timed(() => s.call('POST', `/v1/claims/${out.id}/profile/save`, {}));
-        if (save.out.status !== 200) throw new Error(`save: ${save.out.status} ${JSON.stringify(save.out.body).slice(0, 300)}`);
+        if (save.out.status !== 200)
+          throw new Error(
+            `save: ${save.out.status} ${JSON.stringify(save.out.body).slice(0, 300)}`,
+          );
         saves.push(save.ms);
         await release(s, out.id);
       }
@@ -183,7 +217,8 @@ async function benchStore(store) {
       line.fork10_active_p50_ms = null;
       line.fork10_active_p50_ms_reason = 'snapshots are not in this build';
     } else {
-      if (snap.status !== 201) throw new Error(`snapshot: ${snap.status} ${JSON.stringify(snap.body).slice(0, 300)}`);
+      if (snap.status !== 201)
+        throw new Error(`snapshot: ${snap.status} ${JSON.stringify(snap.body).slice(0, 300)}`);
       line.snapshot_mb = round(snap.body.size_bytes / MB);
       await release(s, held.id);
       const runs = [];
@@ -194,7 +229,11 @@ async function benchStore(store) {
           `${forks} warm desktops`,
         );
         const { ms, out } = await timed(() =>
-          s.call('POST', `/v1/pools/${pool}/claims`, { from_snapshot: snap.body.id, count: forks, wait_seconds: 120 }),
+          s.call('POST', `/v1/pools/${pool}/claims`, {
+            from_snapshot: snap.body.id,
+            count: forks,
+            wait_seconds: 120,
+          }),
         );
         if (out.status !== 201 || out.body.claims.some((c) => c.status !== 'active'))
           throw new Error(`fork: ${out.status} ${JSON.stringify(out.body).slice(0, 300)}`);

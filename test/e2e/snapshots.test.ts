@@ -20,7 +20,12 @@ describe('snapshots and forks', () => {
   let source: string;
   let snapshotId: string;
   let forks: string[] = [];
-  const call = (method: string, url: string, payload?: unknown, headers: Record<string, string> = s.auth) =>
+  const call = (
+    method: string,
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = s.auth,
+  ) =>
     s.api.inject({
       method: method as 'GET',
       url,
@@ -69,7 +74,7 @@ describe('snapshots and forks', () => {
     await s?.close();
   });
 
-  it('snapshots a claim\'s Documents into the object store, sealed', async () => {
+  it("snapshots a claim's Documents into the object store, sealed", async () => {
     const res = await call('POST', `/v1/claims/${source}/snapshots`, {
       name: 'docs',
       paths: ['Documents'],
@@ -104,7 +109,10 @@ describe('snapshots and forks', () => {
   it('forks three independent claims, each with the file before the call answers', async () => {
     const key = `fork-${Math.random().toString(36).slice(2)}`;
     const body = { from_snapshot: snapshotId, count: 3, wait_seconds: 120 };
-    const res = await call('POST', '/v1/pools/snap/claims', body, { ...s.auth, 'idempotency-key': key });
+    const res = await call('POST', '/v1/pools/snap/claims', body, {
+      ...s.auth,
+      'idempotency-key': key,
+    });
     expect(res.statusCode, res.body).toBe(201);
     const claims = res.json().claims as { id: string; status: string; sandbox: { id: string } }[];
     expect(claims).toHaveLength(3);
@@ -126,12 +134,18 @@ describe('snapshots and forks', () => {
     expect(await readNote(source)).toBe(`hello from the source ${MARKER}`);
 
     // The batch is idempotent: the same key and body answer the same three claims, restoring nothing.
-    const again = await call('POST', '/v1/pools/snap/claims', body, { ...s.auth, 'idempotency-key': key });
+    const again = await call('POST', '/v1/pools/snap/claims', body, {
+      ...s.auth,
+      'idempotency-key': key,
+    });
     expect(again.statusCode, again.body).toBe(201);
     expect(again.json().claims.map((c: { id: string }) => c.id)).toEqual(forks);
     expect(await readNote(forks[0]!)).toBe('changed in fork 0');
     // A plain claim request answers one Claim as it always did (no batch shape).
-    const single = await call('POST', '/v1/pools/snap/claims', { from_snapshot: snapshotId, wait_seconds: 120 });
+    const single = await call('POST', '/v1/pools/snap/claims', {
+      from_snapshot: snapshotId,
+      wait_seconds: 120,
+    });
     expect(single.statusCode, single.body).toBe(201);
     expect(single.json().id).toMatch(/^clm_/);
     expect(await readNote(single.json().id)).toBe(`hello from the source ${MARKER}`);
@@ -140,15 +154,24 @@ describe('snapshots and forks', () => {
 
   it('another tenant can neither read, fork nor delete it (404)', async () => {
     const other = s.other.auth;
-    expect((await call('GET', `/v1/snapshots/${snapshotId}`, undefined, other)).statusCode).toBe(404);
+    expect((await call('GET', `/v1/snapshots/${snapshotId}`, undefined, other)).statusCode).toBe(
+      404,
+    );
     expect((await call('GET', '/v1/snapshots', undefined, other)).json().data).toEqual([]);
-    const pool = await call('PUT', '/v1/pools/other', { image: 'local', autoscaling: { min: 0, initial: 0, max: 1 } }, other);
+    const pool = await call(
+      'PUT',
+      '/v1/pools/other',
+      { image: 'local', autoscaling: { min: 0, initial: 0, max: 1 } },
+      other,
+    );
     expect(pool.statusCode, pool.body).toBe(201);
     const fork = await call('POST', '/v1/pools/other/claims', { from_snapshot: snapshotId }, other);
     expect(fork.statusCode, fork.body).toBe(404);
     expect(fork.json().error.code).toBe('not_found');
     expect(await s.db.claim.count({ where: { tenantId: s.other.tenantId } })).toBe(0);
-    expect((await call('DELETE', `/v1/snapshots/${snapshotId}`, undefined, other)).statusCode).toBe(404);
+    expect((await call('DELETE', `/v1/snapshots/${snapshotId}`, undefined, other)).statusCode).toBe(
+      404,
+    );
     expect((await call('GET', `/v1/snapshots/${snapshotId}`)).statusCode).toBe(200);
   });
 

@@ -27,7 +27,9 @@ describe('SnapshotPath', () => {
   });
 
   it('keeps a snapshot inside the home', () => {
-    expect(CreateSnapshotRequest.safeParse({ paths: ['Documents', '.mozilla'] }).success).toBe(true);
+    expect(CreateSnapshotRequest.safeParse({ paths: ['Documents', '.mozilla'] }).success).toBe(
+      true,
+    );
     for (const bad of ['/etc', '../other', 'Documents/../../etc', 'a\u0000b'])
       expect(CreateSnapshotRequest.safeParse({ paths: [bad] }).success, bad).toBe(false);
   });

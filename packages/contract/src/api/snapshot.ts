@@ -79,11 +79,7 @@ export const CreateSnapshotRequest = named(
   'CreateSnapshotRequest',
   z.strictObject({
     name: ResourceName.optional(),
-    paths: z
-      .array(SnapshotPath)
-      .min(1)
-      .max(MAX_SNAPSHOT_PATHS)
-      .optional(),
+    paths: z.array(SnapshotPath).min(1).max(MAX_SNAPSHOT_PATHS).optional(),
   }),
 );
 export type CreateSnapshotRequest = z.infer<typeof CreateSnapshotRequest>;

@@ -6,12 +6,7 @@ import { guestClientFor } from '../guest/guest-client.js';
 import { IDEMPOTENCY_TTL_MS, idempotencyHashKey, requestHash } from '../idempotency/idempotency.js';
 import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 import { homeTopLevel, packSnapshot } from './pack-snapshot.js';
-import {
-  objectsFor,
-  storeErrorToApp,
-  toSnapshotView,
-  type SnapshotDeps,
-} from './snapshot-deps.js';
+import { objectsFor, storeErrorToApp, toSnapshotView, type SnapshotDeps } from './snapshot-deps.js';
 import { snapshotPrefix } from './snapshot-objects.js';
 import { snapshotBytesUsed } from './snapshot-quota.js';
 
@@ -104,7 +99,13 @@ export async function createSnapshot(
     const used = await snapshotBytesUsed(deps.db, tenantId, id);
     if (used + packed.storedBytes > limit) throw quotaError(limit, used + packed.storedBytes);
   } catch (err) {
-    await forget(deps, objects, tenantId, id, idempotencyKey ? { scope, key: idempotencyKey } : null);
+    await forget(
+      deps,
+      objects,
+      tenantId,
+      id,
+      idempotencyKey ? { scope, key: idempotencyKey } : null,
+    );
     throw storeErrorToApp(err);
   }
   const row = await deps.db.snapshot.update({

@@ -94,7 +94,13 @@ export async function forkClaims(
       }),
     );
   } catch (err) {
-    await undo(deps, tenantId, taken, idempotency, Array.from({ length: n }, (_, i) => scopeOf(i)));
+    await undo(
+      deps,
+      tenantId,
+      taken,
+      idempotency,
+      Array.from({ length: n }, (_, i) => scopeOf(i)),
+    );
     throw storeErrorToApp(err);
   }
   const status = taken.some((t) => t.status === 201) ? 201 : 200;
@@ -134,8 +140,7 @@ function fieldError(path: string, message: string) {
 }
 
 export type ClaimOrForkResult =
-  | { status: 200 | 201 | 202; body: Claim }
-  | { status: 201; body: ClaimBatch };
+  { status: 200 | 201 | 202; body: Claim } | { status: 201; body: ClaimBatch };
 
 /**
  * claimOrFork is the one entry of `POST /v1/pools/{name}/claims`: a request without

@@ -3,12 +3,7 @@ import { AppError } from '@cubicle/contract/errors';
 import { nowOf } from '../context.js';
 import { pageById } from '../page-by-id.js';
 import { snapshotPrefix } from './snapshot-objects.js';
-import {
-  objectsFor,
-  storeErrorToApp,
-  toSnapshotView,
-  type SnapshotDeps,
-} from './snapshot-deps.js';
+import { objectsFor, storeErrorToApp, toSnapshotView, type SnapshotDeps } from './snapshot-deps.js';
 
 /** A `creating` row older than this belongs to a request that died: the sweep removes it. */
 const STALE_CREATING_MS = 60 * 60 * 1000;
@@ -77,7 +72,10 @@ export async function sweepSnapshots(
     where: {
       OR: [
         { expiresAt: { lte: now } },
-        { status: { not: 'ready' }, createdAt: { lte: new Date(now.getTime() - STALE_CREATING_MS) } },
+        {
+          status: { not: 'ready' },
+          createdAt: { lte: new Date(now.getTime() - STALE_CREATING_MS) },
+        },
       ],
     },
     select: { id: true, tenantId: true },

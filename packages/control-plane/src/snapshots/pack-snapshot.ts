@@ -113,7 +113,11 @@ async function copyChunks(
       bytes += next.bytes;
       batch.push({ path: next.path, index: next.index, hash: next.hash });
     }
-    const answer = await guest.call('archive.read', { chunks: batch }, { timeoutMs: GUEST_CALL_MS });
+    const answer = await guest.call(
+      'archive.read',
+      { chunks: batch },
+      { timeoutMs: GUEST_CALL_MS },
+    );
     if (answer.blobs.length === 0)
       throw new AppError('backend_unavailable', 'the guest answered no chunk for a read');
     at += answer.blobs.length;

@@ -26,7 +26,9 @@ export function sharedChunkSource(objects: TenantObjects, snapshotId: string): C
     if (!found) {
       found = objects
         .get(chunkKey(snapshotId, hash))
-        .then((body) => Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('base64'));
+        .then((body) =>
+          Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('base64'),
+        );
       found.catch(() => memo.delete(hash));
       memo.set(hash, found);
     }
