@@ -79,11 +79,18 @@ export async function pullRecording(deps: RecordingDeps, recording: Recording): 
     recording.claimId,
     status,
   );
-  if (status.state === 'failed' && status.segments.length === 0)
-    await deps.db.recording.updateMany({
-      where: { claimId: recording.claimId, state: 'recording', error: null },
-      data: { error: status.error ?? 'the encoder failed' },
-    });
+  // The guest gave up on its encoder (e.g. no FFmpeg in the image): a recording with nothing
+  // stored failed; one with segments keeps them and says why it stopped.
+  if (status.state === 'failed' && status.segments.length === 0) {
+    const error = (status.error ?? 'the encoder failed').slice(0, 1000);
+    if (recording.segmentCount === 0)
+      await finishRecording(deps, recording.claimId, nowOf(deps), error);
+    else
+      await deps.db.recording.updateMany({
+        where: { claimId: recording.claimId, state: 'recording', error: null },
+        data: { error },
+      });
+  }
   return stored;
 }
 

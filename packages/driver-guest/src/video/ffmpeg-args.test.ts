@@ -5,8 +5,8 @@ describe('the encoder command line and its outputs', () => {
   it('keyframes start every segment and one thread encodes', () => {
     const args = ffmpegArgs(':3', '/tmp/v/run-0', { fps: 5, quality: 'low', segment_seconds: 2 });
     const after = (flag: string) => args[args.indexOf(flag) + 1];
-    expect(after('-g')).toBe('10');
-    expect(after('-keyint_min')).toBe('10');
+    expect(after('-force_key_frames')).toBe('expr:gte(t,n_forced*2)');
+    expect(after('-fps_mode')).toBe('passthrough');
     expect(after('-crf')).toBe('34');
     expect(after('-threads')).toBe('1');
     expect(after('-i')).toBe(':3');

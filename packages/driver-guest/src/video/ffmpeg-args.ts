@@ -15,8 +15,8 @@ export const RUN_FILES = {
  * ffmpegArgs is the encoder's command line: the whole X screen (x11grab's default) at `fps`,
  * H.264 (libx264 `veryfast`, `zerolatency`: no B-frames, so decode order is display order and a
  * segment's first decode time is its first frame's) in fragmented MP4 written as HLS segments
- * of `segment_seconds`, each starting on a keyframe so every segment plays on its own after the
- * init. One thread: the encoder shares the sandbox's CPU with the desktop it records.
+ * of `segment_seconds`, each starting on a keyframe (forced by capture time) so every segment
+ * plays on its own after the init. One thread: the encoder shares the sandbox's CPU with the desktop it records.
  * `temp_file` writes each segment under a temporary name and renames it when closed, so a
  * listed segment is always whole, and a killed encoder leaves at most its open segment behind.
  */
@@ -35,6 +35,11 @@ export function ffmpegArgs(display: string, runDir: string, start: VideoStartReq
     String(start.fps),
     '-i',
     display,
+    // Every frame keeps its capture time (x11grab stamps the wall clock): with the default
+    // constant-rate output, FFmpeg re-timed frames by their count, and under load (a starved
+    // encoder captures late) the video drifted behind the clock the timeline uses.
+    '-fps_mode',
+    'passthrough',
     '-c:v',
     'libx264',
     '-preset',
@@ -43,10 +48,11 @@ export function ffmpegArgs(display: string, runDir: string, start: VideoStartReq
     'zerolatency',
     '-crf',
     String(CRF[start.quality]),
+    // A keyframe every segment_seconds of capture time (frames are not evenly spaced).
+    '-force_key_frames',
+    `expr:gte(t,n_forced*${start.segment_seconds})`,
     '-g',
-    String(gop),
-    '-keyint_min',
-    String(gop),
+    String(gop * 2),
     '-sc_threshold',
     '0',
     '-pix_fmt',
