@@ -309,3 +309,83 @@ describe('persistent profiles on warm claims', () => {
     expect(await profileRow('crash-1')).toBeNull();
   }, 120_000);
 });
+
+// The same profile kept in the S3 back end (the harness's S3-compatible server): a Document saved
+// at release is restored into the next claim, the bucket holds only ciphertext, delete empties it.
+describe('persistent profiles on the S3 object store', () => {
+  let s: Stack;
+  const call = (method: string, url: string, payload?: unknown) =>
+    s.api.inject({
+      method: method as 'GET',
+      url,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+      headers: s.auth,
+    });
+  const profileRow = () =>
+    s.db.profile.findUnique({
+      where: { tenantId_name: { tenantId: s.tenantId, name: 'cust-s3' } },
+    });
+  const keysOf = async (rowId: string) => {
+    const keys: string[] = [];
+    for await (const o of s.objectStore.store.list(`tenants/${s.tenantId}/profiles/${rowId}/`))
+      keys.push(o.key);
+    return keys;
+  };
+
+  beforeAll(async () => {
+    s = await startStack({ objectStore: 's3' });
+    expect(s.objectStore.kind).toBe('s3');
+    const pool = await call('PUT', '/v1/pools/prof', {
+      image: 'local',
+      autoscaling: { min: 0, initial: 2, max: 3 },
+    });
+    expect(pool.statusCode, pool.body).toBe(201);
+    await waitFor(
+      async () => (await call('GET', '/v1/pools/prof')).json().counts.warm >= 1,
+      240_000,
+      250,
+    );
+  }, 300_000);
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('saves at release into the bucket and restores into the next claim', async () => {
+    const first = await call('POST', '/v1/pools/prof/claims', {
+      profile: 'cust-s3',
+      wait_seconds: 120,
+    });
+    expect(first.statusCode, first.body).toBe(201);
+    const a = first.json().id as string;
+    const text = `kept in s3 ${tag}`;
+    const w = await call('POST', `/v1/claims/${a}/files/write`, {
+      path: NOTE,
+      content: text,
+      create_parents: true,
+    });
+    expect(w.statusCode, w.body).toBe(200);
+    expect((await call('DELETE', `/v1/claims/${a}`)).statusCode).toBe(200);
+    await waitFor(async () => (await profileRow())?.liveClaimId === null, 120_000, 200);
+    const row = (await profileRow())!;
+    expect(row.version).toBe(1);
+    const keys = await keysOf(row.id);
+    expect(keys.length).toBeGreaterThan(1);
+    for (const key of keys)
+      expect(Buffer.from(await s.objectStore.store.get(key)).toString('latin1')).not.toContain(
+        text,
+      );
+
+    const second = await call('POST', '/v1/pools/prof/claims', {
+      profile: 'cust-s3',
+      wait_seconds: 120,
+    });
+    expect(second.statusCode, second.body).toBe(201);
+    const b = second.json().id as string;
+    const note = await call('POST', `/v1/claims/${b}/files/read`, { path: NOTE });
+    expect(note.json().content).toBe(text);
+    expect((await call('DELETE', `/v1/claims/${b}`)).statusCode).toBe(200);
+    await waitFor(async () => (await profileRow())?.liveClaimId === null, 120_000, 200);
+    expect((await call('DELETE', '/v1/profiles/cust-s3')).statusCode).toBe(204);
+    expect(await keysOf(row.id)).toEqual([]);
+  }, 400_000);
+});
