@@ -117,20 +117,24 @@ export async function stageApp(root, name, config, dir, { logFile, log }) {
     mkdirSync(join(app, ws), { recursive: true });
     copyFileSync(join(root, ws, 'package.json'), join(app, ws, 'package.json'));
   }
-  await runLogged(
-    'npm',
-    [
-      'ci',
-      '--omit=dev',
-      '--ignore-scripts',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      '--include-workspace-root',
-      ...workspaces.flatMap((ws) => ['-w', ws]),
-    ],
-    { cwd: app, logFile, label: `${name}: npm ci --omit=dev`, log },
-  );
+  // npm's cache already holds every package of the lockfile after the bootstrap's `npm ci`:
+  // offline first (no registry round trips), online only if the cache lacks something.
+  const npmCi = (mode) =>
+    runLogged(
+      'npm',
+      [
+        'ci',
+        '--omit=dev',
+        '--ignore-scripts',
+        mode,
+        '--no-audit',
+        '--no-fund',
+        '--include-workspace-root',
+        ...workspaces.flatMap((ws) => ['-w', ws]),
+      ],
+      { cwd: app, logFile, label: `${name}: npm ci --omit=dev ${mode}`, log },
+    );
+  await npmCi('--offline').catch(() => npmCi('--prefer-offline'));
   for (const ws of workspaces) {
     cpSync(join(root, ws), join(app, ws), {
       recursive: true,

@@ -4,10 +4,12 @@
 // the claim gets a Pod the scheduler placed and kubelet started, the agent observes, acts and
 // screenshots through the guest driver inside it, the Pod security settings hold as seen from a
 // shell inside the container, and release deletes the Pod.
+import { connect } from 'node:net';
 import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
-import { sandboxIdOfObjectName, sandboxObjectName } from '@cubicle/backends';
+import { guestSecretName, sandboxIdOfObjectName, sandboxObjectName } from '@cubicle/backends';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { viewerPreambleOfToken } from '../../../packages/driver-guest/src/vnc/viewer-preamble.js';
 import { startRealNodeCluster, type RealNodeCluster } from '../../harness/kube/real-node/index.js';
 import type { E2eBackend } from '../support/sandbox-backend.js';
 import { startStack, waitFor, type Stack } from '../support/stack.js';
@@ -132,6 +134,34 @@ describe('a desktop Pod on a real node (kubelet + containerd)', () => {
     for (let i = 0; i < png.data.length; i += 4)
       if (png.data[i]! + png.data[i + 1]! + png.data[i + 2]! > 60) lit++;
     expect(lit).toBeGreaterThan(1000);
+  });
+
+  it('serves VNC on the Pod IP to a viewer that sends the token-derived preamble only', async () => {
+    const pod = await core().readNamespacedPod({ name: sandboxObjectName(sandboxId), namespace });
+    const secret = await core().readNamespacedSecret({
+      name: guestSecretName(sandboxId),
+      namespace,
+    });
+    const token = Buffer.from(secret.data!.token!, 'base64').toString('utf8');
+    // First bytes the VNC port sends after `preamble` (none within `waitMs` → '').
+    const greeting = (preamble: Buffer | undefined, waitMs: number) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: pod.status!.podIP!, port: 5900 }, () => {
+          if (preamble) socket.write(preamble);
+        });
+        socket.setTimeout(waitMs, () => {
+          socket.destroy();
+          resolve('');
+        });
+        socket.once('data', (chunk) => {
+          resolve(chunk.toString('latin1'));
+          socket.destroy();
+        });
+        socket.once('error', reject);
+      });
+    expect(await greeting(undefined, 2000)).toBe('');
+    // The launcher starts x11vnc for this first viewer, then relays its RFB banner.
+    expect(await greeting(viewerPreambleOfToken(token), 30_000)).toMatch(/^RFB 003\.00\d\n/);
   });
 
   it('holds the Pod security settings, as seen from inside the container', async () => {
