@@ -153,6 +153,8 @@ describe('replay page (/claims/{id}/replay, /replay/{token}) in Chromium', () =>
       await page.evaluate('document.documentElement.dataset.replayFirstFrameMs'),
     );
     expect(firstFrameMs).toBeGreaterThan(0);
+    // A figure to read, not a bound (benchmarks: scripts/bench/lib/replay-first-frame.mjs).
+    console.info(`replay page: first decoded frame ${firstFrameMs.toFixed(0)} ms after navigation`);
     // Plays: the media clock advances.
     await play(page);
     await waitFor(async () => (await videoState(page)).currentTime > 1, 20_000, 100);
