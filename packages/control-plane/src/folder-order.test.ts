@@ -19,7 +19,8 @@ const SRC = 'packages/control-plane/src';
  * the webhook outbox are recorded by the systems above; egress (policies, the egress point's
  * reports) reads pools and claims through the repositories and announces through the outbox;
  * the lifecycle owns claim and sandbox
- * states and their rows; the guest door reads the lifecycle's liveness; claims use the lifecycle;
+ * states and their rows; the guest door reads the lifecycle's liveness; recordings pull video from
+ * the guest door and are set up by pools, claims and sandboxes above; claims use the lifecycle;
  * sandboxes hand themselves to pending claims; secrets ride on claims and the guest door; handoffs hold claims' deadlines
  * and revoke viewer tickets; guest calls redact with secrets and refuse driving during a handoff; runs use all of those; the worker's loops (reconcile, reclaim) drive
  * claims and sandboxes from the top.
@@ -35,6 +36,7 @@ const FLOORS = [
   'egress',
   'lifecycle',
   'guest',
+  'recordings',
   'pools',
   'usage',
   'claims',

@@ -162,16 +162,11 @@ export {
 } from './usage/viewer-connections.js';
 // Video recordings of claims (issue 35).
 export {
-  estimateRecording,
-  finishRecording,
-  flushRecording,
   getRecording,
   openRecordingMedia,
-  pullDueRecordings,
   startRecordingPuller,
   sweepRecordings,
   type RecordingDeps,
-  type RecordingMedia,
 } from './recordings/index.js';
 // Persistent profiles (issue 34): claims with `profile`, saves, the profiles API and its sweep.
 export {
