@@ -17,6 +17,7 @@ import {
   startFakeInternet,
   type FakeInternet,
 } from '../support/fake-internet/fake-internet.js';
+import { memoryHolding, sandboxPids } from '../support/fake-internet/sandbox-memory.js';
 import { startStack, waitFor, type Stack } from './support/stack.js';
 
 /** Values of a shape the sandbox search looks for (cub-<24 hex>), never typed inside it. */
@@ -27,6 +28,7 @@ describe('credentials injected at egress (local backend)', () => {
   let s: Stack;
   let internet: FakeInternet;
   let claimId = '';
+  let firefoxPid = 0;
   const caFile = join(tmpdir(), `egress-inject-ca-${process.pid}.pem`);
   const first = value();
   const call = (method: string, url: string, payload?: unknown) =>
@@ -173,7 +175,8 @@ describe('credentials injected at egress (local backend)', () => {
       60_000,
       500,
     );
-    await sh(`kill ${launched.json().pid as number} 2>/dev/null; true`);
+    // Kept running: the next case reads its memory too.
+    firefoxPid = launched.json().pid as number;
   });
 
   it('the value is in no log, egress event or audit entry', async () => {
@@ -182,6 +185,21 @@ describe('credentials injected at egress (local backend)', () => {
       `{ env; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline; grep -rsa . /tmp /home /run; } 2>/dev/null | ${SHAPE}`,
     );
     expect(search.out).not.toContain(first);
+    // Nor in any sandbox process's memory, read from the host; a marker held by a shell in the
+    // sandbox shows the reading finds what is there.
+    const marker = value();
+    await sh(`nohup sh -c "sleep 30; echo ${marker}" >/dev/null 2>&1 &`);
+    const claimed = await s.db.claim.findUniqueOrThrow({ where: { id: claimId } });
+    // The link's namespace is named after the desktop, whose id ends with the sandbox's.
+    const pids = sandboxPids(claimed.sandboxId!);
+    expect(pids.length).toBeGreaterThan(3);
+    expect(memoryHolding(pids, marker).pids.length).toBeGreaterThan(0);
+    const memory = memoryHolding(pids, first);
+    console.log(
+      `[egress-inject] searched ${Math.round(memory.bytes / 2 ** 20)} MiB of ${pids.length} sandbox processes' memory`,
+    );
+    expect(memory.pids).toEqual([]);
+    await sh(`kill ${firefoxPid} 2>/dev/null; true`);
     const events = await call('GET', `/v1/claims/${claimId}/egress-events`);
     expect(events.statusCode).toBe(200);
     const network = await call('GET', `/v1/claims/${claimId}/egress`);
