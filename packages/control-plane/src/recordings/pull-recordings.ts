@@ -2,6 +2,7 @@ import type { Recording } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import { open } from '../crypto/keyring.js';
 import { findLiveGuest } from '../guest/find-live-guest.js';
+import { isClaimLive } from '../lifecycle/claim-liveness.js';
 import { sandboxGuestClient, type SandboxGuestClient } from '../guest/guest-client.js';
 import type { Resources } from '../resources.js';
 import { finishRecording } from './finish-recording.js';
@@ -110,20 +111,20 @@ export async function pullDueRecordings(
       state: 'recording',
       OR: [{ leaseOwner: null }, { leaseOwner: owner }, { leaseUntil: { lt: now } }],
     },
-    include: { claim: { select: { status: true, releasedAt: true } } },
+    include: { claim: { select: { status: true, expiresAt: true, releasedAt: true } } },
     take: 200,
   });
   let stored = 0;
   await Promise.all(
     due.map(async ({ claim, ...recording }) => {
       try {
-        if (claim.status === 'released') {
-          const endedAt = claim.releasedAt ?? now;
-          if (now.getTime() - endedAt.getTime() > UNFLUSHED_GRACE_MS)
+        if (!isClaimLive(claim, now)) {
+          // Pending or past its deadline: wait. Released long ago without a flush: finish.
+          const endedAt = claim.releasedAt;
+          if (endedAt && now.getTime() - endedAt.getTime() > UNFLUSHED_GRACE_MS)
             await finishRecording(deps, recording.claimId, endedAt);
           return;
         }
-        if (claim.status !== 'active') return;
         if (!(await leaseRecording(deps, recording.claimId, owner))) return;
         stored += await pullRecording(deps, recording);
       } catch (err) {
