@@ -95,6 +95,19 @@ describe('usage metering on real Postgres (fake clock)', () => {
         finishedAt: at('11:05'),
       },
     });
+    // The second claim's desktop was paused 11:30 → 12:10 (1800 s in hour 11, 600 s in hour 12).
+    await w.db.claimPause.create({
+      data: {
+        id: `pse_${newId('run').slice(4)}`,
+        tenantId: w.tenantId,
+        poolId,
+        claimId: second,
+        reason: 'idle',
+        startedAt: at('11:30'),
+        endedAt: at('12:10'),
+        expiresBefore: at('12:30'),
+      },
+    });
     // The second claim's egress: denied lines count (5 in hour 11, 4 in hour 12); allowed do not.
     const line = (verdict: string, minute: string, count: number, name: string) => ({
       id: newId('egress_event'),
@@ -139,9 +152,12 @@ describe('usage metering on real Postgres (fake clock)', () => {
         runs: 1,
         run_seconds: 300,
         egress_denials: 9,
+        // Part of claim_seconds: active time is claim_seconds - paused_seconds.
+        paused_seconds: 2400,
       },
     ]);
     expect(day.totals.claim_seconds).toBe(9000);
+    expect(day.totals.paused_seconds).toBe(2400);
     expect(day.totals.egress_denials).toBe(9);
     expect(day.rolled_up_to).toBe(clock.toISOString());
 
@@ -153,6 +169,10 @@ describe('usage metering on real Postgres (fake clock)', () => {
       hours.rows.filter((r) => r.egress_denials > 0).map((r) => [r.period_start, r.egress_denials]),
     );
     expect(denialsByHour).toEqual({ [`${DAY}T11:00:00.000Z`]: 5, [`${DAY}T12:00:00.000Z`]: 4 });
+    const pausedByHour = Object.fromEntries(
+      hours.rows.filter((r) => r.paused_seconds > 0).map((r) => [r.period_start, r.paused_seconds]),
+    );
+    expect(pausedByHour).toEqual({ [`${DAY}T11:00:00.000Z`]: 1800, [`${DAY}T12:00:00.000Z`]: 600 });
     expect(claimSecondsByHour).toEqual({
       [`${DAY}T09:00:00.000Z`]: 1800,
       [`${DAY}T10:00:00.000Z`]: 600,
