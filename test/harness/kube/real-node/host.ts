@@ -15,6 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
 const execFileP = promisify(execFile);
@@ -90,6 +91,32 @@ export function removeCgroupTree(name: string): void {
     }
   };
   for (const hierarchy of cgroupHierarchies()) remove(join(hierarchy, name));
+}
+
+/**
+ * killCgroupTree SIGKILLs every process in /<name> of every hierarchy: the Pods' processes (pause,
+ * the desktop) are the shims' children in their own PID namespaces and outlive a killed shim.
+ */
+export function killCgroupTree(name: string): void {
+  const visit = (path: string) => {
+    if (!existsSync(path)) return;
+    for (const entry of readdirSync(path, { withFileTypes: true }))
+      if (entry.isDirectory()) visit(join(path, entry.name));
+    let pids: string[] = [];
+    try {
+      pids = readFileSync(join(path, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return;
+    }
+    for (const pid of pids) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  };
+  for (const hierarchy of cgroupHierarchies()) visit(join(hierarchy, name));
 }
 
 /** unmountUnder lazily unmounts every mount below `dir`, deepest first. */
@@ -170,12 +197,18 @@ export async function undoHostChanges(
       // Already gone.
     }
   }
+  killCgroupTree(record.cgroupRoot);
   phase('killed');
   await unmountUnder(record.dir);
   phase('unmounted');
   await sh('ip', ['link', 'delete', record.bridge]).catch(() => undefined);
   restoreSysctls(record.sysctls);
-  removeCgroupTree(record.cgroupRoot);
+  // The killed processes leave their cgroups a moment later.
+  for (let i = 0; i < 20; i += 1) {
+    removeCgroupTree(record.cgroupRoot);
+    if (!cgroupHierarchies().some((h) => existsSync(join(h, record.cgroupRoot)))) break;
+    await sleep(100);
+  }
   phase('bridge, sysctls, cgroups');
   for (const path of record.createdPaths) rmSync(path, { recursive: true, force: true });
   removeInBackground(record.dir);
