@@ -92,7 +92,10 @@ describe('API fuzz from the published document: no 5xx', () => {
     '%s',
     async (_name, { path, method, op }) => {
       // Desktop and run calls on an active claim would wait for a worker: not here.
-      const reachesWorker = op.tags.some((t) => t === 'drive' || t === 'runs');
+      // Pause and resume go down the sandbox's lane too (a worker freezes the desktop).
+      const reachesWorker =
+        op.tags.some((t) => t === 'drive' || t === 'runs') ||
+        ['pauseClaim', 'resumeClaim'].includes(op.operationId);
       // A live stream of a claim that is not over stays open: only the released one ends.
       const streams = path.endsWith('/stream');
       const idsFor = (name: string) =>
