@@ -17,15 +17,22 @@ __all__ = [
     "Backend",
     "Claim",
     "ClaimActivatedData",
+    "ClaimBatch",
     "ClaimEgress",
     "ClaimEndedData",
+    "ClaimPausedData",
+    "ClaimResumedData",
     "ClaimStatus",
+    "ClaimTimeline",
     "CreateApiKeyRequest",
     "CreateClaimRequest",
+    "CreateClaimResponse201",
     "CreateHandoffRequest",
     "CreateMcpTokenRequest",
+    "CreateReplayLinkRequest",
     "CreateRunRequest",
     "CreateSecretRequest",
+    "CreateSnapshotRequest",
     "CreateStoredSecretRequest",
     "CreateViewerTicketRequest",
     "CreateWebhookRequest",
@@ -50,6 +57,20 @@ __all__ = [
     "GuestActionEvidence",
     "GuestActionResult",
     "GuestActionRoute",
+    "GuestArchiveApplyRequest",
+    "GuestArchiveApplyResponse",
+    "GuestArchiveBlob",
+    "GuestArchiveChunkRef",
+    "GuestArchiveEntry",
+    "GuestArchiveNeedRequest",
+    "GuestArchiveNeedResponse",
+    "GuestArchiveReadRequest",
+    "GuestArchiveReadResponse",
+    "GuestArchiveScanRequest",
+    "GuestArchiveScanResponse",
+    "GuestArchiveSkip",
+    "GuestArchiveStageRequest",
+    "GuestArchiveStageResponse",
     "GuestArgv",
     "GuestDegradedReason",
     "GuestDeliveryMode",
@@ -77,6 +98,7 @@ __all__ = [
     "GuestFileWriteRequest",
     "GuestFileWriteResponse",
     "GuestHealthzResponse",
+    "GuestHomePath",
     "GuestKeyCombo",
     "GuestKeyModifier",
     "GuestLaunchApp",
@@ -108,6 +130,7 @@ __all__ = [
     "GuestSecretsDeleteRequest",
     "GuestSecretsResponse",
     "GuestSecretsWriteRequest",
+    "GuestSha256",
     "GuestShellExit",
     "GuestShellKillRequest",
     "GuestShellKillResponse",
@@ -123,6 +146,13 @@ __all__ = [
     "GuestUnknownReason",
     "GuestVerifyStateRequest",
     "GuestVerifyStateResponse",
+    "GuestVideoAckRequest",
+    "GuestVideoSegment",
+    "GuestVideoSegmentData",
+    "GuestVideoSegmentId",
+    "GuestVideoSegmentRequest",
+    "GuestVideoStartRequest",
+    "GuestVideoStatus",
     "GuestWindowCloseRequest",
     "GuestWindowId",
     "GuestWindowInfo",
@@ -135,6 +165,7 @@ __all__ = [
     "HandoffReturnedData",
     "HandoffState",
     "Healthz",
+    "IntrospectReplayLinkRequest",
     "IntrospectViewerTicketRequest",
     "ListApiKeysResponse200",
     "ListAuditEventsResponse200",
@@ -145,8 +176,11 @@ __all__ = [
     "ListHandoffsResponse200",
     "ListMcpTokensResponse200",
     "ListPoolsResponse200",
+    "ListProfilesResponse200",
+    "ListReplayLinksResponse200",
     "ListRunsResponse200",
     "ListSecretsResponse200",
+    "ListSnapshotsResponse200",
     "ListStoredSecretsResponse200",
     "ListViewerTicketsResponse200",
     "ListWebhookDeliveriesResponse200",
@@ -166,6 +200,8 @@ __all__ = [
     "PoolLatencySample",
     "PoolPrime",
     "PoolPrimeInput",
+    "PoolRecording",
+    "PoolRecordingView",
     "PoolSample",
     "PoolSpec",
     "PoolState",
@@ -174,8 +210,23 @@ __all__ = [
     "PrimeApp",
     "PrimeWait",
     "PrimedWindow",
+    "Profile",
+    "ProfileName",
+    "ProfilePath",
+    "ProfileSaveResult",
+    "ProfileSavedData",
     "PutStoredSecretRequest",
+    "Recording",
+    "RecordingEstimate",
+    "RecordingOptions",
+    "RecordingQuality",
+    "RecordingSegment",
+    "RecordingState",
     "ReleaseReason",
+    "ReplayLink",
+    "ReplayLinkCreated",
+    "ReplayLinkIntrospection",
+    "ReplayLinkState",
     "ResourceName",
     "ReturnHandoffRequest",
     "Run",
@@ -191,11 +242,19 @@ __all__ = [
     "SandboxFailedData",
     "SandboxOomKilledData",
     "SandboxState",
+    "SecretInjection",
+    "SecretInjectionInput",
     "SecretRef",
+    "Snapshot",
+    "SnapshotCreatedData",
+    "SnapshotPath",
+    "SnapshotStatus",
     "StoredSecret",
     "StoredSecretUsableBy",
     "Tenant",
     "TenantQuotas",
+    "TimelineElement",
+    "TimelineEntry",
     "UpdateClaimRequest",
     "UpdateTenantRequest",
     "UpdateWebhookRequest",
@@ -316,6 +375,8 @@ class Claim(TypedDict):
     release_reason: "Optional[ReleaseReason]"
     created_at: str
     time_to_first_confirmed_action_ms: Optional[float]
+    paused_at: Optional[str]
+    paused_seconds: float
 
 
 class ClaimActivatedData(TypedDict):
@@ -325,6 +386,10 @@ class ClaimActivatedData(TypedDict):
     pool_id: str
     sandbox_id: str
     metadata: "Metadata"
+
+
+class ClaimBatch(TypedDict):
+    claims: "List[Claim]"
 
 
 class ClaimEgressDestinationsItem(TypedDict):
@@ -354,7 +419,32 @@ class ClaimEndedData(TypedDict):
     reason: "ReleaseReason"
 
 
+class ClaimPausedData(TypedDict):
+    claim_id: str
+    pool: str
+    pool_id: str
+    sandbox_id: str
+    reason: Literal["api", "idle"]
+
+
+class ClaimResumedData(TypedDict):
+    claim_id: str
+    pool: str
+    pool_id: str
+    sandbox_id: str
+    reason: Literal["api", "drive", "viewer", "run"]
+    paused_seconds: float
+
+
 ClaimStatus: TypeAlias = Literal["pending", "active", "released"]
+
+
+class ClaimTimeline(TypedDict):
+    claim_id: str
+    origin: str
+    is_live: bool
+    data: "List[TimelineEntry]"
+    next_cursor: Optional[str]
 
 
 class CreateApiKeyRequest(TypedDict):
@@ -363,7 +453,7 @@ class CreateApiKeyRequest(TypedDict):
 
 
 class CreateClaimRequest(TypedDict):
-    "A secret name is given as a value (`secrets`) or stored (`stored_secrets`), not both."
+    "A secret name is given as a value (`secrets`) or stored (`stored_secrets`), not both. `count` needs `from_snapshot` and excludes `name`; `profile` excludes `from_snapshot`."
     name: "NotRequired[ResourceName]"
     ttl_seconds: NotRequired[int]
     metadata: "NotRequired[Metadata]"
@@ -371,6 +461,13 @@ class CreateClaimRequest(TypedDict):
     secrets: NotRequired[Dict[str, str]]
     stored_secrets: NotRequired[List[str]]
     egress: "NotRequired[EgressNarrowing]"
+    profile: "NotRequired[ProfileName]"
+    from_snapshot: NotRequired[str]
+    count: NotRequired[int]
+    recording: "NotRequired[RecordingOptions]"
+
+
+CreateClaimResponse201: TypeAlias = "Union[Claim, ClaimBatch]"
 
 
 CreateHandoffRequest = TypedDict("CreateHandoffRequest", {"reason": "str", "for": "NotRequired[str]", "ttl_seconds": "NotRequired[int]"})
@@ -379,6 +476,10 @@ CreateHandoffRequest = TypedDict("CreateHandoffRequest", {"reason": "str", "for"
 class CreateMcpTokenRequest(TypedDict):
     ttl_seconds: NotRequired[int]
     tools: "NotRequired[List[McpToolName]]"
+
+
+class CreateReplayLinkRequest(TypedDict):
+    ttl_seconds: NotRequired[int]
 
 
 class CreateRunRequest(TypedDict):
@@ -395,11 +496,17 @@ class CreateSecretRequest(TypedDict):
     "The value (at most 65536 bytes UTF-8); never returned."
 
 
+class CreateSnapshotRequest(TypedDict):
+    name: "NotRequired[ResourceName]"
+    paths: "NotRequired[List[SnapshotPath]]"
+
+
 class CreateStoredSecretRequest(TypedDict):
     name: str
     value: str
     "The value (at most 65536 bytes UTF-8); never returned."
     usable_by: "NotRequired[StoredSecretUsableBy]"
+    inject: "NotRequired[Optional[SecretInjectionInput]]"
 
 
 class CreateViewerTicketRequest(TypedDict):
@@ -506,7 +613,7 @@ class ErrorBody(TypedDict):
     request_id: str
 
 
-ErrorCode: TypeAlias = Literal["validation_failed", "invalid_json", "invalid_id", "webhook_url_refused", "invalid_element_token", "unauthenticated", "invalid_ticket", "forbidden", "secret_not_usable", "not_found", "route_not_found", "window_not_found", "method_not_allowed", "conflict", "already_exists", "idempotency_key_reused", "idempotency_in_progress", "claim_not_active", "handoff_active", "gone", "payload_too_large", "unsupported_media_type", "stale_element_token", "ambiguous_target", "stale_screenshot", "stale_snapshot", "egress_widens_pool", "quota_exceeded", "rate_limited", "internal_error", "backend_unavailable", "service_unavailable", "timeout"]
+ErrorCode: TypeAlias = Literal["validation_failed", "invalid_json", "invalid_id", "webhook_url_refused", "invalid_element_token", "unauthenticated", "invalid_ticket", "forbidden", "secret_not_usable", "not_found", "route_not_found", "window_not_found", "method_not_allowed", "conflict", "already_exists", "idempotency_key_reused", "idempotency_in_progress", "claim_not_active", "not_supported_by_backend", "recording_not_allowed", "handoff_active", "gone", "payload_too_large", "unsupported_media_type", "range_not_satisfiable", "stale_element_token", "ambiguous_target", "stale_screenshot", "stale_snapshot", "egress_widens_pool", "profile_in_use", "quota_exceeded", "rate_limited", "internal_error", "backend_unavailable", "service_unavailable", "timeout"]
 
 
 class ErrorEnvelope(TypedDict):
@@ -672,6 +779,103 @@ GuestActionResult: TypeAlias = Union[GuestActionResultVariant1, GuestActionResul
 
 
 GuestActionRoute: TypeAlias = Literal["accessibility", "xtest", "synthetic_events", "window_manager", "process"]
+
+
+class GuestArchiveApplyRequest(TypedDict):
+    paths: "List[GuestHomePath]"
+    exclude: NotRequired[List[str]]
+    entries: "List[GuestArchiveEntry]"
+
+
+class GuestArchiveApplyResponse(TypedDict):
+    written: int
+    kept: int
+    deleted: int
+    skipped: "List[GuestArchiveSkip]"
+    written_bytes: int
+
+
+class GuestArchiveBlob(TypedDict):
+    hash: "GuestSha256"
+    data: str
+
+
+class GuestArchiveChunkRef(TypedDict):
+    path: "GuestHomePath"
+    index: int
+    hash: "GuestSha256"
+
+
+class GuestArchiveEntryVariant1(TypedDict):
+    type: Literal["file"]
+    path: "GuestHomePath"
+    mode: int
+    size: int
+    mtime_ms: float
+    hash: "GuestSha256"
+    chunks: "List[GuestSha256]"
+
+
+class GuestArchiveEntryVariant2(TypedDict):
+    type: Literal["directory"]
+    path: "GuestHomePath"
+    mode: int
+    mtime_ms: float
+
+
+class GuestArchiveEntryVariant3(TypedDict):
+    type: Literal["symlink"]
+    path: "GuestHomePath"
+    target: str
+    mtime_ms: float
+
+
+GuestArchiveEntry: TypeAlias = Union[GuestArchiveEntryVariant1, GuestArchiveEntryVariant2, GuestArchiveEntryVariant3]
+
+
+class GuestArchiveNeedRequest(TypedDict):
+    entries: "List[GuestArchiveEntry]"
+
+
+class GuestArchiveNeedResponse(TypedDict):
+    needed: "List[GuestSha256]"
+
+
+class GuestArchiveReadRequest(TypedDict):
+    chunks: "List[GuestArchiveChunkRef]"
+
+
+class GuestArchiveReadResponse(TypedDict):
+    blobs: "List[GuestArchiveBlob]"
+
+
+class GuestArchiveScanRequest(TypedDict):
+    paths: "List[GuestHomePath]"
+    exclude: NotRequired[List[str]]
+    previous: "NotRequired[List[GuestArchiveEntry]]"
+    quiesce: NotRequired[bool]
+
+
+class GuestArchiveScanResponse(TypedDict):
+    entries: "List[GuestArchiveEntry]"
+    skipped: "List[GuestArchiveSkip]"
+    total_bytes: int
+    hashed_bytes: int
+    quiesced: List[str]
+
+
+class GuestArchiveSkip(TypedDict):
+    path: str
+    reason: str
+
+
+class GuestArchiveStageRequest(TypedDict):
+    blobs: "List[GuestArchiveBlob]"
+
+
+class GuestArchiveStageResponse(TypedDict):
+    staged: int
+    staged_bytes: int
 
 
 GuestArgv: TypeAlias = List[str]
@@ -922,6 +1126,9 @@ class GuestHealthzResponse(TypedDict):
     vnc_port: Optional[int]
     versions: GuestHealthzResponseVersions
     uptime_ms: float
+
+
+GuestHomePath: TypeAlias = str
 
 
 GuestKeyCombo: TypeAlias = str
@@ -1280,6 +1487,9 @@ class GuestSecretsWriteRequest(TypedDict):
     exclusive: NotRequired[bool]
 
 
+GuestSha256: TypeAlias = str
+
+
 class GuestShellExit(TypedDict):
     run_id: "GuestShellRunId"
     pid: "GuestPid"
@@ -1478,6 +1688,51 @@ class GuestVerifyStateResponseVariant3(TypedDict):
 GuestVerifyStateResponse: TypeAlias = Union[GuestVerifyStateResponseVariant1, GuestVerifyStateResponseVariant2, GuestVerifyStateResponseVariant3]
 
 
+class GuestVideoAckRequest(TypedDict):
+    ids: "List[GuestVideoSegmentId]"
+
+
+class GuestVideoSegment(TypedDict):
+    id: "GuestVideoSegmentId"
+    run: int
+    index: int
+    run_started_at_ms: int
+    started_at_ms: int
+    duration_ms: int
+    bytes: int
+    init_id: "GuestVideoSegmentId"
+
+
+class GuestVideoSegmentData(TypedDict):
+    id: "GuestVideoSegmentId"
+    bytes: int
+    data_base64: str
+
+
+GuestVideoSegmentId: TypeAlias = str
+
+
+class GuestVideoSegmentRequest(TypedDict):
+    id: "GuestVideoSegmentId"
+
+
+class GuestVideoStartRequest(TypedDict):
+    fps: int
+    quality: Literal["low", "medium", "high"]
+    segment_seconds: NotRequired[int]
+
+
+class GuestVideoStatus(TypedDict):
+    state: Literal["idle", "recording", "stopped", "failed"]
+    fps: Optional[int]
+    quality: Optional[Literal["low", "medium", "high"]]
+    run: Optional[int]
+    encoder_pid: Optional[int]
+    restarts: int
+    error: Optional[str]
+    segments: "List[GuestVideoSegment]"
+
+
 class GuestWindowCloseRequest(TypedDict):
     window_id: "GuestWindowId"
     timeout_ms: NotRequired[int]
@@ -1576,6 +1831,10 @@ class Healthz(TypedDict):
     checks: Dict[str, Literal["ok", "error", "skipped"]]
 
 
+class IntrospectReplayLinkRequest(TypedDict):
+    token: str
+
+
 class IntrospectViewerTicketRequest(TypedDict):
     ticket: str
 
@@ -1625,6 +1884,16 @@ class ListPoolsResponse200(TypedDict):
     next_cursor: Optional[str]
 
 
+class ListProfilesResponse200(TypedDict):
+    data: "List[Profile]"
+    next_cursor: Optional[str]
+
+
+class ListReplayLinksResponse200(TypedDict):
+    data: "List[ReplayLink]"
+    next_cursor: Optional[str]
+
+
 class ListRunsResponse200(TypedDict):
     data: "List[Run]"
     next_cursor: Optional[str]
@@ -1632,6 +1901,11 @@ class ListRunsResponse200(TypedDict):
 
 class ListSecretsResponse200(TypedDict):
     data: "List[SecretRef]"
+    next_cursor: Optional[str]
+
+
+class ListSnapshotsResponse200(TypedDict):
+    data: "List[Snapshot]"
     next_cursor: Optional[str]
 
 
@@ -1728,10 +2002,13 @@ class Pool(TypedDict):
     claim_ttl_seconds: int
     max_claim_lifetime_seconds: int
     idle_timeout_seconds: Optional[int]
+    idle_pause_seconds: Optional[int]
     env: Dict[str, str]
     kubernetes: "Optional[PoolKubernetes]"
     egress: "Optional[EgressPolicy]"
     prime: "Optional[PoolPrime]"
+    recording: "Optional[PoolRecordingView]"
+    profile_paths: "Optional[List[ProfilePath]]"
     state: "PoolState"
     generation: int
     counts: "PoolCounts"
@@ -1800,6 +2077,19 @@ class PoolPrimeInput(TypedDict):
     "Reserved: a profile or snapshot to restore first (not available yet)."
 
 
+class PoolRecording(TypedDict):
+    video: bool
+    fps: NotRequired[int]
+    quality: "NotRequired[RecordingQuality]"
+
+
+class PoolRecordingView(TypedDict):
+    video: bool
+    fps: int
+    quality: "RecordingQuality"
+    estimate: "RecordingEstimate"
+
+
 class PoolSample(TypedDict):
     at: str
     provisioning: float
@@ -1817,10 +2107,13 @@ class PoolSpec(TypedDict):
     claim_ttl_seconds: NotRequired[int]
     max_claim_lifetime_seconds: NotRequired[int]
     idle_timeout_seconds: NotRequired[Optional[int]]
+    idle_pause_seconds: NotRequired[Optional[int]]
     env: "NotRequired[PoolEnv]"
     kubernetes: "NotRequired[Optional[PoolKubernetes]]"
     egress: "NotRequired[Optional[EgressPolicyInput]]"
     prime: "NotRequired[Optional[PoolPrimeInput]]"
+    recording: "NotRequired[Optional[PoolRecording]]"
+    profile_paths: "NotRequired[Optional[List[ProfilePath]]]"
 
 
 PoolState: TypeAlias = Literal["active", "draining"]
@@ -1877,13 +2170,119 @@ class PrimeWaitVariant3(TypedDict):
 PrimeWait: TypeAlias = Union[PrimeWaitVariant1, PrimeWaitVariant2, PrimeWaitVariant3]
 
 
+class Profile(TypedDict):
+    id: "ProfileName"
+    version: int
+    size_bytes: int
+    file_count: int
+    saved_at: Optional[str]
+    claim_id: Optional[str]
+    last_claim_id: Optional[str]
+    last_used_at: str
+    created_at: str
+
+
+ProfileName: TypeAlias = str
+
+
+ProfilePath: TypeAlias = str
+
+
+class ProfileSavedData(TypedDict):
+    profile: str
+    version: int
+    size_bytes: int
+    claim_id: str
+    reason: Literal["release", "request"]
+
+
+class ProfileSaveResult(TypedDict):
+    profile: "Profile"
+    changed_files: int
+    uploaded_bytes: int
+    duration_ms: float
+
+
 class PutStoredSecretRequest(TypedDict):
     value: str
     "The value (at most 65536 bytes UTF-8); never returned."
     usable_by: "NotRequired[StoredSecretUsableBy]"
+    inject: "NotRequired[Optional[SecretInjectionInput]]"
+
+
+class Recording(TypedDict):
+    claim_id: str
+    state: "RecordingState"
+    fps: int
+    quality: "RecordingQuality"
+    content_type: str
+    started_at: Optional[str]
+    ended_at: Optional[str]
+    duration_ms: int
+    size_bytes: int
+    segment_count: int
+    segments: "List[RecordingSegment]"
+    expires_at: Optional[str]
+    error: Optional[str]
+    media_url: str
+    timeline_url: str
+
+
+class RecordingEstimate(TypedDict):
+    cpu_pct_one_core: float
+    mb_per_min: float
+
+
+class RecordingOptions(TypedDict):
+    video: bool
+    fps: NotRequired[int]
+    quality: "NotRequired[RecordingQuality]"
+
+
+RecordingQuality: TypeAlias = Literal["low", "medium", "high"]
+
+
+class RecordingSegment(TypedDict):
+    seq: int
+    started_at: str
+    offset_ms: int
+    duration_ms: int
+    bytes: int
+
+
+RecordingState: TypeAlias = Literal["recording", "finished", "failed"]
 
 
 ReleaseReason: TypeAlias = Literal["released_by_client", "ttl_expired", "idle_timeout", "max_lifetime", "pool_deleted", "sandbox_failed", "provision_timeout"]
+
+
+class ReplayLink(TypedDict):
+    id: str
+    claim_id: str
+    expires_at: str
+    revoked_at: Optional[str]
+    created_at: str
+
+
+class ReplayLinkCreated(TypedDict):
+    id: str
+    claim_id: str
+    expires_at: str
+    revoked_at: Optional[str]
+    created_at: str
+    token: str
+    replay_url: str
+    embed_html: str
+
+
+class ReplayLinkIntrospection(TypedDict):
+    state: "ReplayLinkState"
+    claim_id: str
+    expires_at: str
+    embed_origins: List[str]
+
+
+ReplayLinkState: TypeAlias = Literal["active", "expired", "revoked"]
 
 
 ResourceName: TypeAlias = str
@@ -1988,11 +2387,58 @@ class SandboxOomKilledData(TypedDict):
 SandboxState: TypeAlias = Literal["provisioning", "warm", "claimed", "releasing", "deleted", "failed"]
 
 
+class SecretInjection(TypedDict):
+    hosts: List[str]
+    header: str
+    format: str
+
+
+class SecretInjectionInput(TypedDict):
+    hosts: List[str]
+    header: str
+    format: NotRequired[str]
+
+
 class SecretRef(TypedDict):
     id: str
     claim_id: str
     name: str
     created_at: str
+
+
+class SnapshotSource(TypedDict):
+    claim_id: str
+    pool: "ResourceName"
+    pool_id: str
+
+
+class Snapshot(TypedDict):
+    id: str
+    name: "Optional[ResourceName]"
+    status: "SnapshotStatus"
+    paths: List[str]
+    source: SnapshotSource
+    size_bytes: int
+    stored_bytes: int
+    file_count: int
+    created_at: str
+    expires_at: str
+
+
+class SnapshotCreatedData(TypedDict):
+    snapshot_id: str
+    name: Optional[str]
+    claim_id: str
+    pool: str
+    size_bytes: int
+    file_count: int
+
+
+SnapshotPath: TypeAlias = str
+"A path relative to the desktop home (e.g. `Documents`, `.config/chromium`): no leading `/`, no `.`, `..` or empty segments."
+
+
+SnapshotStatus: TypeAlias = Literal["creating", "ready", "failed"]
 
 
 class StoredSecret(TypedDict):
@@ -2001,6 +2447,7 @@ class StoredSecret(TypedDict):
     created_at: str
     updated_at: str
     usable_by: "StoredSecretUsableBy"
+    inject: "Optional[SecretInjection]"
 
 
 StoredSecretUsableBy: TypeAlias = Literal["admins", "members"]
@@ -2020,6 +2467,115 @@ class TenantQuotas(TypedDict):
     max_sandboxes: int
     max_concurrent_claims: int
     requests_per_minute: int
+
+
+class TimelineElement(TypedDict):
+    role: Optional[str]
+    name: Optional[str]
+
+
+class TimelineEntryVariant1(TypedDict):
+    kind: Literal["action"]
+    key: str
+    at: str
+    offset_ms: int
+    action_id: str
+    operation: str
+    action: Optional[str]
+    effect: "GuestActionEffect"
+    evidence: List[str]
+    summary: Optional[str]
+    element: "Optional[TimelineElement]"
+    error_code: Optional[str]
+    duration_ms: int
+    before_screenshot_id: "Optional[GuestScreenshotId]"
+
+
+class TimelineEntryVariant2(TypedDict):
+    kind: Literal["window"]
+    key: str
+    at: str
+    offset_ms: int
+    event: Literal["launched", "launch_failed"]
+    app: Optional[str]
+
+
+class TimelineEntryVariant3(TypedDict):
+    kind: Literal["run_started"]
+    key: str
+    at: str
+    offset_ms: int
+    run_id: str
+    argv: List[str]
+
+
+class TimelineEntryVariant4(TypedDict):
+    kind: Literal["run_output"]
+    key: str
+    at: str
+    offset_ms: int
+    run_id: str
+    stream: Literal["stdout", "stderr"]
+    text: str
+    is_truncated: bool
+
+
+class TimelineEntryVariant5(TypedDict):
+    kind: Literal["run_ended"]
+    key: str
+    at: str
+    offset_ms: int
+    run_id: str
+    status: str
+    exit_code: Optional[int]
+    end_reason: Optional[str]
+
+
+class TimelineEntryVariant6(TypedDict):
+    kind: Literal["viewer"]
+    key: str
+    at: str
+    offset_ms: int
+    event: Literal["connected", "disconnected"]
+    ticket_id: str
+    mode: "ViewerMode"
+    close_reason: Optional[str]
+
+
+class TimelineEntryVariant7(TypedDict):
+    kind: Literal["handoff"]
+    key: str
+    at: str
+    offset_ms: int
+    event: Literal["requested", "taken", "ended"]
+    handoff_id: str
+    reason: str
+    state: Optional[str]
+
+
+class TimelineEntryVariant8(TypedDict):
+    kind: Literal["egress_denied"]
+    key: str
+    at: str
+    offset_ms: int
+    protocol: str
+    name: str
+    ip: str
+    port: int
+    rule: str
+    count: int
+
+
+class TimelineEntryVariant9(TypedDict):
+    kind: Literal["claim"]
+    key: str
+    at: str
+    offset_ms: int
+    event: Literal["claimed", "activated", "paused", "resumed", "released"]
+    reason: Optional[str]
+
+
+TimelineEntry: TypeAlias = Union[TimelineEntryVariant1, TimelineEntryVariant2, TimelineEntryVariant3, TimelineEntryVariant4, TimelineEntryVariant5, TimelineEntryVariant6, TimelineEntryVariant7, TimelineEntryVariant8, TimelineEntryVariant9]
 
 
 class UpdateClaimRequest(TypedDict):
@@ -2052,6 +2608,7 @@ class UsageRow(TypedDict):
     runs: int
     run_seconds: float
     egress_denials: int
+    paused_seconds: float
     pool_id: str
     pool: "ResourceName"
     period_start: Optional[str]
@@ -2066,6 +2623,7 @@ class UsageTotals(TypedDict):
     runs: int
     run_seconds: float
     egress_denials: int
+    paused_seconds: float
 
 
 class Version(TypedDict):
@@ -2162,7 +2720,7 @@ class WebhookDelivery(TypedDict):
 WebhookDeliveryStatus: TypeAlias = Literal["pending", "delivered", "failed"]
 
 
-WebhookEventType: TypeAlias = Literal["claim.activated", "claim.ended", "run.finished", "sandbox.failed", "sandbox.oom_killed", "egress.denied", "claim.handoff_requested", "claim.handoff_returned"]
+WebhookEventType: TypeAlias = Literal["claim.activated", "claim.ended", "run.finished", "sandbox.failed", "sandbox.oom_killed", "egress.denied", "claim.handoff_requested", "claim.handoff_returned", "snapshot.created", "claim.paused", "claim.resumed", "profile.saved"]
 
 
 class WebhookPayloadVariant1(TypedDict):
@@ -2213,7 +2771,31 @@ class WebhookPayloadVariant8(TypedDict):
     data: "HandoffReturnedData"
 
 
-WebhookPayload: TypeAlias = Union[WebhookPayloadVariant1, WebhookPayloadVariant2, WebhookPayloadVariant3, WebhookPayloadVariant4, WebhookPayloadVariant5, WebhookPayloadVariant6, WebhookPayloadVariant7, WebhookPayloadVariant8]
+class WebhookPayloadVariant9(TypedDict):
+    type: Literal["snapshot.created"]
+    timestamp: str
+    data: "SnapshotCreatedData"
+
+
+class WebhookPayloadVariant10(TypedDict):
+    type: Literal["claim.paused"]
+    timestamp: str
+    data: "ClaimPausedData"
+
+
+class WebhookPayloadVariant11(TypedDict):
+    type: Literal["claim.resumed"]
+    timestamp: str
+    data: "ClaimResumedData"
+
+
+class WebhookPayloadVariant12(TypedDict):
+    type: Literal["profile.saved"]
+    timestamp: str
+    data: "ProfileSavedData"
+
+
+WebhookPayload: TypeAlias = Union[WebhookPayloadVariant1, WebhookPayloadVariant2, WebhookPayloadVariant3, WebhookPayloadVariant4, WebhookPayloadVariant5, WebhookPayloadVariant6, WebhookPayloadVariant7, WebhookPayloadVariant8, WebhookPayloadVariant9, WebhookPayloadVariant10, WebhookPayloadVariant11, WebhookPayloadVariant12]
 
 
 WebhookUrl: TypeAlias = str

@@ -76,6 +76,8 @@ export type Claim = {
   release_reason: ReleaseReason | null;
   created_at: string;
   time_to_first_confirmed_action_ms: number | null;
+  paused_at: string | null;
+  paused_seconds: number;
 };
 
 export type ClaimActivatedData = {
@@ -86,6 +88,8 @@ export type ClaimActivatedData = {
   sandbox_id: string;
   metadata: Metadata;
 };
+
+export type ClaimBatch = { claims: Array<Claim> };
 
 export type ClaimEgress = {
   narrowing: EgressNarrowing | null;
@@ -112,11 +116,36 @@ export type ClaimEndedData = {
   reason: ReleaseReason;
 };
 
+export type ClaimPausedData = {
+  claim_id: string;
+  pool: string;
+  pool_id: string;
+  sandbox_id: string;
+  reason: 'api' | 'idle';
+};
+
+export type ClaimResumedData = {
+  claim_id: string;
+  pool: string;
+  pool_id: string;
+  sandbox_id: string;
+  reason: 'api' | 'drive' | 'viewer' | 'run';
+  paused_seconds: number;
+};
+
 export type ClaimStatus = 'pending' | 'active' | 'released';
+
+export type ClaimTimeline = {
+  claim_id: string;
+  origin: string;
+  is_live: boolean;
+  data: Array<TimelineEntry>;
+  next_cursor: string | null;
+};
 
 export type CreateApiKeyRequest = { name: string; role?: ApiKeyRole };
 
-/** A secret name is given as a value (`secrets`) or stored (`stored_secrets`), not both. */ export type CreateClaimRequest =
+/** A secret name is given as a value (`secrets`) or stored (`stored_secrets`), not both. `count` needs `from_snapshot` and excludes `name`; `profile` excludes `from_snapshot`. */ export type CreateClaimRequest =
   {
     name?: ResourceName;
     ttl_seconds?: number;
@@ -125,11 +154,19 @@ export type CreateApiKeyRequest = { name: string; role?: ApiKeyRole };
     secrets?: Record<string, string>;
     stored_secrets?: Array<string>;
     egress?: EgressNarrowing;
+    profile?: ProfileName;
+    from_snapshot?: string;
+    count?: number;
+    recording?: RecordingOptions;
   };
+
+export type CreateClaimResponse201 = Claim | ClaimBatch;
 
 export type CreateHandoffRequest = { reason: string; for?: string; ttl_seconds?: number };
 
 export type CreateMcpTokenRequest = { ttl_seconds?: number; tools?: Array<McpToolName> };
+
+export type CreateReplayLinkRequest = { ttl_seconds?: number };
 
 export type CreateRunRequest = {
   argv: Array<string>;
@@ -144,10 +181,13 @@ export type CreateSecretRequest = {
   /** The value (at most 65536 bytes UTF-8); never returned. */ value: string;
 };
 
+export type CreateSnapshotRequest = { name?: ResourceName; paths?: Array<SnapshotPath> };
+
 export type CreateStoredSecretRequest = {
   name: string;
   /** The value (at most 65536 bytes UTF-8); never returned. */ value: string;
   usable_by?: StoredSecretUsableBy;
+  inject?: SecretInjectionInput | null;
 };
 
 export type CreateViewerTicketRequest = {
@@ -251,15 +291,19 @@ export type ErrorCode =
   | 'idempotency_key_reused'
   | 'idempotency_in_progress'
   | 'claim_not_active'
+  | 'not_supported_by_backend'
+  | 'recording_not_allowed'
   | 'handoff_active'
   | 'gone'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'range_not_satisfiable'
   | 'stale_element_token'
   | 'ambiguous_target'
   | 'stale_screenshot'
   | 'stale_snapshot'
   | 'egress_widens_pool'
+  | 'profile_in_use'
   | 'quota_exceeded'
   | 'rate_limited'
   | 'internal_error'
@@ -392,6 +436,66 @@ export type GuestActionResult =
 
 export type GuestActionRoute =
   'accessibility' | 'xtest' | 'synthetic_events' | 'window_manager' | 'process';
+
+export type GuestArchiveApplyRequest = {
+  paths: Array<GuestHomePath>;
+  exclude?: Array<string>;
+  entries: Array<GuestArchiveEntry>;
+};
+
+export type GuestArchiveApplyResponse = {
+  written: number;
+  kept: number;
+  deleted: number;
+  skipped: Array<GuestArchiveSkip>;
+  written_bytes: number;
+};
+
+export type GuestArchiveBlob = { hash: GuestSha256; data: string };
+
+export type GuestArchiveChunkRef = { path: GuestHomePath; index: number; hash: GuestSha256 };
+
+export type GuestArchiveEntry =
+  | {
+      type: 'file';
+      path: GuestHomePath;
+      mode: number;
+      size: number;
+      mtime_ms: number;
+      hash: GuestSha256;
+      chunks: Array<GuestSha256>;
+    }
+  | { type: 'directory'; path: GuestHomePath; mode: number; mtime_ms: number }
+  | { type: 'symlink'; path: GuestHomePath; target: string; mtime_ms: number };
+
+export type GuestArchiveNeedRequest = { entries: Array<GuestArchiveEntry> };
+
+export type GuestArchiveNeedResponse = { needed: Array<GuestSha256> };
+
+export type GuestArchiveReadRequest = { chunks: Array<GuestArchiveChunkRef> };
+
+export type GuestArchiveReadResponse = { blobs: Array<GuestArchiveBlob> };
+
+export type GuestArchiveScanRequest = {
+  paths: Array<GuestHomePath>;
+  exclude?: Array<string>;
+  previous?: Array<GuestArchiveEntry>;
+  quiesce?: boolean;
+};
+
+export type GuestArchiveScanResponse = {
+  entries: Array<GuestArchiveEntry>;
+  skipped: Array<GuestArchiveSkip>;
+  total_bytes: number;
+  hashed_bytes: number;
+  quiesced: Array<string>;
+};
+
+export type GuestArchiveSkip = { path: string; reason: string };
+
+export type GuestArchiveStageRequest = { blobs: Array<GuestArchiveBlob> };
+
+export type GuestArchiveStageResponse = { staged: number; staged_bytes: number };
 
 export type GuestArgv = Array<string>;
 
@@ -630,6 +734,8 @@ export type GuestHealthzResponse = {
   versions: { driver: string; node: string; at_spi?: string; x_server?: string };
   uptime_ms: number;
 };
+
+export type GuestHomePath = string;
 
 export type GuestKeyCombo = string;
 
@@ -896,6 +1002,8 @@ export type GuestSecretsWriteRequest = {
   exclusive?: boolean;
 };
 
+export type GuestSha256 = string;
+
 export type GuestShellExit = {
   run_id: GuestShellRunId;
   pid: GuestPid;
@@ -1021,6 +1129,42 @@ export type GuestVerifyStateResponse =
       unknown_reason: GuestUnknownReason;
     };
 
+export type GuestVideoAckRequest = { ids: Array<GuestVideoSegmentId> };
+
+export type GuestVideoSegment = {
+  id: GuestVideoSegmentId;
+  run: number;
+  index: number;
+  run_started_at_ms: number;
+  started_at_ms: number;
+  duration_ms: number;
+  bytes: number;
+  init_id: GuestVideoSegmentId;
+};
+
+export type GuestVideoSegmentData = { id: GuestVideoSegmentId; bytes: number; data_base64: string };
+
+export type GuestVideoSegmentId = string;
+
+export type GuestVideoSegmentRequest = { id: GuestVideoSegmentId };
+
+export type GuestVideoStartRequest = {
+  fps: number;
+  quality: 'low' | 'medium' | 'high';
+  segment_seconds?: number;
+};
+
+export type GuestVideoStatus = {
+  state: 'idle' | 'recording' | 'stopped' | 'failed';
+  fps: number | null;
+  quality: ('low' | 'medium' | 'high') | null;
+  run: number | null;
+  encoder_pid: number | null;
+  restarts: number;
+  error: string | null;
+  segments: Array<GuestVideoSegment>;
+};
+
 export type GuestWindowCloseRequest = {
   window_id: GuestWindowId;
   timeout_ms?: number;
@@ -1126,6 +1270,8 @@ export type Healthz = {
   checks: Record<string, 'ok' | 'error' | 'skipped'>;
 };
 
+export type IntrospectReplayLinkRequest = { token: string };
+
 export type IntrospectViewerTicketRequest = { ticket: string };
 
 export type ListApiKeysResponse200 = { data: Array<ApiKey>; next_cursor: string | null };
@@ -1149,9 +1295,15 @@ export type ListMcpTokensResponse200 = { data: Array<McpToken>; next_cursor: str
 
 export type ListPoolsResponse200 = { data: Array<Pool>; next_cursor: string | null };
 
+export type ListProfilesResponse200 = { data: Array<Profile>; next_cursor: string | null };
+
+export type ListReplayLinksResponse200 = { data: Array<ReplayLink>; next_cursor: string | null };
+
 export type ListRunsResponse200 = { data: Array<Run>; next_cursor: string | null };
 
 export type ListSecretsResponse200 = { data: Array<SecretRef>; next_cursor: string | null };
+
+export type ListSnapshotsResponse200 = { data: Array<Snapshot>; next_cursor: string | null };
 
 export type ListStoredSecretsResponse200 = {
   data: Array<StoredSecret>;
@@ -1230,10 +1382,13 @@ export type Pool = {
   claim_ttl_seconds: number;
   max_claim_lifetime_seconds: number;
   idle_timeout_seconds: number | null;
+  idle_pause_seconds: number | null;
   env: Record<string, string>;
   kubernetes: PoolKubernetes | null;
   egress: EgressPolicy | null;
   prime: PoolPrime | null;
+  recording: PoolRecordingView | null;
+  profile_paths: Array<ProfilePath> | null;
   state: PoolState;
   generation: number;
   counts: PoolCounts;
@@ -1302,6 +1457,15 @@ export type PoolLatencySample = {
   /** Reserved: a profile or snapshot to restore first (not available yet). */ restore?: null;
 };
 
+export type PoolRecording = { video: boolean; fps?: number; quality?: RecordingQuality };
+
+export type PoolRecordingView = {
+  video: boolean;
+  fps: number;
+  quality: RecordingQuality;
+  estimate: RecordingEstimate;
+};
+
 export type PoolSample = { at: string; provisioning: number; warm: number; claimed: number };
 
 /** claim_ttl_seconds ≤ max_claim_lifetime_seconds. */ export type PoolSpec = {
@@ -1313,10 +1477,13 @@ export type PoolSample = { at: string; provisioning: number; warm: number; claim
   claim_ttl_seconds?: number;
   max_claim_lifetime_seconds?: number;
   idle_timeout_seconds?: number | null;
+  idle_pause_seconds?: number | null;
   env?: PoolEnv;
   kubernetes?: PoolKubernetes | null;
   egress?: EgressPolicyInput | null;
   prime?: PoolPrimeInput | null;
+  recording?: PoolRecording | null;
+  profile_paths?: Array<ProfilePath> | null;
 };
 
 export type PoolState = 'active' | 'draining';
@@ -1355,10 +1522,76 @@ export type PrimeWait =
   | { kind: 'element'; name: string; role?: GuestElementRole }
   | { kind: 'delay'; ms: number };
 
+export type Profile = {
+  id: ProfileName;
+  version: number;
+  size_bytes: number;
+  file_count: number;
+  saved_at: string | null;
+  claim_id: string | null;
+  last_claim_id: string | null;
+  last_used_at: string;
+  created_at: string;
+};
+
+export type ProfileName = string;
+
+export type ProfilePath = string;
+
+export type ProfileSavedData = {
+  profile: string;
+  version: number;
+  size_bytes: number;
+  claim_id: string;
+  reason: 'release' | 'request';
+};
+
+export type ProfileSaveResult = {
+  profile: Profile;
+  changed_files: number;
+  uploaded_bytes: number;
+  duration_ms: number;
+};
+
 export type PutStoredSecretRequest = {
   /** The value (at most 65536 bytes UTF-8); never returned. */ value: string;
   usable_by?: StoredSecretUsableBy;
+  inject?: SecretInjectionInput | null;
 };
+
+export type Recording = {
+  claim_id: string;
+  state: RecordingState;
+  fps: number;
+  quality: RecordingQuality;
+  content_type: string;
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number;
+  size_bytes: number;
+  segment_count: number;
+  segments: Array<RecordingSegment>;
+  expires_at: string | null;
+  error: string | null;
+  media_url: string;
+  timeline_url: string;
+};
+
+export type RecordingEstimate = { cpu_pct_one_core: number; mb_per_min: number };
+
+export type RecordingOptions = { video: boolean; fps?: number; quality?: RecordingQuality };
+
+export type RecordingQuality = 'low' | 'medium' | 'high';
+
+export type RecordingSegment = {
+  seq: number;
+  started_at: string;
+  offset_ms: number;
+  duration_ms: number;
+  bytes: number;
+};
+
+export type RecordingState = 'recording' | 'finished' | 'failed';
 
 export type ReleaseReason =
   | 'released_by_client'
@@ -1368,6 +1601,34 @@ export type ReleaseReason =
   | 'pool_deleted'
   | 'sandbox_failed'
   | 'provision_timeout';
+
+export type ReplayLink = {
+  id: string;
+  claim_id: string;
+  expires_at: string;
+  revoked_at: string | null;
+  created_at: string;
+};
+
+export type ReplayLinkCreated = {
+  id: string;
+  claim_id: string;
+  expires_at: string;
+  revoked_at: string | null;
+  created_at: string;
+  token: string;
+  replay_url: string;
+  embed_html: string;
+};
+
+export type ReplayLinkIntrospection = {
+  state: ReplayLinkState;
+  claim_id: string;
+  expires_at: string;
+  embed_origins: Array<string>;
+};
+
+export type ReplayLinkState = 'active' | 'expired' | 'revoked';
 
 export type ResourceName = string;
 
@@ -1462,7 +1723,38 @@ export type SandboxOomKilledData = {
 
 export type SandboxState = 'provisioning' | 'warm' | 'claimed' | 'releasing' | 'deleted' | 'failed';
 
+export type SecretInjection = { hosts: Array<string>; header: string; format: string };
+
+export type SecretInjectionInput = { hosts: Array<string>; header: string; format?: string };
+
 export type SecretRef = { id: string; claim_id: string; name: string; created_at: string };
+
+export type Snapshot = {
+  id: string;
+  name: ResourceName | null;
+  status: SnapshotStatus;
+  paths: Array<string>;
+  source: { claim_id: string; pool: ResourceName; pool_id: string };
+  size_bytes: number;
+  stored_bytes: number;
+  file_count: number;
+  created_at: string;
+  expires_at: string;
+};
+
+export type SnapshotCreatedData = {
+  snapshot_id: string;
+  name: string | null;
+  claim_id: string;
+  pool: string;
+  size_bytes: number;
+  file_count: number;
+};
+
+/** A path relative to the desktop home (e.g. `Documents`, `.config/chromium`): no leading `/`, no `.`, `..` or empty segments. */ export type SnapshotPath =
+  string;
+
+export type SnapshotStatus = 'creating' | 'ready' | 'failed';
 
 export type StoredSecret = {
   name: string;
@@ -1470,6 +1762,7 @@ export type StoredSecret = {
   created_at: string;
   updated_at: string;
   usable_by: StoredSecretUsableBy;
+  inject: SecretInjection | null;
 };
 
 export type StoredSecretUsableBy = 'admins' | 'members';
@@ -1489,6 +1782,102 @@ export type TenantQuotas = {
   max_concurrent_claims: number;
   requests_per_minute: number;
 };
+
+export type TimelineElement = { role: string | null; name: string | null };
+
+export type TimelineEntry =
+  | {
+      kind: 'action';
+      key: string;
+      at: string;
+      offset_ms: number;
+      action_id: string;
+      operation: string;
+      action: string | null;
+      effect: GuestActionEffect;
+      evidence: Array<string>;
+      summary: string | null;
+      element: TimelineElement | null;
+      error_code: string | null;
+      duration_ms: number;
+      before_screenshot_id: GuestScreenshotId | null;
+    }
+  | {
+      kind: 'window';
+      key: string;
+      at: string;
+      offset_ms: number;
+      event: 'launched' | 'launch_failed';
+      app: string | null;
+    }
+  | {
+      kind: 'run_started';
+      key: string;
+      at: string;
+      offset_ms: number;
+      run_id: string;
+      argv: Array<string>;
+    }
+  | {
+      kind: 'run_output';
+      key: string;
+      at: string;
+      offset_ms: number;
+      run_id: string;
+      stream: 'stdout' | 'stderr';
+      text: string;
+      is_truncated: boolean;
+    }
+  | {
+      kind: 'run_ended';
+      key: string;
+      at: string;
+      offset_ms: number;
+      run_id: string;
+      status: string;
+      exit_code: number | null;
+      end_reason: string | null;
+    }
+  | {
+      kind: 'viewer';
+      key: string;
+      at: string;
+      offset_ms: number;
+      event: 'connected' | 'disconnected';
+      ticket_id: string;
+      mode: ViewerMode;
+      close_reason: string | null;
+    }
+  | {
+      kind: 'handoff';
+      key: string;
+      at: string;
+      offset_ms: number;
+      event: 'requested' | 'taken' | 'ended';
+      handoff_id: string;
+      reason: string;
+      state: string | null;
+    }
+  | {
+      kind: 'egress_denied';
+      key: string;
+      at: string;
+      offset_ms: number;
+      protocol: string;
+      name: string;
+      ip: string;
+      port: number;
+      rule: string;
+      count: number;
+    }
+  | {
+      kind: 'claim';
+      key: string;
+      at: string;
+      offset_ms: number;
+      event: 'claimed' | 'activated' | 'paused' | 'resumed' | 'released';
+      reason: string | null;
+    };
 
 export type UpdateClaimRequest = { ttl_seconds: number };
 
@@ -1521,6 +1910,7 @@ export type UsageRow = {
   runs: number;
   run_seconds: number;
   egress_denials: number;
+  paused_seconds: number;
   pool_id: string;
   pool: ResourceName;
   period_start: string | null;
@@ -1535,6 +1925,7 @@ export type UsageTotals = {
   runs: number;
   run_seconds: number;
   egress_denials: number;
+  paused_seconds: number;
 };
 
 export type Version = {
@@ -1636,7 +2027,11 @@ export type WebhookEventType =
   | 'sandbox.oom_killed'
   | 'egress.denied'
   | 'claim.handoff_requested'
-  | 'claim.handoff_returned';
+  | 'claim.handoff_returned'
+  | 'snapshot.created'
+  | 'claim.paused'
+  | 'claim.resumed'
+  | 'profile.saved';
 
 export type WebhookPayload =
   | { type: 'claim.activated'; timestamp: string; data: ClaimActivatedData }
@@ -1646,7 +2041,11 @@ export type WebhookPayload =
   | { type: 'sandbox.oom_killed'; timestamp: string; data: SandboxOomKilledData }
   | { type: 'egress.denied'; timestamp: string; data: EgressDeniedData }
   | { type: 'claim.handoff_requested'; timestamp: string; data: HandoffRequestedData }
-  | { type: 'claim.handoff_returned'; timestamp: string; data: HandoffReturnedData };
+  | { type: 'claim.handoff_returned'; timestamp: string; data: HandoffReturnedData }
+  | { type: 'snapshot.created'; timestamp: string; data: SnapshotCreatedData }
+  | { type: 'claim.paused'; timestamp: string; data: ClaimPausedData }
+  | { type: 'claim.resumed'; timestamp: string; data: ClaimResumedData }
+  | { type: 'profile.saved'; timestamp: string; data: ProfileSavedData };
 
 export type WebhookUrl = string;
 
@@ -1733,7 +2132,7 @@ export interface Operations {
     params: { name: ResourceName };
     query: Record<string, never>;
     body: CreateClaimRequest;
-    response: Claim;
+    response: Claim | CreateClaimResponse201;
   };
   listClaims: {
     params: Record<string, never>;
@@ -1757,6 +2156,18 @@ export interface Operations {
     params: { id: string };
     query: Record<string, never>;
     body: UpdateClaimRequest;
+    response: Claim;
+  };
+  pauseClaim: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: Claim;
+  };
+  resumeClaim: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: undefined;
     response: Claim;
   };
   releaseClaim: {
@@ -2108,6 +2519,96 @@ export interface Operations {
     response: EgressEventList;
   };
   streamEgressEvents: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: undefined;
+  };
+  getClaimRecording: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: Recording;
+  };
+  getClaimRecordingMedia: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: unknown;
+  };
+  getClaimTimeline: {
+    params: { id: string };
+    query: { limit?: number; cursor?: string };
+    body: undefined;
+    response: ClaimTimeline;
+  };
+  createReplayLink: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: CreateReplayLinkRequest;
+    response: ReplayLinkCreated;
+  };
+  listReplayLinks: {
+    params: { id: string };
+    query: { limit?: number; cursor?: string };
+    body: undefined;
+    response: ListReplayLinksResponse200;
+  };
+  revokeReplayLink: {
+    params: { link_id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: undefined;
+  };
+  introspectReplayLink: {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: IntrospectReplayLinkRequest;
+    response: ReplayLinkIntrospection;
+  };
+  saveClaimProfile: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: ProfileSaveResult;
+  };
+  listProfiles: {
+    params: Record<string, never>;
+    query: { limit?: number; cursor?: ProfileName };
+    body: undefined;
+    response: ListProfilesResponse200;
+  };
+  getProfile: {
+    params: { id: ProfileName };
+    query: Record<string, never>;
+    body: undefined;
+    response: Profile;
+  };
+  deleteProfile: {
+    params: { id: ProfileName };
+    query: Record<string, never>;
+    body: undefined;
+    response: undefined;
+  };
+  createSnapshot: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: CreateSnapshotRequest;
+    response: Snapshot;
+  };
+  listSnapshots: {
+    params: Record<string, never>;
+    query: { limit?: number; cursor?: string };
+    body: undefined;
+    response: ListSnapshotsResponse200;
+  };
+  getSnapshot: {
+    params: { id: string };
+    query: Record<string, never>;
+    body: undefined;
+    response: Snapshot;
+  };
+  deleteSnapshot: {
     params: { id: string };
     query: Record<string, never>;
     body: undefined;
