@@ -70,21 +70,30 @@ if (localEgress) {
     createQueueConnection(env.REDIS_URL),
     (c) => c.disconnect(),
   );
+  // Bound credentials need the installation's CA (made once, key sealed in the database). Without
+  // it (openssl missing, a keyring that no longer opens it) egress works and injects nothing.
+  const credentials =
+    env.CUBICLE_EGRESS_INJECT === 'off'
+      ? undefined
+      : await (async () => ({
+          ca: await egressCaOf(deps),
+          ...(env.CUBICLE_EGRESS_UPSTREAM_CA && {
+            upstreamCa: await readFile(env.CUBICLE_EGRESS_UPSTREAM_CA, 'utf8'),
+          }),
+        }))().catch((err: unknown) => {
+          log.error(
+            { err: err instanceof Error ? err.message : String(err) },
+            'the egress CA is unavailable: credentials bound to hosts are not injected',
+          );
+          return undefined;
+        });
   // A machine without nftables (or with the link range taken) still runs desktops, offline.
-  await (async () =>
-    localEgress.start(
+  await localEgress
+    .start(
       egressPolicySource({ ...deps, subscriber: egressSubscriber, prefix: env.QUEUE_PREFIX }),
       egressDenialSink(deps),
-      // Bound credentials need the installation's CA (made once, key sealed in the database).
-      env.CUBICLE_EGRESS_INJECT === 'off'
-        ? undefined
-        : {
-            ca: await egressCaOf(deps),
-            ...(env.CUBICLE_EGRESS_UPSTREAM_CA && {
-              upstreamCa: await readFile(env.CUBICLE_EGRESS_UPSTREAM_CA, 'utf8'),
-            }),
-          },
-    ))()
+      credentials,
+    )
     .catch((err: unknown) =>
       log.error(
         { err: err instanceof Error ? err.message : String(err) },

@@ -1,6 +1,6 @@
 // Reads every process of a sandbox for a value, from the host (root): the processes are those in
 // the sandbox's network namespace (the egress link's, named after its desktop), their memory the
-// readable mappings of /proc/<pid>/mem. A test's proof that an injected credential is nowhere in
+// writable mappings of /proc/<pid>/mem. A test's proof that an injected credential is nowhere in
 // a sandbox process's memory, not only in what the sandbox can list.
 import {
   closeSync,
@@ -30,7 +30,7 @@ export function sandboxPids(idSuffix: string): number[] {
 }
 
 /**
- * memoryHolding answers the pids (of `pids`) whose readable memory contains `needle`, and how
+ * memoryHolding answers the pids (of `pids`) whose writable memory contains `needle`, and how
  * many bytes were searched. Regions that vanish while being read are skipped.
  */
 export function memoryHolding(pids: number[], needle: string): { pids: number[]; bytes: number } {
@@ -49,7 +49,9 @@ export function memoryHolding(pids: number[], needle: string): { pids: number[];
     try {
       for (const line of maps.split('\n')) {
         const [range, perms] = line.split(' ');
-        if (!range || !perms?.startsWith('r') || line.includes('[vvar]')) continue;
+        // Writable mappings only: a value a process received lives in its heap, stacks or anonymous
+        // memory; read-only mappings are files (searched as files) and shared libraries.
+        if (!range || !perms?.startsWith('rw') || line.includes('[vvar]')) continue;
         const [start, end] = range.split('-').map((h) => BigInt(`0x${h}`));
         let at = start!;
         // 8 MiB at a time, overlapping by the needle's length so a value across chunks is seen.
