@@ -292,13 +292,48 @@ describe('persistent profiles on warm claims', () => {
     await untilFree('crash-1');
   }, 600_000);
 
+  it("refuses a save over the tenant's profile_bytes quota and sweeps profiles past retention", async () => {
+    const taken = await claim('quota-1');
+    expect(taken.statusCode, taken.body).toBe(201);
+    const q = taken.json().id as string;
+    await call('POST', `/v1/claims/${q}/files/write`, {
+      path: `${HOME}/Documents/big.txt`,
+      content: 'x'.repeat(4096),
+      create_parents: true,
+    });
+    await s.db.tenant.update({ where: { id: s.tenantId }, data: { maxProfileBytes: 1000n } });
+    const refused = await call('POST', `/v1/claims/${q}/profile/save`);
+    expect(refused.statusCode, refused.body).toBe(429);
+    expect(refused.json().error).toMatchObject({
+      code: 'quota_exceeded',
+      details: { quota: 'profile_bytes', limit: 1000 },
+    });
+    expect((await profileRow('quota-1'))!.version).toBe(0);
+    await s.db.tenant.update({
+      where: { id: s.tenantId },
+      data: { maxProfileBytes: 10n * 1024n ** 3n },
+    });
+    expect((await call('DELETE', `/v1/claims/${q}`)).statusCode).toBe(200);
+    await untilFree('quota-1');
+
+    // Retention: race-1 unused for longer than the tenant keeps profiles goes with its objects.
+    const race = (await profileRow('race-1'))!;
+    expect((await storedKeys(race.id)).length).toBeGreaterThan(0);
+    await s.db.profile.update({
+      where: { id: race.id },
+      data: { lastUsedAt: new Date(Date.now() - 91 * 86_400_000) },
+    });
+    await waitFor(async () => (await profileRow('race-1')) === null, 60_000, 250);
+    expect(await storedKeys(race.id)).toEqual([]);
+  }, 200_000);
+
   it('lists profiles and deletes one with its objects', async () => {
     const list = await call('GET', '/v1/profiles');
     expect(list.statusCode).toBe(200);
     expect(list.json().data.map((p: { id: string }) => p.id)).toEqual([
       'crash-1',
       'cust-42',
-      'race-1',
+      'quota-1',
     ]);
     const row = (await profileRow('crash-1'))!;
     expect((await storedKeys(row.id)).length).toBeGreaterThan(0);
