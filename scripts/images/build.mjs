@@ -9,7 +9,16 @@
 //   (default: pause desktop-minimal api worker web), prints sizes and times, then the images as
 //   JSON; --debian-only makes only the Debian layers (what the bootstrap does beside the build).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -251,6 +260,32 @@ async function buildImage(store, name, log, { debianOnly = false } = {}) {
 }
 
 /**
+ * pruneBlobs deletes blobs no layout links and no Debian-layer record names (each rebuild of a
+ * repository layer after a code change leaves a 160–540 MB blob behind), and the records of
+ * repository layers whose blob is gone. Debian layers stay: they are the slow ones.
+ */
+function pruneBlobs(store, log) {
+  const keep = new Set();
+  const layouts = join(store, 'layouts');
+  for (const name of existsSync(layouts) ? readdirSync(layouts) : [])
+    for (const hex of readdirSync(join(layouts, name, 'blobs', 'sha256'))) keep.add(hex);
+  for (const file of readdirSync(join(store, 'rootfs')))
+    keep.add(readJson(join(store, 'rootfs', file))?.digest?.slice(7));
+  let freed = 0;
+  const blobs = join(store, 'blobs', 'sha256');
+  for (const hex of readdirSync(blobs)) {
+    if (keep.has(hex)) continue;
+    freed += statSync(join(blobs, hex)).size;
+    unlinkSync(join(blobs, hex));
+  }
+  for (const file of readdirSync(join(store, 'app'))) {
+    const digest = readJson(join(store, 'app', file))?.digest;
+    if (!digest || !existsSync(join(blobs, digest.slice(7)))) unlinkSync(join(store, 'app', file));
+  }
+  if (freed > 0) log(dim(`images: removed ${mib(freed)} of layers no image uses any more`));
+}
+
+/**
  * ensureImages builds (or finds cached) the named images and returns, per name, its ref (e.g.
  * localhost/cubicle/desktop-minimal:<12 hex of the image's inputs>), the layout directory to
  * import and sizes. Needs root (mmdebstrap), mmdebstrap and GNU tar; one build at a time per
@@ -264,6 +299,7 @@ export async function ensureImages(names = TEST_IMAGES, { log = say, debianOnly 
     const out = {};
     // One at a time: each step is CPU- or disk-bound already, and they share the .deb cache.
     for (const name of names) out[name] = await buildImage(store, name, log, { debianOnly });
+    if (!debianOnly) pruneBlobs(store, log);
     log(dim(`images: ${names.join(', ')} ready in ${formatMs(performance.now() - started)}`));
     return out;
   });
