@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstDecodeTime, shiftDecodeTimes, timescaleOf } from './fmp4.js';
+import { durationUnitsOf, firstDecodeTime, shiftDecodeTimes, timescaleOf } from './fmp4.js';
 
 const box = (type: string, ...payload: Uint8Array[]) => {
   const body = Buffer.concat(payload);
@@ -57,5 +57,24 @@ describe('fragmented MP4 timing', () => {
 
   it('refuses a time before zero', () => {
     expect(() => shiftDecodeTimes(segment(10), -11)).toThrow(/does not fit/);
+  });
+
+  it('sums per-sample durations, or the tfhd default where a run gives none', () => {
+    // trun flags 0x100: one duration per sample (3 samples: 2048 + 3072 + 2048).
+    const perSample = box(
+      'moof',
+      box(
+        'traf',
+        box('tfhd', u32(0), u32(1)),
+        box('trun', u32(0x100), u32(3), u32(2048), u32(3072), u32(2048)),
+      ),
+    );
+    expect(durationUnitsOf(perSample)).toBe(7168);
+    // tfhd flags 0x08 (default duration 2048), trun without durations (4 samples).
+    const byDefault = box(
+      'moof',
+      box('traf', box('tfhd', u32(0x08), u32(1), u32(2048)), box('trun', u32(0), u32(4))),
+    );
+    expect(durationUnitsOf(byDefault)).toBe(8192);
   });
 });

@@ -90,3 +90,42 @@ export function shiftDecodeTimes(segment: Uint8Array, delta: number): Uint8Array
   }
   return out;
 }
+
+/**
+ * durationUnitsOf sums a media segment's sample durations (every `trun`, with `tfhd`'s default
+ * where a run gives none), in timescale units: the segment's true length, which the encoder's
+ * playlist only approximates for frames of uneven spacing.
+ */
+export function durationUnitsOf(segment: Uint8Array, fallbackDuration = 0): number {
+  const view = new DataView(segment.buffer, segment.byteOffset, segment.byteLength);
+  let total = 0;
+  for (const top of boxes(segment, 0, segment.length)) {
+    if (top.type !== 'moof') continue;
+    for (const traf of boxes(segment, top.body, top.end)) {
+      if (traf.type !== 'traf') continue;
+      let defaultDuration = fallbackDuration;
+      for (const inner of boxes(segment, traf.body, traf.end)) {
+        const flags = view.getUint32(inner.body) & 0xff_ffff;
+        if (inner.type === 'tfhd') {
+          let at = inner.body + 8;
+          if (flags & 0x01) at += 8;
+          if (flags & 0x02) at += 4;
+          if (flags & 0x08) defaultDuration = view.getUint32(at);
+        }
+        if (inner.type !== 'trun') continue;
+        const count = view.getUint32(inner.body + 4);
+        let at = inner.body + 8;
+        if (flags & 0x001) at += 4;
+        if (flags & 0x004) at += 4;
+        const perSample =
+          (flags & 0x100 ? 4 : 0) +
+          (flags & 0x200 ? 4 : 0) +
+          (flags & 0x400 ? 4 : 0) +
+          (flags & 0x800 ? 4 : 0);
+        for (let i = 0; i < count; i++, at += perSample)
+          total += flags & 0x100 ? view.getUint32(at) : defaultDuration;
+      }
+    }
+  }
+  return total;
+}

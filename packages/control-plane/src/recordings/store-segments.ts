@@ -2,7 +2,7 @@ import type { VideoSegment, VideoStatus } from '@cubicle/contract/guest';
 import type { Db, Recording } from '@cubicle/db';
 import type { TenantObjects } from '@cubicle/object-store';
 import type { SandboxGuestClient } from '../guest/guest-client.js';
-import { firstDecodeTime, shiftDecodeTimes, timescaleOf } from './fmp4.js';
+import { durationUnitsOf, firstDecodeTime, shiftDecodeTimes, timescaleOf } from './fmp4.js';
 
 /** Every guest call of the puller is short: the guest answers from its disk. */
 export const VIDEO_CALL_TIMEOUT_MS = 15_000;
@@ -109,6 +109,8 @@ async function storeOne(
   const target = exact < storedEnd - 50 * unitsPerMs ? storedEnd : Math.max(0, exact);
   const shifted = shiftDecodeTimes(raw, target - first);
   const offsetMs = Math.round(target / unitsPerMs);
+  // The samples' own durations: the playlist's figure is rounded to its keyframes' spacing.
+  const durationMs = Math.round(durationUnitsOf(raw) / unitsPerMs) || segment.duration_ms;
   const seq = recording.segmentCount;
   const key = segmentKey(recording.claimId, seq);
   await objects.put(key, shifted);
@@ -119,7 +121,7 @@ async function storeOne(
       data: {
         segmentCount: seq + 1,
         sizeBytes: { increment: shifted.length },
-        durationMs: Math.max(recording.durationMs, offsetMs + segment.duration_ms),
+        durationMs: Math.max(recording.durationMs, offsetMs + durationMs),
         ...(recording.startedAt ? {} : { startedAt: new Date(originMs) }),
       },
     });
@@ -131,7 +133,7 @@ async function storeOne(
         guestId: segment.id,
         startedAt: new Date(originMs + offsetMs),
         offsetMs,
-        durationMs: segment.duration_ms,
+        durationMs,
         bytes: shifted.length,
         objectKey: key,
       },
