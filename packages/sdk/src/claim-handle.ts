@@ -260,6 +260,69 @@ export class ClaimHandle {
     return this.#t.call('revokeMcpToken', { params: { token_id: tokenId } }, options);
   }
 
+  /**
+   * pause freezes the claim's desktop (no CPU while paused; paused time counts toward the hard
+   * maximum, not the idle timeout). Any driving call resumes it; Pods answer 409
+   * `not_supported_by_backend`.
+   */
+  pause(options?: CallOptions) {
+    return this.#t.call('pauseClaim', { params: this.#p() }, options);
+  }
+
+  /** resume thaws a paused claim (a no-op on a running one). */
+  resume(options?: CallOptions) {
+    return this.#t.call('resumeClaim', { params: this.#p() }, options);
+  }
+
+  /** saveProfile saves the claim's profile now (changed files only), as release also does. */
+  saveProfile(options?: CallOptions) {
+    return this.#t.call('saveClaimProfile', { params: this.#p() }, options);
+  }
+
+  /** snapshot stores the claim's home (or `paths` in it); fork it with `claims.create(pool, {from_snapshot})`. */
+  snapshot(body: BodyOf<'createSnapshot'> = {} as BodyOf<'createSnapshot'>, options?: CallOptions) {
+    return this.#t.call('createSnapshot', { params: this.#p(), body }, options);
+  }
+
+  /** recording describes the claim's video: state, segments, duration, size and its URLs. */
+  recording(options?: CallOptions) {
+    return this.#t.call('getClaimRecording', { params: this.#p() }, options);
+  }
+
+  /**
+   * recordingMedia fetches the video (fragmented MP4) or, with `range` (`bytes=0-1023`), a part
+   * of it; the raw answer, so a caller can stream its body to a file.
+   */
+  recordingMedia(range?: string, options: CallOptions = {}): Promise<Response> {
+    const headers = range ? { range } : undefined;
+    return this.#t.send(
+      'getClaimRecordingMedia',
+      { params: this.#p(), headers },
+      options,
+      'video/mp4',
+    );
+  }
+
+  /** timeline pages through the claim's steps, runs, viewers and lifecycle on the video's clock. */
+  timeline(options?: CallOptions) {
+    return this.#t.paginate('getClaimTimeline', { params: this.#p() }, options);
+  }
+
+  /** replayLink mints an expiring, revocable, read-only link to the claim's replay (shown once). */
+  replayLink(body: BodyOf<'createReplayLink'>, options?: CallOptions) {
+    return this.#t.call('createReplayLink', { params: this.#p(), body }, options);
+  }
+
+  /** replayLinks pages through the claim's replay links (never the link tokens). */
+  replayLinks(options?: CallOptions) {
+    return this.#t.paginate('listReplayLinks', { params: this.#p() }, options);
+  }
+
+  /** revokeReplayLink stops a replay link at once. */
+  revokeReplayLink(linkId: string, options?: CallOptions) {
+    return this.#t.call('revokeReplayLink', { params: { link_id: linkId } }, options);
+  }
+
   /** run starts a program in the sandbox; follow it with `cubicle.runs.events(run.id)`. */
   run(body: BodyOf<'createRun'>, options?: CallOptions) {
     return this.#t.call('createRun', { params: this.#p(), body }, options);

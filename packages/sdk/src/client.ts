@@ -1,6 +1,7 @@
 import { ApiKeys, AuditEvents, TenantApi, UsageApi, Webhooks } from './admin.js';
 import type { OperationName, ResponseOf } from './operations.js';
 import { Claims, Pools, Runs, Secrets, ViewerTickets } from './resources.js';
+import { Profiles, ReplayLinks, Snapshots } from './stored-state.js';
 import {
   Transport,
   type CallOptions,
@@ -26,6 +27,9 @@ export class Cubicle {
   readonly auditEvents: AuditEvents;
   readonly webhooks: Webhooks;
   readonly usage: UsageApi;
+  readonly profiles: Profiles;
+  readonly snapshots: Snapshots;
+  readonly replayLinks: ReplayLinks;
 
   constructor(options: ClientOptions = {}) {
     this.transport = new Transport(options);
@@ -38,6 +42,9 @@ export class Cubicle {
     this.apiKeys = new ApiKeys(this.transport);
     this.auditEvents = new AuditEvents(this.transport);
     this.webhooks = new Webhooks(this.transport);
+    this.profiles = new Profiles(this.transport);
+    this.snapshots = new Snapshots(this.transport);
+    this.replayLinks = new ReplayLinks(this.transport);
     this.usage = new UsageApi(this.transport);
   }
 

@@ -11,6 +11,7 @@ export {
   type Run,
   type RunEvent,
 } from './resources.js';
+export { Profiles, ReplayLinks, Snapshots } from './stored-state.js';
 export {
   AnthropicComputerTool,
   OpenAIComputerTool,

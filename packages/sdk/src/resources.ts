@@ -44,8 +44,30 @@ export class Claims {
     body: BodyOf<'createClaim'> = {},
     options?: CallOptions,
   ): Promise<ClaimHandle> {
-    const claim = await this.t.call('createClaim', { params: { name: pool }, body }, options);
-    return new ClaimHandle(this.t, claim);
+    const answer = await this.t.call('createClaim', { params: { name: pool }, body }, options);
+    // `count` answers a ClaimBatch: that is fork()'s shape, not one handle.
+    if ('claims' in answer)
+      throw new TypeError('claims.create makes one claim; use claims.fork for count');
+    return new ClaimHandle(this.t, answer);
+  }
+  /**
+   * fork claims `count` desktops (1–20) from `pool`, each restored from the snapshot before it
+   * answers and independent of the others; all or none, and one Idempotency-Key for the batch.
+   */
+  async fork(
+    pool: string,
+    fromSnapshot: string,
+    count = 1,
+    body: Omit<BodyOf<'createClaim'>, 'from_snapshot' | 'count'> = {},
+    options?: CallOptions,
+  ): Promise<ClaimHandle[]> {
+    const answer = await this.t.call(
+      'createClaim',
+      { params: { name: pool }, body: { ...body, from_snapshot: fromSnapshot, count } },
+      options,
+    );
+    const claims = 'claims' in answer ? answer.claims : [answer];
+    return claims.map((claim) => new ClaimHandle(this.t, claim));
   }
   async get(id: string, options?: CallOptions): Promise<ClaimHandle> {
     return new ClaimHandle(this.t, await this.t.call('getClaim', { params: { id } }, options));

@@ -244,6 +244,51 @@ class AsyncClaim:
         """Stop an MCP token at once."""
         await self._t.request("revokeMcpToken", path={"token_id": token_id})
 
+    async def pause(self) -> ClaimModel:
+        """Freeze the desktop (no CPU while paused; paused time counts toward the hard maximum, not
+        the idle timeout). Any driving call resumes it; Pods answer 409 not_supported_by_backend."""
+        self.data = await self._call("pauseClaim")
+        return self.data
+
+    async def resume(self) -> ClaimModel:
+        """Thaw a paused claim (a no-op on a running one)."""
+        self.data = await self._call("resumeClaim")
+        return self.data
+
+    async def save_profile(self) -> Dict[str, Any]:
+        """Save the claim's profile now (changed files only), as release also does."""
+        return cast(Dict[str, Any], await self._call("saveClaimProfile"))
+
+    async def snapshot(self, **options: Any) -> Dict[str, Any]:
+        """Store the claim's home (or `paths` in it); fork it with `claims.fork(pool, snapshot_id)`."""
+        return cast(Dict[str, Any], await self._call("createSnapshot", options))
+
+    async def recording(self) -> Dict[str, Any]:
+        """The claim's video: state, segments, duration, size and its URLs."""
+        return cast(Dict[str, Any], await self._call("getClaimRecording"))
+
+    async def recording_media(self) -> bytes:
+        """The whole video so far (fragmented MP4 bytes)."""
+        return cast(bytes, await self._t.request("getClaimRecordingMedia", path={"id": self.id}, is_raw=True))
+
+    async def timeline(self, *, limit: Optional[int] = None) -> AsyncIterator[Dict[str, Any]]:
+        """The claim's steps, runs, viewers and lifecycle on the video's clock, oldest first."""
+        async for entry in self._t.pages("getClaimTimeline", path={"id": self.id}, query={"limit": limit}):
+            yield entry
+
+    async def replay_link(self, ttl_seconds: int) -> Dict[str, Any]:
+        """Mint an expiring, revocable, read-only link to the claim's replay (shown once)."""
+        return cast(Dict[str, Any], await self._call("createReplayLink", {"ttl_seconds": ttl_seconds}))
+
+    async def replay_links(self, *, limit: Optional[int] = None) -> AsyncIterator[Dict[str, Any]]:
+        """The claim's replay links (never the link tokens)."""
+        async for link in self._t.pages("listReplayLinks", path={"id": self.id}, query={"limit": limit}):
+            yield link
+
+    async def revoke_replay_link(self, link_id: str) -> None:
+        """Stop a replay link at once."""
+        await self._t.request("revokeReplayLink", path={"link_id": link_id})
+
     async def viewer_connections(self, *, limit: Optional[int] = None) -> AsyncIterator[Dict[str, Any]]:
         """The claim's viewer streams (connected, disconnected, close reason), oldest first."""
         async for connection in self._t.pages(

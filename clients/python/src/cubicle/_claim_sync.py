@@ -226,6 +226,51 @@ class Claim:
         """Stop an MCP token at once."""
         self._t.request("revokeMcpToken", path={"token_id": token_id})
 
+    def pause(self) -> ClaimModel:
+        """Freeze the desktop (no CPU while paused; paused time counts toward the hard maximum, not
+        the idle timeout). Any driving call resumes it; Pods answer 409 not_supported_by_backend."""
+        self.data = self._call("pauseClaim")
+        return self.data
+
+    def resume(self) -> ClaimModel:
+        """Thaw a paused claim (a no-op on a running one)."""
+        self.data = self._call("resumeClaim")
+        return self.data
+
+    def save_profile(self) -> Dict[str, Any]:
+        """Save the claim's profile now (changed files only), as release also does."""
+        return cast(Dict[str, Any], self._call("saveClaimProfile"))
+
+    def snapshot(self, **options: Any) -> Dict[str, Any]:
+        """Store the claim's home (or `paths` in it); fork it with `claims.fork(pool, snapshot_id)`."""
+        return cast(Dict[str, Any], self._call("createSnapshot", options))
+
+    def recording(self) -> Dict[str, Any]:
+        """The claim's video: state, segments, duration, size and its URLs."""
+        return cast(Dict[str, Any], self._call("getClaimRecording"))
+
+    def recording_media(self) -> bytes:
+        """The whole video so far (fragmented MP4 bytes)."""
+        return cast(bytes, self._t.request("getClaimRecordingMedia", path={"id": self.id}, is_raw=True))
+
+    def timeline(self, *, limit: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        """The claim's steps, runs, viewers and lifecycle on the video's clock, oldest first."""
+        for entry in self._t.pages("getClaimTimeline", path={"id": self.id}, query={"limit": limit}):
+            yield entry
+
+    def replay_link(self, ttl_seconds: int) -> Dict[str, Any]:
+        """Mint an expiring, revocable, read-only link to the claim's replay (shown once)."""
+        return cast(Dict[str, Any], self._call("createReplayLink", {"ttl_seconds": ttl_seconds}))
+
+    def replay_links(self, *, limit: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        """The claim's replay links (never the link tokens)."""
+        for link in self._t.pages("listReplayLinks", path={"id": self.id}, query={"limit": limit}):
+            yield link
+
+    def revoke_replay_link(self, link_id: str) -> None:
+        """Stop a replay link at once."""
+        self._t.request("revokeReplayLink", path={"link_id": link_id})
+
     def viewer_connections(self, *, limit: Optional[int] = None) -> Iterator[Dict[str, Any]]:
         """The claim's viewer streams (connected, disconnected, close reason), oldest first."""
         for connection in self._t.pages(

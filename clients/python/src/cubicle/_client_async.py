@@ -14,7 +14,16 @@ import httpx
 from ._admin_async import AsyncApiKeys, AsyncAuditEvents, AsyncTenantApi, AsyncUsageApi, AsyncWebhooks
 from ._errors import CubicleError
 from ._models import Healthz, Version
-from ._resources_async import AsyncClaims, AsyncPools, AsyncRuns, AsyncSecrets, AsyncViewerTickets
+from ._resources_async import (
+    AsyncClaims,
+    AsyncPools,
+    AsyncProfiles,
+    AsyncReplayLinks,
+    AsyncRuns,
+    AsyncSecrets,
+    AsyncSnapshots,
+    AsyncViewerTickets,
+)
 from ._retry import RetryPolicy
 from ._transport_async import AsyncTransport
 
@@ -72,6 +81,9 @@ class AsyncCubicle:
         self.webhooks = AsyncWebhooks(self._transport)
         self.audit_events = AsyncAuditEvents(self._transport)
         self.usage = AsyncUsageApi(self._transport)
+        self.profiles = AsyncProfiles(self._transport)
+        self.snapshots = AsyncSnapshots(self._transport)
+        self.replay_links = AsyncReplayLinks(self._transport)
 
     async def health(self) -> Healthz:
         return cast(Healthz, await self._transport.request("getHealthz"))

@@ -15,7 +15,16 @@ import httpx
 from ._admin_sync import ApiKeys, AuditEvents, TenantApi, UsageApi, Webhooks
 from ._errors import CubicleError
 from ._models import Healthz, Version
-from ._resources_sync import Claims, Pools, Runs, Secrets, ViewerTickets
+from ._resources_sync import (
+    Claims,
+    Pools,
+    Profiles,
+    ReplayLinks,
+    Runs,
+    Secrets,
+    Snapshots,
+    ViewerTickets,
+)
 from ._retry import RetryPolicy
 from ._transport_sync import Transport
 
@@ -73,6 +82,9 @@ class Cubicle:
         self.webhooks = Webhooks(self._transport)
         self.audit_events = AuditEvents(self._transport)
         self.usage = UsageApi(self._transport)
+        self.profiles = Profiles(self._transport)
+        self.snapshots = Snapshots(self._transport)
+        self.replay_links = ReplayLinks(self._transport)
 
     def health(self) -> Healthz:
         return cast(Healthz, self._transport.request("getHealthz"))

@@ -71,6 +71,9 @@ class Claims:
         wait_seconds: Optional[int] = None,
         secrets: Optional[Dict[str, str]] = None,
         stored_secrets: Optional[Sequence[str]] = None,
+        profile: Optional[str] = None,
+        from_snapshot: Optional[str] = None,
+        recording: Optional[Dict[str, Any]] = None,
         idempotency_key: Optional[str] = None,
         pending_timeout: float = 300.0,
     ) -> Claim:
@@ -86,6 +89,9 @@ class Claims:
                 wait_seconds=wait_seconds,
                 secrets=secrets,
                 stored_secrets=list(stored_secrets) if stored_secrets is not None else None,
+                profile=profile,
+                from_snapshot=from_snapshot,
+                recording=recording,
             ).items()
             if v is not None
         }
@@ -110,6 +116,15 @@ class Claims:
             waited += 1.0
             claim.refresh()
         return claim
+
+    def fork(
+        self, pool: str, snapshot_id: str, count: int = 1, *, idempotency_key: Optional[str] = None, **body: Any
+    ) -> List[Claim]:
+        """fork claims `count` desktops (1-20) from `pool`, each restored from the snapshot and
+        independent of the others; all or none, one Idempotency-Key for the batch."""
+        request = {**body, "from_snapshot": snapshot_id, "count": count}
+        data = self._t.request("createClaim", path={"name": pool}, body=request, idempotency_key=idempotency_key)
+        return [Claim(self._t, claim) for claim in data["claims"]]
 
     def get(self, claim_id: str) -> Claim:
         return Claim(self._t, self._t.request("getClaim", path={"id": claim_id}))
@@ -291,3 +306,47 @@ class Runs:
                 )
             self._t.pause("streamRunEvents", attempt, reason, wait)
             attempt += 1
+
+
+class Profiles:
+    """Per-end-user desktop state, attached with `claims.create(pool, profile=...)`."""
+
+    def __init__(self, transport: Transport):
+        self._t = transport
+
+    def list(self, *, limit: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        for profile in self._t.pages("listProfiles", query={"limit": limit}):
+            yield profile
+
+    def get(self, profile_id: str) -> Dict[str, Any]:
+        return cast(Dict[str, Any], self._t.request("getProfile", path={"id": profile_id}))
+
+    def delete(self, profile_id: str) -> Any:
+        """delete removes the profile and its stored objects (409 while a live claim holds it)."""
+        return self._t.request("deleteProfile", path={"id": profile_id})
+
+
+class Snapshots:
+    """Stored copies of a claim's home, taken with `claim.snapshot()`, forked with `claims.fork`."""
+
+    def __init__(self, transport: Transport):
+        self._t = transport
+
+    def list(self, *, limit: Optional[int] = None) -> Iterator[Dict[str, Any]]:
+        for snapshot in self._t.pages("listSnapshots", query={"limit": limit}):
+            yield snapshot
+
+    def get(self, snapshot_id: str) -> Dict[str, Any]:
+        return cast(Dict[str, Any], self._t.request("getSnapshot", path={"id": snapshot_id}))
+
+    def delete(self, snapshot_id: str) -> Any:
+        return self._t.request("deleteSnapshot", path={"id": snapshot_id})
+
+
+class ReplayLinks:
+    def __init__(self, transport: Transport):
+        self._t = transport
+
+    def introspect(self, token: str) -> Dict[str, Any]:
+        """introspect: the state of a replay link (no API key needed: the token is the credential)."""
+        return cast(Dict[str, Any], self._t.request("introspectReplayLink", body={"token": token}))

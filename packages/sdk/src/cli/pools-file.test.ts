@@ -20,10 +20,13 @@ const current = {
   claim_ttl_seconds: 900,
   max_claim_lifetime_seconds: 86_400,
   idle_timeout_seconds: null,
+  idle_pause_seconds: null,
   env: { MODE: 'fast' },
   kubernetes: null,
   prime: null,
   egress: null,
+  recording: null,
+  profile_paths: null,
 } as unknown as Pool;
 
 async function problemsOf(text: string): Promise<string[]> {
