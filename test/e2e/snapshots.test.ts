@@ -55,11 +55,14 @@ describe('snapshots and forks', () => {
       autoscaling: { min: 0, initial: 4, max: 6 },
     });
     expect(pool.statusCode, pool.body).toBe(201);
+    // A desktop that never turns warm says why in the worker's output.
     await waitFor(
       async () => (await call('GET', '/v1/pools/snap')).json().counts.warm >= 1,
       180_000,
       250,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; worker: ${s.worker.output().slice(-3000)}`);
+    });
     const claim = await call('POST', '/v1/pools/snap/claims', { wait_seconds: 120 });
     expect(claim.statusCode, claim.body).toBe(201);
     source = claim.json().id;
@@ -172,6 +175,47 @@ describe('snapshots and forks', () => {
     expect((await call('DELETE', `/v1/snapshots/${snapshotId}`, undefined, other)).statusCode).toBe(
       404,
     );
+    expect((await call('GET', `/v1/snapshots/${snapshotId}`)).statusCode).toBe(200);
+  });
+
+  it('keeps a tenant within its snapshot quota, and the retention sweep deletes expired ones', async () => {
+    const listKeys = async (prefix: string) => {
+      const keys: string[] = [];
+      for await (const o of s.objectStore.store.list(prefix)) keys.push(o.key);
+      return keys;
+    };
+    const snapshots = `tenants/${s.tenantId}/snapshots/`;
+    const before = await listKeys(snapshots);
+    const used = (await call('GET', `/v1/snapshots/${snapshotId}`)).json().stored_bytes as number;
+    // Room for a few bytes more: the new snapshot is packed, found over, and nothing of it kept.
+    await s.db.tenant.update({
+      where: { id: s.tenantId },
+      data: { maxSnapshotBytes: BigInt(used + 5) },
+    });
+    const over = await call('POST', `/v1/claims/${source}/snapshots`, { paths: ['Documents'] });
+    expect(over.statusCode, over.body).toBe(429);
+    expect(over.json().error).toMatchObject({
+      code: 'quota_exceeded',
+      details: { quota: 'snapshot_bytes', limit: used + 5 },
+    });
+    expect(await s.db.snapshot.count({ where: { tenantId: s.tenantId } })).toBe(1);
+    expect(await listKeys(snapshots)).toEqual(before);
+    await s.db.tenant.update({
+      where: { id: s.tenantId },
+      data: { maxSnapshotBytes: 10n * 1024n ** 3n },
+    });
+    // Past its retention, the worker's periodic sweep deletes a snapshot and its objects.
+    const made = await call('POST', `/v1/claims/${source}/snapshots`, { paths: ['Documents'] });
+    expect(made.statusCode, made.body).toBe(201);
+    const id = made.json().id as string;
+    expect((await listKeys(`${snapshots}${id}/`)).length).toBe(2);
+    await s.db.snapshot.update({ where: { id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await waitFor(
+      async () => (await call('GET', `/v1/snapshots/${id}`)).statusCode === 404,
+      60_000,
+      250,
+    );
+    expect(await listKeys(`${snapshots}${id}/`)).toEqual([]);
     expect((await call('GET', `/v1/snapshots/${snapshotId}`)).statusCode).toBe(200);
   });
 
