@@ -20,6 +20,7 @@ export function specOf(pool: Pool): PoolSpecBody {
     claim_ttl_seconds: pool.claim_ttl_seconds,
     max_claim_lifetime_seconds: pool.max_claim_lifetime_seconds,
     idle_timeout_seconds: pool.idle_timeout_seconds,
+    idle_pause_seconds: pool.idle_pause_seconds,
     env: pool.env,
     kubernetes: pool.kubernetes,
     prime: pool.prime,
