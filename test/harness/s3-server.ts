@@ -95,7 +95,7 @@ export async function startS3Server(options: StartS3Options): Promise<S3Server> 
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       ROOT_ACCESS_KEY_ID: credentials.accessKeyId,
       ROOT_SECRET_ACCESS_KEY: credentials.secretAccessKey,
-    },
+    } as unknown as NodeJS.ProcessEnv, // no NODE_ENV (Next.js's types call it required; the web typecheck reads this)
   });
   closeSync(out);
   child.unref();
