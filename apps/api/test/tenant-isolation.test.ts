@@ -31,6 +31,8 @@ describe('tenant isolation and bad input on every endpoint', () => {
     mcpTokenId: '',
     handoffId: '',
     snapshotId: '',
+    replayLinkId: '',
+    profileName: 'alpha-user',
   };
   const b = { auth: '' };
 
@@ -135,6 +137,19 @@ describe('tenant isolation and bad input on every endpoint', () => {
         expiresAt: new Date(Date.now() + 3600_000),
       },
     });
+    // A replay link and a profile of A's, for their routes (a profile is named by its name).
+    a.replayLinkId = newId('replay_link');
+    await db.replayLink.create({
+      data: {
+        id: a.replayLinkId,
+        tenantId: ta.id,
+        claimId: a.claimId,
+        expiresAt: new Date(Date.now() + 3600_000),
+      },
+    });
+    await db.profile.create({
+      data: { id: newId('profile'), tenantId: ta.id, name: a.profileName },
+    });
     cleanup = async () => {
       await app.close();
       await queues.close();
@@ -163,11 +178,14 @@ describe('tenant isolation and bad input on every endpoint', () => {
             ? newId('webhook')
             : r.path.startsWith('/v1/snapshots')
               ? a.snapshotId
-              : a.claimId,
+              : r.path.startsWith('/v1/profiles')
+                ? a.profileName
+                : a.claimId,
       )
       .replace('{ticket_id}', a.ticketId)
       .replace('{token_id}', a.mcpTokenId)
       .replace('{handoff_id}', a.handoffId)
+      .replace('{link_id}', a.replayLinkId)
       .replace('{run_id}', newId('run'))
       .replace('{screenshot_id}', 'p1')
       .replace('{delivery_id}', newId('webhook_delivery'))
@@ -185,6 +203,8 @@ describe('tenant isolation and bad input on every endpoint', () => {
       db.claimSecret.count(),
       db.tenantSecret.count(),
       db.snapshot.count(),
+      db.replayLink.count({ where: { revokedAt: null } }),
+      db.profile.count(),
       db.tenant.findMany({ orderBy: { id: 'asc' } }),
     ]);
 
