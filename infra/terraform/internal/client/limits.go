@@ -37,6 +37,13 @@ const (
 	// Egress: rules per list (allow, deny) and the length of one rule.
 	EgressRulesMax      = 256
 	EgressRuleMaxLength = 300
+	// Recording: frames a second.
+	RecordingFPSMin = 1
+	RecordingFPSMax = 15
+	// Profile paths: how many a pool lists and the length of one.
+	ProfilePathsMin      = 1
+	ProfilePathsMax      = 32
+	ProfilePathMaxLength = 512
 )
 
 // Pool spec defaults: what the API stores for a field the request leaves out.
@@ -52,6 +59,8 @@ const (
 	DefaultTolerationOperator      = "Equal"
 	DefaultAPIKeyRole              = "member"
 	DefaultPrimeTimeoutSeconds     = 60
+	DefaultRecordingFPS            = 5
+	DefaultRecordingQuality        = "medium"
 )
 
 // Patterns, as the document spells them (Go's regexp reads the `\/` escapes the same way).
@@ -75,6 +84,8 @@ var (
 	PrimeWaitKinds = []string{"window_title", "element", "delay"}
 	// EgressModes are a pool's egress modes, from most to least restrictive.
 	EgressModes = []string{"none", "allowlist", "open"}
+	// RecordingQualities trade bytes for sharpness.
+	RecordingQualities = []string{"low", "medium", "high"}
 )
 
 // EgressRulePattern is one egress rule: a name or *.name, an IPv4 or IPv6 address or CIDR (IPv6

@@ -60,6 +60,28 @@ type EgressPolicy struct {
 	Deny  []string `json:"deny"`
 }
 
+// PoolRecording is a pool's recording as the provider sends it: `video` true records every claim,
+// false only claims that ask. The provider always sends fps and quality (the plan holds defaults).
+type PoolRecording struct {
+	Video   bool   `json:"video"`
+	FPS     int64  `json:"fps"`
+	Quality string `json:"quality"`
+}
+
+// RecordingEstimate is the measured cost of one recorded desktop at a pool's settings.
+type RecordingEstimate struct {
+	CPUPctOneCore float64 `json:"cpu_pct_one_core"`
+	MBPerMin      float64 `json:"mb_per_min"`
+}
+
+// PoolRecordingView is a pool's recording as the API shows it, with its estimated cost.
+type PoolRecordingView struct {
+	Video    bool              `json:"video"`
+	FPS      int64             `json:"fps"`
+	Quality  string            `json:"quality"`
+	Estimate RecordingEstimate `json:"estimate"`
+}
+
 // PoolSpec is the body of PUT /v1/pools/{name}: the whole desired state. The provider always
 // sends every field, so what the API stores is exactly what the configuration says.
 type PoolSpec struct {
@@ -76,6 +98,8 @@ type PoolSpec struct {
 	Kubernetes              *PoolKubernetes   `json:"kubernetes"`
 	Prime                   *PoolPrime        `json:"prime"`
 	Egress                  *EgressPolicy     `json:"egress"`
+	Recording               *PoolRecording    `json:"recording"`
+	ProfilePaths            []string          `json:"profile_paths"`
 }
 
 // PoolCounts are the pool's live sandbox counts.
@@ -89,26 +113,28 @@ type PoolCounts struct {
 
 // Pool is how the API shows a pool: its spec, state, generation and live counts.
 type Pool struct {
-	ID                      string            `json:"id"`
-	Name                    string            `json:"name"`
-	Image                   string            `json:"image"`
-	Backend                 string            `json:"backend"`
-	CPU                     float64           `json:"cpu"`
-	MemoryMB                int64             `json:"memory_mb"`
-	Autoscaling             Autoscaling       `json:"autoscaling"`
-	ClaimTTLSeconds         int64             `json:"claim_ttl_seconds"`
-	MaxClaimLifetimeSeconds int64             `json:"max_claim_lifetime_seconds"`
-	IdleTimeoutSeconds      *int64            `json:"idle_timeout_seconds"`
-	IdlePauseSeconds        *int64            `json:"idle_pause_seconds"`
-	Env                     map[string]string `json:"env"`
-	Kubernetes              *PoolKubernetes   `json:"kubernetes"`
-	Prime                   *PoolPrime        `json:"prime"`
-	Egress                  *EgressPolicy     `json:"egress"`
-	State                   string            `json:"state"`
-	Generation              int64             `json:"generation"`
-	Counts                  PoolCounts        `json:"counts"`
-	CreatedAt               string            `json:"created_at"`
-	UpdatedAt               string            `json:"updated_at"`
+	ID                      string             `json:"id"`
+	Name                    string             `json:"name"`
+	Image                   string             `json:"image"`
+	Backend                 string             `json:"backend"`
+	CPU                     float64            `json:"cpu"`
+	MemoryMB                int64              `json:"memory_mb"`
+	Autoscaling             Autoscaling        `json:"autoscaling"`
+	ClaimTTLSeconds         int64              `json:"claim_ttl_seconds"`
+	MaxClaimLifetimeSeconds int64              `json:"max_claim_lifetime_seconds"`
+	IdleTimeoutSeconds      *int64             `json:"idle_timeout_seconds"`
+	IdlePauseSeconds        *int64             `json:"idle_pause_seconds"`
+	Env                     map[string]string  `json:"env"`
+	Kubernetes              *PoolKubernetes    `json:"kubernetes"`
+	Prime                   *PoolPrime         `json:"prime"`
+	Egress                  *EgressPolicy      `json:"egress"`
+	Recording               *PoolRecordingView `json:"recording"`
+	ProfilePaths            []string           `json:"profile_paths"`
+	State                   string             `json:"state"`
+	Generation              int64              `json:"generation"`
+	Counts                  PoolCounts         `json:"counts"`
+	CreatedAt               string             `json:"created_at"`
+	UpdatedAt               string             `json:"updated_at"`
 }
 
 // Tenant is the calling key's tenant.

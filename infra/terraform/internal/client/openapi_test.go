@@ -148,6 +148,9 @@ func TestModelsMatchOpenAPI(t *testing.T) {
 		{schema: "EgressPolicyInput", model: EgressPolicy{}, request: true},
 		{schema: "PoolPrimeInput", model: PoolPrime{}, request: true},
 		{schema: "PrimeApp", model: PrimeApp{}, request: true},
+		{schema: "PoolRecording", model: PoolRecording{}, request: true},
+		{schema: "PoolRecordingView", model: PoolRecordingView{}},
+		{schema: "RecordingEstimate", model: RecordingEstimate{}},
 		// PrimeWait is a oneOf by kind (TestPrimeWaitMatchesOpenAPI checks its branches).
 	}
 	for _, tc := range cases {
@@ -241,6 +244,15 @@ func TestLimitsMatchOpenAPI(t *testing.T) {
 		{EgressRulesMax, []string{"EgressPolicy", "properties", "allow", "maxItems"}},
 		{EgressRulesMax, []string{"EgressPolicy", "properties", "deny", "maxItems"}},
 		{EgressRuleMaxLength, []string{"EgressRule", "maxLength"}},
+		{RecordingFPSMin, []string{"PoolRecording", "properties", "fps", "minimum"}},
+		{RecordingFPSMax, []string{"PoolRecording", "properties", "fps", "maximum"}},
+		{RecordingFPSMin, []string{"PoolRecordingView", "properties", "fps", "minimum"}},
+		{RecordingFPSMax, []string{"PoolRecordingView", "properties", "fps", "maximum"}},
+		{DefaultRecordingFPS, []string{"PoolRecording", "properties", "fps", "default"}},
+		{ProfilePathsMin, []string{"PoolSpec", "properties", "profile_paths", "minItems"}},
+		{ProfilePathsMax, []string{"PoolSpec", "properties", "profile_paths", "maxItems"}},
+		{1, []string{"ProfilePath", "minLength"}},
+		{ProfilePathMaxLength, []string{"ProfilePath", "maxLength"}},
 		// Defaults.
 		{DefaultCPU, []string{"PoolSpec", "properties", "cpu", "default"}},
 		{DefaultMemoryMB, []string{"PoolSpec", "properties", "memory_mb", "default"}},
@@ -269,6 +281,7 @@ func TestLimitsMatchOpenAPI(t *testing.T) {
 		{LabelValuePattern, []string{"PoolKubernetes", "properties", "node_selector", "additionalProperties", "pattern"}},
 		{EmbedOriginPattern, []string{"EmbedOrigin", "pattern"}},
 		{EgressRulePattern, []string{"EgressRule", "pattern"}},
+		{DefaultRecordingQuality, []string{"PoolRecording", "properties", "quality", "default"}},
 	}
 	for _, s := range strs {
 		if want, _ := at(t, doc, s.path[0], s.path[1:]...).(string); want != s.got {
@@ -286,6 +299,7 @@ func TestLimitsMatchOpenAPI(t *testing.T) {
 		{TolerationEffects, "PoolToleration", []string{"properties", "effect"}},
 		{PrimeApps, "GuestLaunchApp", nil},
 		{EgressModes, "EgressMode", nil},
+		{RecordingQualities, "RecordingQuality", nil},
 	}
 	for _, e := range enums {
 		var want []string

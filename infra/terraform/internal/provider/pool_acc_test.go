@@ -255,6 +255,12 @@ resource "cubicle_pool" "full" {
       { key = "zone", operator = "Exists", effect = "NoExecute", toleration_seconds = 30 },
     ]
   }
+  recording     = { video = false, quality = "low" }
+  profile_paths = [".config/chromium", "Downloads"]
+}
+
+data "cubicle_pool" "full" {
+  name = cubicle_pool.full.name
 }
 `
 	plain := providerBlock(live.Endpoint, live.AdminKey) + `
@@ -280,6 +286,15 @@ resource "cubicle_pool" "full" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes").AtMapKey("tolerations").AtSliceIndex(0).AtMapKey("operator"), knownvalue.StringExact("Equal")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes").AtMapKey("tolerations").AtSliceIndex(1).AtMapKey("toleration_seconds"), knownvalue.Int64Exact(30)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("kubernetes").AtMapKey("node_selector").AtMapKey("cubicle.dev/desktops"), knownvalue.StringExact("true")),
+					// fps left out takes the contract's default (5), in the plan and in the API.
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("recording"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"video": knownvalue.Bool(false), "fps": knownvalue.Int64Exact(5), "quality": knownvalue.StringExact("low"),
+					})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("profile_paths"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.StringExact(".config/chromium"), knownvalue.StringExact("Downloads"),
+					})),
+					statecheck.ExpectKnownValue("data.cubicle_pool.full", tfjsonpath.New("recording").AtMapKey("estimate").AtMapKey("mb_per_min"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue("data.cubicle_pool.full", tfjsonpath.New("profile_paths").AtSliceIndex(1), knownvalue.StringExact("Downloads")),
 				},
 			},
 			{ResourceName: addr, ImportState: true, ImportStateId: "tf-acc-full", ImportStateVerify: true,
@@ -295,6 +310,8 @@ resource "cubicle_pool" "full" {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("idle_timeout_seconds"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("cpu"), knownvalue.Float64Exact(1)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("env"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("recording"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("profile_paths"), knownvalue.Null()),
 				},
 			},
 		},

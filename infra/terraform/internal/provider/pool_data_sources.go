@@ -45,10 +45,12 @@ func poolDataAttributes(nameRequired bool) map[string]schema.Attribute {
 						"effect": str("Taint effect."), "toleration_seconds": i64("Seconds on a NoExecute taint."),
 					}}},
 			}},
-		"prime":      primeDataAttribute(),
-		"egress":     egressDataAttribute(),
-		"state":      str("`active` or `draining`."),
-		"generation": i64("Sandbox template generation."),
+		"prime":         primeDataAttribute(),
+		"egress":        egressDataAttribute(),
+		"recording":     recordingDataAttribute(),
+		"profile_paths": profilePathsDataAttribute(),
+		"state":         str("`active` or `draining`."),
+		"generation":    i64("Sandbox template generation."),
 		"counts": schema.SingleNestedAttribute{Computed: true, Description: "Live sandbox counts.",
 			Attributes: map[string]schema.Attribute{
 				"provisioning": i64("Starting."), "warm": i64("Ready to claim."), "claimed": i64("Held by a claim."),
@@ -61,6 +63,10 @@ func poolDataAttributes(nameRequired bool) map[string]schema.Attribute {
 
 func poolDataFrom(ctx context.Context, p *client.Pool) (poolDataModel, diag.Diagnostics) {
 	spec, diags := specModelFromPool(ctx, p)
+	var d diag.Diagnostics
+	// The data sources' recording carries the API's estimate too (the resource's does not).
+	spec.Recording, d = recordingDataFromPool(p.Recording)
+	diags.Append(d...)
 	status, d := statusModelFromPool(p)
 	diags.Append(d...)
 	return poolDataModel{poolSpecModel: spec, poolStatusModel: status}, diags

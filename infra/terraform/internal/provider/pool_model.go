@@ -28,6 +28,8 @@ type poolSpecModel struct {
 	Kubernetes              types.Object  `tfsdk:"kubernetes"`
 	Prime                   types.Object  `tfsdk:"prime"`
 	Egress                  types.Object  `tfsdk:"egress"`
+	Recording               types.Object  `tfsdk:"recording"`
+	ProfilePaths            types.List    `tfsdk:"profile_paths"`
 }
 
 // poolStatusModel holds what the API computes: identity, state and the live counts.
@@ -144,6 +146,11 @@ func specFromModel(ctx context.Context, m poolSpecModel) (client.PoolSpec, diag.
 	egress, d := egressFromModel(ctx, m.Egress)
 	diags.Append(d...)
 	spec.Egress = egress
+	recording, d := recordingFromModel(ctx, m.Recording)
+	diags.Append(d...)
+	spec.Recording = recording
+	spec.ProfilePaths, d = profilePathsFromModel(ctx, m.ProfilePaths)
+	diags.Append(d...)
 	return spec, diags
 }
 
@@ -205,6 +212,10 @@ func specModelFromPool(ctx context.Context, p *client.Pool) (poolSpecModel, diag
 	m.Prime, d = primeModelFromPool(ctx, p.Prime)
 	diags.Append(d...)
 	m.Egress, d = egressModelFromPool(p.Egress)
+	diags.Append(d...)
+	m.Recording, d = recordingModelFromPool(p.Recording)
+	diags.Append(d...)
+	m.ProfilePaths, d = profilePathsModelFromPool(ctx, p.ProfilePaths)
 	diags.Append(d...)
 	return m, diags
 }

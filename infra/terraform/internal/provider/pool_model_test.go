@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -32,7 +33,10 @@ func fullPool() *client.Pool {
 				{Key: ptr("zone"), Operator: "Equal", Value: ptr("a"), Effect: ptr("NoExecute"), TolerationSeconds: ptr(int64(30))},
 			},
 		},
-		State: "active", Generation: 3,
+		Recording: &client.PoolRecordingView{Video: true, FPS: 10, Quality: "high",
+			Estimate: client.RecordingEstimate{CPUPctOneCore: 31.5, MBPerMin: 4.2}},
+		ProfilePaths: []string{".config/chromium", "Documents"},
+		State:        "active", Generation: 3,
 		Counts:    client.PoolCounts{Provisioning: 1, Warm: 2, Claimed: 3},
 		CreatedAt: "2026-12-01T00:00:00.000Z", UpdatedAt: "2026-12-01T00:01:00.000Z",
 	}
@@ -43,8 +47,16 @@ func specOf(p *client.Pool) client.PoolSpec {
 		Image: p.Image, Backend: p.Backend, CPU: p.CPU, MemoryMB: p.MemoryMB, Autoscaling: p.Autoscaling,
 		ClaimTTLSeconds: p.ClaimTTLSeconds, MaxClaimLifetimeSeconds: p.MaxClaimLifetimeSeconds,
 		IdleTimeoutSeconds: p.IdleTimeoutSeconds, IdlePauseSeconds: p.IdlePauseSeconds,
-		Env: p.Env, Kubernetes: p.Kubernetes,
+		Env: p.Env, Kubernetes: p.Kubernetes, Recording: recordingSpecOf(p.Recording), ProfilePaths: p.ProfilePaths,
 	}
+}
+
+// recordingSpecOf is what a pool's recording view sends back: its settings, not its estimate.
+func recordingSpecOf(r *client.PoolRecordingView) *client.PoolRecording {
+	if r == nil {
+		return nil
+	}
+	return &client.PoolRecording{Video: r.Video, FPS: r.FPS, Quality: r.Quality}
 }
 
 // What the API answers, turned into state and back into a PUT body, is the same spec: a refresh
@@ -74,13 +86,25 @@ func TestPoolSpecRoundTrip(t *testing.T) {
 func TestPoolStateShowsCountsAndNullsWhereTheAPIHasNone(t *testing.T) {
 	ctx := context.Background()
 	p := fullPool()
-	p.Kubernetes, p.IdleTimeoutSeconds, p.Env = nil, nil, nil
+	p.Kubernetes, p.IdleTimeoutSeconds, p.Env, p.Recording, p.ProfilePaths = nil, nil, nil, nil, nil
 	m, diags := specModelFromPool(ctx, p)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	if !m.Kubernetes.IsNull() || !m.IdleTimeoutSeconds.IsNull() {
-		t.Errorf("kubernetes and idle_timeout_seconds must be null when the API has none: %v %v", m.Kubernetes, m.IdleTimeoutSeconds)
+	if !m.Kubernetes.IsNull() || !m.IdleTimeoutSeconds.IsNull() || !m.Recording.IsNull() || !m.ProfilePaths.IsNull() {
+		t.Errorf("kubernetes, idle_timeout_seconds, recording and profile_paths must be null when the API has none: %v %v %v %v",
+			m.Kubernetes, m.IdleTimeoutSeconds, m.Recording, m.ProfilePaths)
+	}
+	// …and null is sent back as null (JSON null: the API's default), not as an empty value.
+	spec, diags := specFromModel(ctx, m)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	body, _ := json.Marshal(spec)
+	for _, want := range []string{`"recording":null`, `"profile_paths":null`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("PUT body lacks %s: %s", want, body)
+		}
 	}
 	if m.Env.IsNull() || len(m.Env.Elements()) != 0 {
 		t.Errorf("env must be an empty map (the schema default), got %v", m.Env)

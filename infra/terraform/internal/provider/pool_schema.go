@@ -199,8 +199,10 @@ func poolResourceSchema() schema.Schema {
 					},
 				},
 			},
-			"prime":  primeResourceAttribute(),
-			"egress": egressResourceAttribute(),
+			"prime":         primeResourceAttribute(),
+			"egress":        egressResourceAttribute(),
+			"recording":     recordingResourceAttribute(),
+			"profile_paths": profilePathsResourceAttribute(),
 			"drain_timeout": schema.StringAttribute{
 				Optional: true, Computed: true,
 				Default: stringdefault.StaticString(defaultDrainTimeout),

@@ -67,6 +67,15 @@ resource "cubicle_pool" "checkout" {
     ]
     timeout_seconds = 60
   }
+
+  # Every claim is recorded (a claim may turn it off); claims with a `profile` keep these paths
+  # of the home between claims (unset: the browsers' profiles, Documents, Desktop, shell history).
+  recording = {
+    video   = true
+    fps     = 5
+    quality = "medium"
+  }
+  profile_paths = [".config/chromium", "Downloads"]
 }
 
 output "agents_warm" {
