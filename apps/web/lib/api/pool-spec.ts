@@ -25,5 +25,12 @@ export function specOf(pool: Pool): PoolSpecBody {
     kubernetes: pool.kubernetes,
     prime: pool.prime,
     egress: pool.egress,
+    // The view adds its measured cost (`estimate`), which the spec does not take (strict: a 400).
+    recording: pool.recording && {
+      video: pool.recording.video,
+      fps: pool.recording.fps,
+      quality: pool.recording.quality,
+    },
+    profile_paths: pool.profile_paths,
   };
 }
