@@ -28,6 +28,9 @@ const SRC = 'packages/control-plane/src';
 const FLOORS = [
   'crypto',
   'backend',
+  // The object store's control-plane side: tenant data keys wrapped by the keyring (crypto); the
+  // Resources ('.') carry it.
+  'objects',
   '.',
   'repositories',
   'viewer',
@@ -47,13 +50,14 @@ const FLOORS = [
   // Pause freezes a claim's desktop through the lane guest calls use; runs resume it at start.
   'pause',
   'runs',
-  // Snapshots pack a claim's home through its guest; forks take claims (with secrets) and restore.
-  'snapshots',
   // The timeline reads every system's rows of a claim and redacts with its secrets.
   'timeline',
   // Profiles take claims (with secrets), restore and save through the guest, and save before a
   // released desktop is destroyed (sandboxes).
   'profiles',
+  // Snapshots pack a claim's home through its guest with the profiles' chunk transfer; forks take
+  // claims (with secrets) and restore.
+  'snapshots',
   'reconcile',
   'reclaim',
 ] as const;

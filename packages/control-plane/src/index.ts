@@ -138,11 +138,11 @@ export {
   type EgressInstallation,
 } from './egress/egress-installation.js';
 export { egressPolicySource, loadSandboxEgress } from './egress/sandbox-egress.js';
-export { egressCaOf, loadInjections } from './egress/egress-credentials.js';
+export { egressCaOf } from './egress/egress-credentials.js';
 export { getClaimEgress } from './egress/claim-egress.js';
 export { egressDenialSink, ingestEgressDenials } from './egress/ingest-egress-reports.js';
 export { hasClaimEnded, listEgressEvents } from './egress/list-egress-events.js';
-export { getClaimTimeline, type TimelineDeps } from './timeline/index.js';
+export { getClaimTimeline } from './timeline/index.js';
 export {
   claimOrFork,
   createSnapshot,

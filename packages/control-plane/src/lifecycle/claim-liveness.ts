@@ -20,6 +20,14 @@ export function isClaimLive(claim: ClaimLivenessFacts, now: Date): boolean {
 }
 
 /**
+ * isClaimActive: the claim holds its desktop (not pending, not released), whatever its deadline;
+ * a profile or snapshot restore needs one before the claim can answer.
+ */
+export function isClaimActive(status: ClaimStatus | string): boolean {
+  return status === 'active';
+}
+
+/**
  * whyClaimIsNotLive names what a claim that is not live is, for messages: `expired` for an
  * active claim past its deadline, else its status (`pending`, `released`).
  */

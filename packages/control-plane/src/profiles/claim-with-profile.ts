@@ -4,6 +4,8 @@ import { newId } from '@cubicle/db';
 import type { Profile as ProfileRow } from '@cubicle/db';
 import { nowOf } from '../context.js';
 import { releaseClaim } from '../claims/manage-claims.js';
+import { isClaimActive } from '../lifecycle/claim-liveness.js';
+import { insertProfileIfAbsent } from '../repositories/profiles.js';
 import { guestClientFor } from '../guest/guest-client.js';
 import type { IdempotencyInput } from '../idempotency/idempotency.js';
 import { createClaimWithSecrets } from '../secrets/create-claim-with-secrets.js';
@@ -59,11 +61,8 @@ export async function claimWithProfile(
     select: { id: true },
   });
   if (!pool) throw new AppError('not_found', `pool ${poolName} not found`);
-  // A first use creates the profile; two first uses at once both find the one row (no upsert
-  // race: Prisma's upsert is a read then a write).
-  await deps.db.$executeRaw`
-    INSERT INTO profiles (id, tenant_id, name) VALUES (${newId('profile')}, ${tenantId}, ${request.profile})
-    ON CONFLICT (tenant_id, name) DO NOTHING`;
+  // A first use creates the profile; two first uses at once both find the one row.
+  await insertProfileIfAbsent(deps.db, newId('profile'), tenantId, request.profile);
   let profile = await deps.db.profile.findUniqueOrThrow({
     where: { tenantId_name: { tenantId, name: request.profile } },
   });
@@ -71,7 +70,7 @@ export async function claimWithProfile(
 
   const taken = await createClaimWithSecrets(deps, tenantId, poolName, request, idempotency, role);
   const claimId = taken.claim.id;
-  if (taken.claim.status !== 'active') {
+  if (!isClaimActive(taken.claim.status)) {
     await releaseClaim(deps, tenantId, claimId).catch(() => undefined);
     throw new AppError(
       'timeout',

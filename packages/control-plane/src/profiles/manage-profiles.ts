@@ -6,6 +6,7 @@ import type {
 import { AppError } from '@cubicle/contract/errors';
 import { nowOf } from '../context.js';
 import { guestClientFor } from '../guest/guest-client.js';
+import { profilesDueForRetention } from '../repositories/profiles.js';
 import { saveProfile } from './save-profile.js';
 import { pathsOf, storeErrorToApp, toProfileView, type ProfileDeps } from './profile-deps.js';
 import { profilePrefix } from './profile-objects.js';
@@ -101,11 +102,7 @@ export async function saveClaimProfile(
  */
 export async function sweepProfiles(deps: ProfileDeps, limit = 100): Promise<number> {
   const now = nowOf(deps);
-  const due = await deps.db.$queryRaw<{ id: string; tenant_id: string }[]>`
-    SELECT p.id, p.tenant_id FROM profiles p JOIN tenants t ON t.id = p.tenant_id
-    WHERE p.live_claim_id IS NULL
-      AND p.last_used_at < ${now}::timestamptz - make_interval(days => t.profile_retention_days)
-    ORDER BY p.last_used_at LIMIT ${limit}`;
+  const due = await profilesDueForRetention(deps.db, now, limit);
   let removed = 0;
   for (const d of due) {
     try {

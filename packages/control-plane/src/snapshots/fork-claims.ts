@@ -2,6 +2,7 @@ import type { Claim, ClaimBatch, CreateClaimRequest } from '@cubicle/contract/ap
 import { AppError } from '@cubicle/contract/errors';
 import { nowOf } from '../context.js';
 import { releaseClaim } from '../claims/manage-claims.js';
+import { isClaimActive } from '../lifecycle/claim-liveness.js';
 import { guestClientFor } from '../guest/guest-client.js';
 import type { IdempotencyInput } from '../idempotency/idempotency.js';
 import { createClaimWithSecrets } from '../secrets/create-claim-with-secrets.js';
@@ -68,7 +69,7 @@ export async function forkClaims(
         role,
       );
       if (!taken.fresh) return taken;
-      if (taken.claim.status !== 'active') {
+      if (!isClaimActive(taken.claim.status)) {
         await releaseClaim(deps, tenantId, taken.claim.id).catch(() => undefined);
         throw new AppError(
           'timeout',
