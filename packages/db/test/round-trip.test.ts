@@ -516,6 +516,135 @@ describe('data model round-trip', () => {
     ).rejects.toThrow();
   });
 
+  it('pauses, recordings, replay links, profiles, snapshots, data keys and the egress CA', async () => {
+    const pause = await db.claimPause.create({
+      data: {
+        id: 'pause-round-trip',
+        tenantId: ids.tenant,
+        poolId: ids.pool,
+        claimId: ids.claim,
+        reason: 'idle',
+        startedAt: now,
+        expiresBefore: later,
+      },
+    });
+    expect(await db.claimPause.findUniqueOrThrow({ where: { id: pause.id } })).toMatchObject({
+      reason: 'idle',
+      startedAt: now,
+      endedAt: null,
+      expiresBefore: later,
+    });
+
+    await db.recording.create({
+      data: { claimId: ids.claim, tenantId: ids.tenant, fps: 5, quality: 'medium', startedAt: now },
+    });
+    await db.recordingSegment.create({
+      data: {
+        claimId: ids.claim,
+        seq: 0,
+        guestId: 'seg-0',
+        startedAt: now,
+        offsetMs: 0,
+        durationMs: 2000,
+        bytes: 4096,
+        objectKey: 'recordings/c/0',
+      },
+    });
+    expect(
+      await db.recording.findUniqueOrThrow({
+        where: { claimId: ids.claim },
+        include: { segments: true },
+      }),
+    ).toMatchObject({
+      state: 'recording',
+      fps: 5,
+      sizeBytes: 0n,
+      segments: [{ seq: 0, guestId: 'seg-0', durationMs: 2000, bytes: 4096 }],
+    });
+    // One segment per guest segment: a second upload of the same guest file is refused.
+    await expect(
+      db.recordingSegment.create({
+        data: {
+          claimId: ids.claim,
+          seq: 1,
+          guestId: 'seg-0',
+          startedAt: now,
+          offsetMs: 2000,
+          durationMs: 2000,
+          bytes: 1,
+          objectKey: 'recordings/c/1',
+        },
+      }),
+    ).rejects.toThrow();
+
+    const link = await db.replayLink.create({
+      data: {
+        id: newId('replay_link'),
+        tenantId: ids.tenant,
+        claimId: ids.claim,
+        expiresAt: later,
+      },
+    });
+    expect(await db.replayLink.findUniqueOrThrow({ where: { id: link.id } })).toMatchObject({
+      expiresAt: later,
+      revokedAt: null,
+    });
+
+    const profile = await db.profile.create({
+      data: { id: newId('profile'), tenantId: ids.tenant, name: 'cust-42' },
+    });
+    expect(await db.profile.findUniqueOrThrow({ where: { id: profile.id } })).toMatchObject({
+      version: 0,
+      sizeBytes: 0n,
+      liveClaimId: null,
+    });
+    // One profile per tenant and name.
+    await expect(
+      db.profile.create({ data: { id: newId('profile'), tenantId: ids.tenant, name: 'cust-42' } }),
+    ).rejects.toThrow();
+
+    const snapshot = await db.snapshot.create({
+      data: {
+        id: newId('snapshot'),
+        tenantId: ids.tenant,
+        paths: ['Documents'],
+        sourceClaimId: ids.claim,
+        sourcePool: 'default',
+        sourcePoolId: ids.pool,
+        expiresAt: later,
+      },
+    });
+    expect(await db.snapshot.findUniqueOrThrow({ where: { id: snapshot.id } })).toMatchObject({
+      status: 'creating',
+      paths: ['Documents'],
+      storedBytes: 0n,
+      readyAt: null,
+    });
+
+    const wrapped = new Uint8Array([1, 2, 3]);
+    await db.tenantDataKey.create({
+      data: { tenantId: ids.tenant, wrappedKey: wrapped, keyId: 'k1' },
+    });
+    const key = await db.tenantDataKey.findUniqueOrThrow({ where: { tenantId: ids.tenant } });
+    expect([...key.wrappedKey]).toEqual([1, 2, 3]);
+    expect(key.keyId).toBe('k1');
+
+    const ca = await db.egressCa.create({
+      data: {
+        id: 'ca-round-trip',
+        certPem: '-----BEGIN CERTIFICATE-----',
+        keyCiphertext: new Uint8Array([4]),
+        keyNonce: new Uint8Array([5]),
+        wrappedKey: wrapped,
+        keyId: 'k1',
+      },
+    });
+    expect(await db.egressCa.findUniqueOrThrow({ where: { id: ca.id } })).toMatchObject({
+      certPem: '-----BEGIN CERTIFICATE-----',
+      keyId: 'k1',
+    });
+  });
+
   it('covers every model of the schema', () => {
     // Adding a model without adding it to this file fails here.
     expect(Object.keys(Prisma.ModelName).sort()).toEqual(
@@ -524,17 +653,25 @@ describe('data model round-trip', () => {
         'ApiKey',
         'AuditEvent',
         'Claim',
+        'ClaimPause',
         'ClaimScreenshot',
         'ClaimSecret',
+        'EgressCa',
         'EgressEvent',
         'Handoff',
         'IdempotencyKey',
         'McpToken',
         'Pool',
+        'Profile',
+        'Recording',
+        'RecordingSegment',
+        'ReplayLink',
         'Run',
         'RunEvent',
         'Sandbox',
+        'Snapshot',
         'Tenant',
+        'TenantDataKey',
         'TenantSecret',
         'UsageDirty',
         'UsageHourly',
