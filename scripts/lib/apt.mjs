@@ -22,6 +22,8 @@ export const APT_PACKAGES = {
   dataServices: ['postgresql', 'redis-server'],
   // Local desktop sessions (packages/driver-guest startDesktop, the local backend and every
   // desktop test). One list, shared with the default sandbox image (images/desktop/Dockerfile).
+  // It includes FFmpeg: x11grab + libx264 encode a recorded claim's screen beside its desktop
+  // (packages/driver-guest/src/video), and the recording tests decode with ffprobe.
   desktop: DESKTOP_PACKAGES,
   // The local backend runs every desktop in a bubblewrap sandbox (user, mount, PID, IPC and
   // network namespaces; packages/driver-guest/src/desktop/start-sandbox.ts). setpriv, which
@@ -37,10 +39,6 @@ export const APT_PACKAGES = {
   // A C compiler for packages/unix-peer's Node-API addon (SO_PEERCRED and bind-without-listen,
   // which Node lacks): the control plane checks who serves a sandbox socket before using it.
   native: ['gcc', 'libc6-dev'],
-  // Video recording of claims (packages/driver-guest/src/video): FFmpeg's x11grab + libx264
-  // encode a recorded desktop's screen into fMP4 segments beside it; the recording tests and
-  // `npm run bench:recording` decode them with ffprobe/ffmpeg.
-  video: ['ffmpeg'],
   // Headless Chromium for the web e2e suites and `npm run bench:viewer` (driven by playwright-core
   // with executablePath /usr/bin/chromium; never a browser download).
   browser: ['chromium'],
