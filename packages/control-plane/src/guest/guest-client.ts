@@ -1,5 +1,14 @@
 import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
-import { GuestRoutes, type GuestOperation } from '@cubicle/contract/guest';
+import {
+  ARCHIVE_BINARY_TYPE,
+  ARCHIVE_CHUNKS_HEADER,
+  ArchiveStageResponse,
+  GuestRoutes,
+  formatChunkSpans,
+  parseChunkSpans,
+  type ArchiveChunkRef,
+  type GuestOperation,
+} from '@cubicle/contract/guest';
 import type WebSocket from 'ws';
 import type { z } from 'zod';
 import { open, type Keyring } from '../crypto/keyring.js';
@@ -15,6 +24,7 @@ import {
   openGuestSocket,
   requestGuest,
   type GuestHttpAnswer,
+  type RawGuestBody,
 } from './guest-transport.js';
 
 type Routes = typeof GuestRoutes;
@@ -41,6 +51,12 @@ export interface GuestCallOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** One chunk of the guest archive with its id (SHA-256 of the bytes). */
+export interface ChunkBytes {
+  hash: string;
+  bytes: Uint8Array;
+}
+
 /**
  * GuestClient talks to one live claim's guest driver. Every failure is an AppError: the guest's
  * own error envelope rebuilt (fromEnvelope), or `timeout` / `backend_unavailable` for the way
@@ -54,6 +70,16 @@ export interface GuestClient {
     body: GuestRequestOf<Op>,
     options: GuestCallOptions,
   ): Promise<GuestResponseOf<Op>>;
+  /**
+   * readChunks is `archive.read` in its binary form: the chunks' bytes, in request order (the
+   * guest may answer fewer than asked, never none), each with its id.
+   */
+  readChunks(chunks: ArchiveChunkRef[], options: GuestCallOptions): Promise<ChunkBytes[]>;
+  /** stageChunks is `archive.stage` in its binary form. */
+  stageChunks(
+    blobs: readonly ChunkBytes[],
+    options: GuestCallOptions,
+  ): Promise<ArchiveStageResponse>;
   /** stream opens one stream operation (a run's shell); its frames are the route's schemas. */
   stream(op: GuestStreamOperation, options: { maxPayload: number }): WebSocket;
 }
@@ -85,6 +111,8 @@ export function guestClientOf(keyring: Keyring, guest: LiveGuest): GuestClient {
   return {
     guest,
     call: (op, body, options) => callGuest(endpoint, token, op, body, options),
+    readChunks: (chunks, options) => readGuestChunks(endpoint, token, chunks, options),
+    stageChunks: (blobs, options) => stageGuestChunks(endpoint, token, blobs, options),
     stream(op, options) {
       return openGuestSocket({
         endpoint,
@@ -97,7 +125,7 @@ export function guestClientOf(keyring: Keyring, guest: LiveGuest): GuestClient {
 }
 
 /** A guest reached without a claim: a desktop the worker starts (primes) or checks while warm. */
-export type SandboxGuestClient = Pick<GuestClient, 'call'>;
+export type SandboxGuestClient = Pick<GuestClient, 'call' | 'readChunks' | 'stageChunks'>;
 
 /**
  * sandboxGuestClient talks to a sandbox's guest by the endpoint and token its backend reported,
@@ -105,7 +133,11 @@ export type SandboxGuestClient = Pick<GuestClient, 'call'>;
  * primed-window check). Same transport and checks as guestClientOf.
  */
 export function sandboxGuestClient(endpoint: string, token: string): SandboxGuestClient {
-  return { call: (op, body, options) => callGuest(endpoint, token, op, body, options) };
+  return {
+    call: (op, body, options) => callGuest(endpoint, token, op, body, options),
+    readChunks: (chunks, options) => readGuestChunks(endpoint, token, chunks, options),
+    stageChunks: (blobs, options) => stageGuestChunks(endpoint, token, blobs, options),
+  };
 }
 
 async function callGuest<Op extends GuestCallOperation>(
@@ -116,14 +148,86 @@ async function callGuest<Op extends GuestCallOperation>(
   options: GuestCallOptions,
 ): Promise<GuestResponseOf<Op>> {
   const route = GuestRoutes[op] as Extract<Routes[GuestCallOperation], { transport: 'http' }>;
-  let answer: GuestHttpAnswer;
+  const answer = await exchange(endpoint, token, route, body, options);
+  const checked = (route.response as z.ZodType).safeParse(bodyOrThrow(answer, 'the guest driver'));
+  // A guest answer outside the contract is never passed on: the caller could act on a lie.
+  if (!checked.success)
+    throw new AppError('backend_unavailable', 'the guest driver answered outside the contract');
+  return checked.data as never;
+}
+
+const outsideContract = () =>
+  new AppError('backend_unavailable', 'the guest driver answered outside the contract');
+
+/** readGuestChunks asks archive.read for raw bytes and splits them by the chunk header. */
+async function readGuestChunks(
+  endpoint: string,
+  token: string,
+  chunks: ArchiveChunkRef[],
+  options: GuestCallOptions,
+): Promise<ChunkBytes[]> {
+  const answer = await exchange(endpoint, token, GuestRoutes['archive.read'], { chunks }, options, {
+    accept: ARCHIVE_BINARY_TYPE,
+  });
+  if (answer.status !== 200 || !answer.bytes) bodyOrThrow(answer, 'the guest driver');
+  const bytes = answer.bytes ?? Buffer.alloc(0);
+  const header = answer.headers[ARCHIVE_CHUNKS_HEADER];
+  const spans = parseChunkSpans(
+    typeof header === 'string' ? header : undefined,
+    bytes.length,
+    chunks.length,
+  );
+  if (!spans || spans.length === 0) throw outsideContract();
+  let at = 0;
+  return spans.map((s, i) => {
+    // The guest answers a prefix of what was asked, in order.
+    if (s.hash !== chunks[i]!.hash) throw outsideContract();
+    const part = bytes.subarray(at, at + s.length);
+    at += s.length;
+    return { hash: s.hash, bytes: part };
+  });
+}
+
+/** stageGuestChunks sends archive.stage its chunks raw, with their ids and lengths in a header. */
+async function stageGuestChunks(
+  endpoint: string,
+  token: string,
+  blobs: readonly ChunkBytes[],
+  options: GuestCallOptions,
+): Promise<ArchiveStageResponse> {
+  const raw: RawGuestBody = {
+    bytes: Buffer.concat(blobs.map((b) => b.bytes)),
+    contentType: ARCHIVE_BINARY_TYPE,
+    headers: {
+      [ARCHIVE_CHUNKS_HEADER]: formatChunkSpans(
+        blobs.map((b) => ({ hash: b.hash, length: b.bytes.byteLength })),
+      ),
+    },
+  };
+  const route = GuestRoutes['archive.stage'];
+  const answer = await exchange(endpoint, token, route, undefined, options, { raw });
+  const checked = ArchiveStageResponse.safeParse(bodyOrThrow(answer, 'the guest driver'));
+  if (!checked.success) throw outsideContract();
+  return checked.data;
+}
+
+/** exchange makes one request and turns a failure on the way there and back into an AppError. */
+async function exchange(
+  endpoint: string,
+  token: string,
+  route: { method: 'GET' | 'POST'; path: string },
+  body: unknown,
+  options: GuestCallOptions,
+  extra: { raw?: RawGuestBody; accept?: string } = {},
+): Promise<GuestHttpAnswer> {
   try {
-    answer = await requestGuest({
+    return await requestGuest({
       endpoint,
       token,
       method: route.method,
       path: route.path,
       body,
+      ...extra,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     });
@@ -135,11 +239,6 @@ async function callGuest<Op extends GuestCallOperation>(
       );
     throw new AppError('backend_unavailable', 'the guest driver could not be reached');
   }
-  const checked = (route.response as z.ZodType).safeParse(bodyOrThrow(answer, 'the guest driver'));
-  // A guest answer outside the contract is never passed on: the caller could act on a lie.
-  if (!checked.success)
-    throw new AppError('backend_unavailable', 'the guest driver answered outside the contract');
-  return checked.data as never;
 }
 
 /**

@@ -19,8 +19,18 @@ const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, keepAliveM
 
 export interface GuestHttpAnswer {
   status: number;
-  /** Parsed JSON, or undefined when the body was not JSON. */
+  /** Parsed JSON, or undefined when the body was not JSON (or was asked for raw). */
   body: unknown;
+  /** The body as received, when the request asked for `accept` other than JSON. */
+  bytes?: Buffer;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** A request body sent as is (the archive's binary form) instead of JSON. */
+export interface RawGuestBody {
+  bytes: Uint8Array;
+  contentType: string;
+  headers: Record<string, string>;
 }
 
 /** The guest could not be reached: no connection, a refused peer, a broken answer. */
@@ -51,6 +61,10 @@ export function requestGuest(input: {
   method: 'GET' | 'POST';
   path: string;
   body: unknown;
+  /** Sent instead of `body` as JSON. */
+  raw?: RawGuestBody | undefined;
+  /** What to ask for; a 200 of anything but JSON is answered as `bytes`. */
+  accept?: string | undefined;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
 }): Promise<GuestHttpAnswer> {
@@ -65,7 +79,12 @@ export function requestGuest(input: {
     return Promise.reject(new GuestUnreachableError((err as Error).message));
   }
   const payload =
-    input.method === 'POST' ? Buffer.from(JSON.stringify(input.body ?? {})) : undefined;
+    input.method !== 'POST'
+      ? undefined
+      : input.raw
+        ? input.raw.bytes
+        : Buffer.from(JSON.stringify(input.body ?? {}));
+  const accept = input.accept ?? 'application/json';
   return new Promise((resolve, reject) => {
     const req = (isHttps ? https : http).request(
       // Over a socket the URL only gives the path; `localhost` is the Host header then.
@@ -76,9 +95,13 @@ export function requestGuest(input: {
         agent: socketPath ? sandboxAgent : isHttps ? httpsAgent : httpAgent,
         headers: {
           authorization: `Bearer ${input.token}`,
-          accept: 'application/json',
+          accept,
           ...(payload
-            ? { 'content-type': 'application/json', 'content-length': payload.length }
+            ? {
+                'content-type': input.raw?.contentType ?? 'application/json',
+                'content-length': payload.length,
+                ...input.raw?.headers,
+              }
             : {}),
         },
       },
@@ -87,14 +110,20 @@ export function requestGuest(input: {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', (err) => finish(new GuestUnreachableError(err.message)));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const all = Buffer.concat(chunks);
+          const headers = res.headers;
+          if (res.statusCode === 200 && !(headers['content-type'] ?? '').includes('json')) {
+            finish(undefined, { status: 200, body: undefined, bytes: all, headers });
+            return;
+          }
+          const text = all.toString('utf8');
           let body: unknown;
           try {
             body = text ? JSON.parse(text) : undefined;
           } catch {
             body = undefined;
           }
-          finish(undefined, { status: res.statusCode ?? 0, body });
+          finish(undefined, { status: res.statusCode ?? 0, body, headers });
         });
       },
     );

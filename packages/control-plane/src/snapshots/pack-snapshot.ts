@@ -1,18 +1,16 @@
 import {
   ARCHIVE_CHUNK_BYTES,
-  ARCHIVE_TRANSFER_MAX_BYTES,
   type ArchiveChunkRef,
   type ArchiveEntry,
 } from '@cubicle/contract/guest';
 import { AppError } from '@cubicle/contract/errors';
 import type { TenantObjects } from '@cubicle/object-store';
 import type { GuestClient } from '../guest/guest-client.js';
-import { chunkKey, mapLimit, putManifest, type SnapshotManifest } from './snapshot-objects.js';
+import { readFromGuest } from '../profiles/chunk-transfer.js';
+import { chunkKey, putManifest, type SnapshotManifest } from './snapshot-objects.js';
 
 /** One guest call's bound; a 50 MB home is a few seconds of reading on a loaded machine. */
 const GUEST_CALL_MS = 60_000;
-/** Object writes in flight at once (each at most one chunk). */
-const PUT_CONCURRENCY = 8;
 /** Scans when a file changes between its scan and its read (a browser writing its history). */
 const SCAN_ATTEMPTS = 3;
 
@@ -91,8 +89,8 @@ function distinctChunks(entries: ArchiveEntry[]): (ArchiveChunkRef & { bytes: nu
 }
 
 /**
- * copyChunks reads chunks from the guest in transfers it can answer and writes each as an object;
- * the next transfer is read while the previous one's objects are written.
+ * copyChunks reads chunks from the guest (readFromGuest: binary transfers, several at once) and
+ * writes each as an object as it arrives.
  */
 async function copyChunks(
   guest: GuestClient,
@@ -102,35 +100,15 @@ async function copyChunks(
   stored: Set<string>,
 ): Promise<number> {
   let written = 0;
-  let pending: Promise<void> = Promise.resolve();
-  let at = 0;
-  while (at < refs.length) {
-    const batch: ArchiveChunkRef[] = [];
-    let bytes = 0;
-    while (at + batch.length < refs.length && batch.length < 128) {
-      const next = refs[at + batch.length]!;
-      if (batch.length > 0 && bytes + next.bytes > ARCHIVE_TRANSFER_MAX_BYTES) break;
-      bytes += next.bytes;
-      batch.push({ path: next.path, index: next.index, hash: next.hash });
-    }
-    const answer = await guest.call(
-      'archive.read',
-      { chunks: batch },
-      { timeoutMs: GUEST_CALL_MS },
-    );
-    if (answer.blobs.length === 0)
-      throw new AppError('backend_unavailable', 'the guest answered no chunk for a read');
-    at += answer.blobs.length;
-    await pending;
-    pending = mapLimit(answer.blobs, PUT_CONCURRENCY, async (blob) => {
-      const body = Buffer.from(blob.data, 'base64');
-      await objects.put(chunkKey(snapshotId, blob.hash), body);
-      stored.add(blob.hash);
-      written += body.byteLength;
-    }).then(() => undefined);
-    // Awaited before the next write or at the end; a read failing first must not leave it unobserved.
-    pending.catch(() => undefined);
-  }
-  await pending;
+  await readFromGuest(
+    guest,
+    refs.map((r) => ({ path: r.path, index: r.index, hash: r.hash, size: r.bytes })),
+    async (chunk) => {
+      await objects.put(chunkKey(snapshotId, chunk.hash), chunk.bytes);
+      stored.add(chunk.hash);
+      written += chunk.bytes.byteLength;
+    },
+    GUEST_CALL_MS,
+  );
   return written;
 }

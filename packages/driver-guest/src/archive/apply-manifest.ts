@@ -95,6 +95,11 @@ export async function applyManifest(
     if (await matchesOnDisk(home, e)) keep.add(e.path);
     else for (const h of e.chunks) if (!(await isStaged(home, h))) missing.add(h);
   }
+  // How many times the files to write use each chunk: one used once is moved, not copied.
+  const uses = new Map<string, number>();
+  for (const e of req.entries)
+    if (e.type === 'file' && !keep.has(e.path))
+      for (const h of e.chunks) uses.set(h, (uses.get(h) ?? 0) + 1);
   if (missing.size > 0)
     throw new AppError('conflict', `${missing.size} chunks are neither staged nor in the home`, {
       missing: [...missing].slice(0, 100),
@@ -152,7 +157,7 @@ export async function applyManifest(
       }
       case 'file':
         if (keep.has(e.path)) break;
-        await writeFromChunks(home, abs, e);
+        await writeFromChunks(home, abs, e, uses.get(e.chunks[0] ?? '') === 1);
         written += 1;
         writtenBytes += e.size;
         break;
@@ -170,11 +175,22 @@ export async function applyManifest(
   return { written, kept: keep.size, deleted, skipped, written_bytes: writtenBytes };
 }
 
-/** writeFromChunks assembles a file from staged chunks into a temp file beside it, then renames. */
-async function writeFromChunks(home: string, abs: string, e: FileEntry): Promise<void> {
+/**
+ * writeFromChunks assembles a file from staged chunks into a temp file beside it, then renames.
+ * A one-chunk file whose chunk nothing else uses (`sole`) takes the staged file itself: the
+ * staging area is inside the home, so that is a rename, not a copy.
+ */
+async function writeFromChunks(
+  home: string,
+  abs: string,
+  e: FileEntry,
+  sole: boolean,
+): Promise<void> {
   const temp = join(dirname(abs), `.${basename(abs)}.${randomBytes(4).toString('hex')}.restore`);
   try {
-    if (e.chunks.length === 1) {
+    if (e.chunks.length === 1 && sole) {
+      await rename(stagedPath(home, e.chunks[0]!), temp);
+    } else if (e.chunks.length === 1) {
       await copyFile(stagedPath(home, e.chunks[0]!), temp);
     } else {
       const out = await open(temp, 'wx', 0o600);

@@ -19,7 +19,16 @@ export async function readChunks(
   home: string,
   req: ArchiveReadRequest,
 ): Promise<ArchiveReadResponse> {
-  const blobs: ArchiveReadResponse['blobs'] = [];
+  const chunks = await readChunkBytes(home, req);
+  return { blobs: chunks.map((c) => ({ hash: c.hash, data: c.bytes.toString('base64') })) };
+}
+
+/** readChunkBytes is readChunks with the bytes raw (the binary form of archive.read). */
+export async function readChunkBytes(
+  home: string,
+  req: ArchiveReadRequest,
+): Promise<{ hash: string; bytes: Buffer }[]> {
+  const blobs: { hash: string; bytes: Buffer }[] = [];
   let total = 0;
   for (const ref of req.chunks) {
     const changed = () =>
@@ -39,7 +48,7 @@ export async function readChunks(
     if (sha256(bytes) !== ref.hash) throw changed();
     if (blobs.length > 0 && total + bytes.length > ARCHIVE_TRANSFER_MAX_BYTES) break;
     total += bytes.length;
-    blobs.push({ hash: ref.hash, data: bytes.toString('base64') });
+    blobs.push({ hash: ref.hash, bytes });
   }
-  return { blobs };
+  return blobs;
 }

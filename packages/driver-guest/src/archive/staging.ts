@@ -34,7 +34,17 @@ export async function stageChunks(
   home: string,
   req: ArchiveStageRequest,
 ): Promise<ArchiveStageResponse> {
-  const decoded = req.blobs.map((b) => ({ hash: b.hash, bytes: Buffer.from(b.data, 'base64') }));
+  return stageChunkBytes(
+    home,
+    req.blobs.map((b) => ({ hash: b.hash, bytes: Buffer.from(b.data, 'base64') })),
+  );
+}
+
+/** stageChunkBytes is stageChunks with the bytes raw (the binary form of archive.stage). */
+export async function stageChunkBytes(
+  home: string,
+  decoded: readonly { hash: string; bytes: Uint8Array }[],
+): Promise<ArchiveStageResponse> {
   const total = decoded.reduce((n, b) => n + b.bytes.length, 0);
   if (total > ARCHIVE_TRANSFER_MAX_BYTES)
     throw new AppError(
@@ -49,16 +59,19 @@ export async function stageChunks(
       throw new AppError('conflict', `chunk ${b.hash} does not hash to its id`, { hash: b.hash });
   const dir = stagingOf(home);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  for (const b of decoded) {
-    const temp = join(dir, `.${b.hash}.${randomBytes(4).toString('hex')}.tmp`);
-    try {
-      await writeFile(temp, b.bytes, { mode: 0o600, flag: 'wx' });
-      await rename(temp, stagedPath(home, b.hash));
-    } catch (err) {
-      await unlink(temp).catch(() => undefined);
-      throw err;
-    }
-  }
+  // Written side by side: each is its own temp file and rename.
+  await Promise.all(
+    decoded.map(async (b) => {
+      const temp = join(dir, `.${b.hash}.${randomBytes(4).toString('hex')}.tmp`);
+      try {
+        await writeFile(temp, b.bytes, { mode: 0o600, flag: 'wx' });
+        await rename(temp, stagedPath(home, b.hash));
+      } catch (err) {
+        await unlink(temp).catch(() => undefined);
+        throw err;
+      }
+    }),
+  );
   return { staged: decoded.length, staged_bytes: total };
 }
 
