@@ -19,6 +19,8 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <Link href="/pools">Pools</Link>
         <Link href="/claims">Claims</Link>
         <Link href="/runs">Runs</Link>
+        <Link href="/profiles">Profiles</Link>
+        <Link href="/snapshots">Snapshots</Link>
         <Link href="/secrets">Secrets</Link>
         {session.role === 'admin' ? <Link href="/webhooks">Webhooks</Link> : null}
         {session.role === 'admin' ? <Link href="/api-keys">API keys</Link> : null}
