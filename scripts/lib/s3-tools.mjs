@@ -5,21 +5,13 @@
 // works. The first build takes a few minutes (module download + compile); later runs trust a
 // stamp beside the verified binary and return.
 //   node scripts/lib/s3-tools.mjs     build when missing, then print the path as JSON
-import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findGo, goCacheEnv, runGo } from './kube-go.mjs';
 import { kubeToolsDir } from './kube-paths.mjs';
 import { withToolLock } from './tool-lock.mjs';
+import { dropStamp, isStampedTool } from './tool-stamp.mjs';
 import { dim, formatMs, say, UserError } from './ui.mjs';
 
 /** The pinned versitygw release (the only one the module proxy lists today). */
@@ -30,29 +22,16 @@ export function versitygwPath(env = process.env) {
   return join(kubeToolsDir(env), `versitygw-${VERSITYGW_VERSION}`, 'versitygw');
 }
 
-const stampOf = (bin) => `${bin}.verified`;
-const fingerprint = (bin) => {
-  const { size, mtimeMs } = statSync(bin);
-  return JSON.stringify({ version: VERSITYGW_VERSION, size, mtimeMs });
-};
-
 /**
  * isVersitygwReady: the binary exists and reports the pinned version (a stamped build). A binary
  * verified before (same size and mtime as its stamp) is trusted without running it.
  */
 export function isVersitygwReady(bin) {
-  if (!existsSync(bin)) return false;
-  try {
-    if (readFileSync(stampOf(bin), 'utf8') === fingerprint(bin)) return true;
-  } catch {
-    // no stamp yet: run it
-  }
-  const result = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000 });
-  const isReady =
-    result.status === 0 &&
-    new RegExp(`^Version\\s*:\\s*${VERSITYGW_VERSION}$`, 'm').test(result.stdout);
-  if (isReady) writeFileSync(stampOf(bin), fingerprint(bin));
-  return isReady;
+  return isStampedTool(bin, {
+    version: VERSITYGW_VERSION,
+    args: ['--version'],
+    reports: (out) => new RegExp(`^Version\\s*:\\s*${VERSITYGW_VERSION}$`, 'm').test(out),
+  });
 }
 
 async function buildVersitygw(dir, log, output) {
@@ -104,7 +83,7 @@ export async function ensureVersitygw({ log = say } = {}) {
             `${output} was built but does not report versitygw ${VERSITYGW_VERSION}`,
           );
         }
-        rmSync(stampOf(output), { force: true });
+        dropStamp(output);
         renameSync(output, bin);
         isVersitygwReady(bin);
       },

@@ -5,22 +5,14 @@
 // The first build takes minutes (module download + ≈ 200 s compile); later runs check the
 // binary's `version` output (≈ 0.1 s) and return.
 //   node scripts/lib/tofu-tools.mjs     build when missing, then print the path as JSON
-import { spawnSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findGo, goCacheEnv, runGo } from './kube-go.mjs';
 import { kubeToolsDir } from './kube-paths.mjs';
 import { capture } from './run.mjs';
 import { withToolLock } from './tool-lock.mjs';
+import { dropStamp, isStampedTool } from './tool-stamp.mjs';
 import { dim, formatMs, say, UserError } from './ui.mjs';
 
 /** The pinned OpenTofu release (the acceptance tests were written against it). */
@@ -31,33 +23,18 @@ export function tofuPath(env = process.env) {
   return join(kubeToolsDir(env), `tofu-${TOFU_VERSION}`, 'tofu');
 }
 
-/** The stamp written beside a verified binary: its size and mtime, so later checks need no spawn. */
-const stampOf = (bin) => `${bin}.verified`;
-const fingerprint = (bin) => {
-  const { size, mtimeMs } = statSync(bin);
-  return JSON.stringify({ version: TOFU_VERSION, size, mtimeMs });
-};
-
 /**
  * isTofuReady: the binary exists and reports the pinned version (not a dev build). A binary
  * verified before (same size and mtime as its stamp) is trusted without running it (≈ 1 ms;
  * `tofu version` itself costs ≈ 0.3 s on a busy machine).
  */
 export function isTofuReady(bin) {
-  if (!existsSync(bin)) return false;
-  try {
-    if (readFileSync(stampOf(bin), 'utf8') === fingerprint(bin)) return true;
-  } catch {
-    // no stamp yet: run it
-  }
-  const result = spawnSync(bin, ['version'], {
-    encoding: 'utf8',
-    timeout: 20_000,
+  return isStampedTool(bin, {
+    version: TOFU_VERSION,
+    args: ['version'],
+    reports: (out) => out.startsWith(`OpenTofu ${TOFU_VERSION}\n`),
     env: { ...process.env, CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: '/dev/null' },
   });
-  const isReady = result.status === 0 && result.stdout.startsWith(`OpenTofu ${TOFU_VERSION}\n`);
-  if (isReady) writeFileSync(stampOf(bin), fingerprint(bin));
-  return isReady;
 }
 
 /** hclReplace reads tofu's go.mod and returns the `replace` line it uses for hashicorp/hcl/v2. */
@@ -133,6 +110,7 @@ export async function ensureTofu({ log = say } = {}) {
       if (!isTofuReady(output)) {
         throw new UserError(`${output} was built but does not report OpenTofu ${TOFU_VERSION}`);
       }
+      dropStamp(output);
       renameSync(output, bin);
     });
   }
