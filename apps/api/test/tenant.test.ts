@@ -46,4 +46,31 @@ describe('tenant embedding origins', () => {
       embed_origins: [],
     });
   });
+
+  it('admins set retention days one at a time; the rest and other tenants keep theirs', async () => {
+    const defaults = { recording_days: 30, snapshot_days: 30, profile_days: 90 };
+    expect((await call('GET', f.a.member)).json().retention).toEqual(defaults);
+    const byMember = await call('PATCH', f.a.member, { retention: { recording_days: 7 } });
+    expect(byMember.statusCode).toBe(403);
+    for (const bad of [
+      { recording_days: 0 },
+      { snapshot_days: 3651 },
+      { profile_days: 1.5 },
+      { other: 1 },
+    ]) {
+      const res = await call('PATCH', f.a.admin, { retention: bad });
+      expect([res.statusCode, res.json().error.code], JSON.stringify(bad)).toEqual([
+        400,
+        'validation_failed',
+      ]);
+    }
+    const before = (await call('GET', f.a.admin)).json();
+    expect(before.retention).toEqual(defaults);
+    const set = await call('PATCH', f.a.admin, { retention: { recording_days: 7 } });
+    expect(set.statusCode).toBe(200);
+    expect(set.json().retention).toEqual({ ...defaults, recording_days: 7 });
+    // The origins were not part of this change and stay as they were.
+    expect(set.json().embed_origins).toEqual(before.embed_origins);
+    expect((await call('GET', f.b.admin)).json().retention).toEqual(defaults);
+  });
 });

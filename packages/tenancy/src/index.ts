@@ -33,7 +33,7 @@ export {
   createTenant,
   getTenant,
   listTenants,
-  setEmbedOrigins,
+  updateTenant,
   tenantView,
   type CreateTenantInput,
   type TenantQuotas,

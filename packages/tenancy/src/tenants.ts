@@ -1,4 +1,8 @@
-import type { Tenant as TenantView, TenantQuotas } from '@cubicle/contract/api';
+import type {
+  Tenant as TenantView,
+  TenantQuotas,
+  UpdateTenantRequest,
+} from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import { newId, type Db, type Tenant } from '@cubicle/db';
 
@@ -14,6 +18,11 @@ export function tenantView(row: Tenant): TenantView {
       max_sandboxes: row.maxSandboxes,
       max_concurrent_claims: row.maxConcurrentClaims,
       requests_per_minute: row.requestsPerMinute,
+    },
+    retention: {
+      recording_days: row.recordingRetentionDays,
+      snapshot_days: row.snapshotRetentionDays,
+      profile_days: row.profileRetentionDays,
     },
     embed_origins: row.allowedEmbedOrigins,
     created_at: row.createdAt.toISOString(),
@@ -59,18 +68,24 @@ export async function getTenant(db: Db, tenantId: string): Promise<TenantView> {
 }
 
 /**
- * setEmbedOrigins replaces the origins allowed to frame the tenant's viewer pages (validated by
- * the contract's EmbedOrigin before this is called). Open streams are unaffected; new page
- * loads get the new CSP.
+ * updateTenant applies an admin's change: the origins allowed to frame the tenant's viewer pages
+ * (validated by the contract's EmbedOrigin; open streams are unaffected, new page loads get the
+ * new CSP) and any retention days given. What is left out keeps its value.
  */
-export async function setEmbedOrigins(
+export async function updateTenant(
   db: Db,
   tenantId: string,
-  origins: string[],
+  change: UpdateTenantRequest,
 ): Promise<TenantView> {
+  const days = change.retention ?? {};
   const { count } = await db.tenant.updateMany({
     where: { id: tenantId },
-    data: { allowedEmbedOrigins: origins },
+    data: {
+      allowedEmbedOrigins: change.embed_origins,
+      recordingRetentionDays: days.recording_days,
+      snapshotRetentionDays: days.snapshot_days,
+      profileRetentionDays: days.profile_days,
+    },
   });
   if (count === 0) throw new AppError('not_found', 'tenant not found');
   return getTenant(db, tenantId);

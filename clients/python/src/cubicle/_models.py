@@ -253,6 +253,7 @@ __all__ = [
     "StoredSecretUsableBy",
     "Tenant",
     "TenantQuotas",
+    "TenantRetention",
     "TimelineElement",
     "TimelineEntry",
     "UpdateClaimRequest",
@@ -2457,6 +2458,7 @@ class Tenant(TypedDict):
     id: str
     name: str
     quotas: "TenantQuotas"
+    retention: "TenantRetention"
     embed_origins: List[str]
     created_at: str
     updated_at: str
@@ -2467,6 +2469,12 @@ class TenantQuotas(TypedDict):
     max_sandboxes: int
     max_concurrent_claims: int
     requests_per_minute: int
+
+
+class TenantRetention(TypedDict):
+    recording_days: int
+    snapshot_days: int
+    profile_days: int
 
 
 class TimelineElement(TypedDict):
@@ -2582,8 +2590,15 @@ class UpdateClaimRequest(TypedDict):
     ttl_seconds: int
 
 
+class UpdateTenantRequestRetention(TypedDict):
+    recording_days: NotRequired[int]
+    snapshot_days: NotRequired[int]
+    profile_days: NotRequired[int]
+
+
 class UpdateTenantRequest(TypedDict):
-    embed_origins: "List[EmbedOrigin]"
+    embed_origins: "NotRequired[List[EmbedOrigin]]"
+    retention: NotRequired[UpdateTenantRequestRetention]
 
 
 class UpdateWebhookRequest(TypedDict):

@@ -142,6 +142,7 @@ type Tenant struct {
 	ID           string         `json:"id"`
 	Name         string         `json:"name"`
 	Quotas       map[string]any `json:"quotas"`
+	Retention    map[string]any `json:"retention"`
 	EmbedOrigins []string       `json:"embed_origins"`
 	CreatedAt    string         `json:"created_at"`
 	UpdatedAt    string         `json:"updated_at"`
@@ -150,6 +151,8 @@ type Tenant struct {
 // UpdateTenantRequest is the body of PATCH /v1/tenant.
 type UpdateTenantRequest struct {
 	EmbedOrigins []string `json:"embed_origins"`
+	// Retention is left out: the provider manages only the embed origins (a PATCH keeps the rest).
+	Retention map[string]any `json:"retention,omitempty"`
 }
 
 // APIKey is a key as listed: its prefix, never the secret.

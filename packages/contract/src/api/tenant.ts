@@ -14,12 +14,30 @@ export const TenantQuotas = named(
 );
 export type TenantQuotas = z.infer<typeof TenantQuotas>;
 
+/**
+ * TenantRetention: how many days the tenant's stored state is kept — a recording after its claim
+ * ended, a snapshot after it was taken, a profile after its last use (no claim holding it). The
+ * worker's sweeps delete what is older, objects first. A recording's and a snapshot's deadline is
+ * fixed when it ends or is taken, so a change applies to those that come after it; a profile is
+ * judged against the days in force at each sweep.
+ */
+export const TenantRetention = named(
+  'TenantRetention',
+  z.strictObject({
+    recording_days: z.number().int().min(1).max(3650),
+    snapshot_days: z.number().int().min(1).max(3650),
+    profile_days: z.number().int().min(1).max(3650),
+  }),
+);
+export type TenantRetention = z.infer<typeof TenantRetention>;
+
 export const Tenant = named(
   'Tenant',
   z.strictObject({
     id: TenantId,
     name: z.string().min(1).max(200),
     quotas: TenantQuotas,
+    retention: TenantRetention,
     /** Origins allowed to embed viewer iframes (CSP frame-ancestors). */
     embed_origins: z.array(z.string()).max(50),
     created_at: Timestamp,
@@ -47,7 +65,10 @@ export const EmbedOrigin = named(
 );
 export type EmbedOrigin = z.infer<typeof EmbedOrigin>;
 
-/** UpdateTenantRequest is what a tenant's admin may change about it. */
+/**
+ * UpdateTenantRequest is what a tenant's admin may change about it; a field left out keeps its
+ * value (retention too: only the days given change).
+ */
 export const UpdateTenantRequest = named(
   'UpdateTenantRequest',
   z.strictObject({
@@ -55,7 +76,9 @@ export const UpdateTenantRequest = named(
       .array(EmbedOrigin)
       .max(50)
       .refine((list) => new Set(list).size === list.length, 'origins must be unique')
-      .meta({ uniqueItems: true }),
+      .meta({ uniqueItems: true })
+      .optional(),
+    retention: TenantRetention.partial().optional(),
   }),
 );
 export type UpdateTenantRequest = z.infer<typeof UpdateTenantRequest>;

@@ -1771,6 +1771,7 @@ export type Tenant = {
   id: string;
   name: string;
   quotas: TenantQuotas;
+  retention: TenantRetention;
   embed_origins: Array<string>;
   created_at: string;
   updated_at: string;
@@ -1781,6 +1782,12 @@ export type TenantQuotas = {
   max_sandboxes: number;
   max_concurrent_claims: number;
   requests_per_minute: number;
+};
+
+export type TenantRetention = {
+  recording_days: number;
+  snapshot_days: number;
+  profile_days: number;
 };
 
 export type TimelineElement = { role: string | null; name: string | null };
@@ -1881,7 +1888,10 @@ export type TimelineEntry =
 
 export type UpdateClaimRequest = { ttl_seconds: number };
 
-export type UpdateTenantRequest = { embed_origins: Array<EmbedOrigin> };
+export type UpdateTenantRequest = {
+  embed_origins?: Array<EmbedOrigin>;
+  retention?: { recording_days?: number; snapshot_days?: number; profile_days?: number };
+};
 
 export type UpdateWebhookRequest = {
   url?: WebhookUrl;

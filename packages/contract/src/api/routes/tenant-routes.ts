@@ -20,7 +20,8 @@ export const tenantRoutes = {
     path: '/v1/tenant',
     tag: 'tenant',
     auth: 'admin',
-    summary: 'Set the origins allowed to embed viewer iframes (CSP frame-ancestors)',
+    summary:
+      'Set the origins allowed to embed viewer iframes (CSP frame-ancestors) and how long recordings, snapshots and unused profiles are kept',
     body: UpdateTenantRequest,
     responses: { 200: Tenant },
     errors: [...writeErrors],
