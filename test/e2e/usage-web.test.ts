@@ -119,7 +119,7 @@ describe('usage and insights on the dashboard in Chromium', () => {
     expect(csv.headers()['content-type']).toContain('text/csv');
     const lines = (await csv.text()).trim().split('\r\n');
     expect(lines[0]).toBe(
-      'tenant_id,pool_id,pool,period_start,claims,claim_seconds,warm_seconds,warm_cpu_core_seconds,warm_memory_gib_seconds,runs,run_seconds,egress_denials',
+      'tenant_id,pool_id,pool,period_start,claims,claim_seconds,warm_seconds,warm_cpu_core_seconds,warm_memory_gib_seconds,runs,run_seconds,egress_denials,paused_seconds',
     );
     expect(lines).toHaveLength(2);
     const cells = lines[1]!.split(',');
@@ -130,6 +130,8 @@ describe('usage and insights on the dashboard in Chromium', () => {
     const seconds = (Date.parse(span.released_at) - Date.parse(span.created_at)) / 1000;
     expect(seconds).toBeGreaterThan(0.2);
     expect(Math.abs(Number(cells[5]) - seconds)).toBeLessThan(1);
+    // Never paused: no paused seconds (the column pause and resume added).
+    expect(Number(cells[12])).toBe(0);
 
     // Dark scheme: the chart's own palette, light text on a dark card.
     const fill = () =>
