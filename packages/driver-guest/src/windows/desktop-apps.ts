@@ -30,6 +30,13 @@ const CHROMIUM_FLAGS = [
   '--password-store=basic',
   '--disable-gpu',
   '--disable-quic',
+  // An agent drives windows a person does not watch: a page in a covered or background window
+  // keeps its timers and rendering at full rate, so its response to an action arrives when the
+  // page makes it, not at the next input (the flags browser automation runs with). A minimized
+  // window still defers its page's updates (measured: a click's effect came with the next click).
+  '--disable-background-timer-throttling',
+  '--disable-renderer-backgrounding',
+  '--disable-backgrounding-occluded-windows',
   // A sandbox's browser is stopped by killing its process group: no "restore pages?" bubble then.
   '--hide-crash-restore-bubble',
 ];
