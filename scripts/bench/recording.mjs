@@ -13,15 +13,13 @@
 //   its video's first decoded frame, through a share link, when apps/web is built; else null with
 //   the reason.
 // Context printed beside: the machine's load and cores, the settings, the encoder's restarts.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { median, replayFirstFrameMs } from './lib/replay-first-frame.mjs';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
+import { isWebBuilt, startWeb } from './lib/web-app.mjs';
 
 const args = process.argv.slice(2);
 const isJson = args.includes('--json');
@@ -67,53 +65,17 @@ const cpuMsOf = (pid) => {
   return (Number(f[11]) + Number(f[12])) * TICK_MS;
 };
 
-async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
 /** replayFirstFrame measures REPLAY's page through a share link, or says why it cannot. */
 async function replayFirstFrame(stack, claimId) {
-  if (!existsSync(join(root, 'apps/web/.next/BUILD_ID')))
-    return { value: null, reason: 'apps/web is not built (npm run build)' };
-  const lib = join(root, 'scripts/bench/lib/replay-first-frame.mjs');
-  if (!existsSync(lib)) return { value: null, reason: 'the replay page helper is missing' };
-  const { replayFirstFrameMs, median } = await import(pathToFileURL(lib).href);
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const web = spawn(
-    process.execPath,
-    [join(root, 'node_modules/next/dist/bin/next'), 'start', '-H', '127.0.0.1', '-p', String(port)],
-    {
-      cwd: join(root, 'apps/web'),
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        NEXT_TELEMETRY_DISABLED: '1',
-        CUBICLE_API_URL: stack.url,
-        CUBICLE_WEB_URL: url,
-        REDIS_URL: stack.redisUrl,
-        CUBICLE_WEB_REDIS_PREFIX: 'bench:web:',
-        CUBICLE_WEB_SESSION_SECRET: randomBytes(32).toString('base64'),
-      },
-      stdio: 'ignore',
-    },
-  );
+  if (!isWebBuilt()) return { value: null, reason: 'apps/web is not built (npm run build)' };
+  let web;
   try {
-    await stack.waitFor(
-      async () => (await fetch(`${url}/login`).catch(() => null))?.ok === true,
-      60_000,
-      'the web app',
-    );
+    web = await startWeb(stack);
     const link = await stack.call('POST', `/v1/claims/${claimId}/replay-links`, {
       ttl_seconds: 600,
     });
     if (link.status !== 201) return { value: null, reason: `replay link: ${link.status}` };
-    const replayUrl = String(link.body.replay_url).replace(/^https?:\/\/[^/]+/, url);
+    const replayUrl = String(link.body.replay_url).replace(/^https?:\/\/[^/]+/, web.url);
     const { chromium } = await import(
       pathToFileURL(join(root, 'node_modules/playwright-core/index.mjs')).href
     );
@@ -135,7 +97,7 @@ async function replayFirstFrame(stack, claimId) {
   } catch (err) {
     return { value: null, reason: `the replay page did not show a frame: ${err.message}` };
   } finally {
-    web.kill('SIGTERM');
+    await web?.stop();
   }
 }
 

@@ -5,16 +5,13 @@
 // round trip (FramebufferUpdateRequest → FramebufferUpdate) through the API's stream proxy minus
 // the same straight to the sandbox's x11vnc (pairs interleaved, so both see the same load); and
 // throughput of full-screen raw updates through the proxy. Prints one JSON line.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RfbClient, tcpTransport, wsTransport } from './lib/rfb-client.mjs';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
+import { startWeb } from './lib/web-app.mjs';
 
 const args = process.argv.slice(2);
 const isJson = args.includes('--json');
@@ -32,59 +29,6 @@ const WINDOW = [
   '-c',
   "import gi; gi.require_version('Gtk','3.0'); from gi.repository import Gtk; w=Gtk.Window(title='bench-viewer'); w.set_default_size(800,500); w.add(Gtk.Label(label='bench-viewer')); w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()",
 ];
-
-async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** startWeb runs `next start` of the built dashboard against the bench's API. */
-async function startWeb(stack) {
-  if (!existsSync(join(root, 'apps/web/.next/BUILD_ID')))
-    throw new Error('apps/web is not built: run `npm run build` first');
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    process.execPath,
-    [join(root, 'node_modules/next/dist/bin/next'), 'start', '-H', '127.0.0.1', '-p', String(port)],
-    {
-      cwd: join(root, 'apps/web'),
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        NEXT_TELEMETRY_DISABLED: '1',
-        CUBICLE_API_URL: stack.url,
-        CUBICLE_WEB_URL: url,
-        REDIS_URL: stack.redisUrl,
-        CUBICLE_WEB_REDIS_PREFIX: 'bench:web:',
-        CUBICLE_WEB_SESSION_SECRET: randomBytes(32).toString('base64'),
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let tail = '';
-  child.stderr.on('data', (d) => (tail = (tail + d).slice(-2000)));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    await once(child, 'exit');
-  };
-  await stack
-    .waitFor(
-      async () => (await fetch(`${url}/login`).catch(() => null))?.ok === true,
-      60_000,
-      'the web app',
-    )
-    .catch(async (error) => {
-      await stop();
-      throw new Error(`${error.message}: ${tail}`);
-    });
-  return { url, stop };
-}
 
 // Runs in the page: resolves with performance.now() (ms since navigation start) at the first
 // animation frame whose noVNC canvas is not all black.
