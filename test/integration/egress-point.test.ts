@@ -189,8 +189,6 @@ describe('the local egress point', () => {
     );
     expect(await connect('203.0.113.20', 7)).toBe('open');
     // Its deny list still holds.
-    const r = await runInNetns(netns, ['getent', 'ahostsv4', 'nothing.example.test']);
-    console.log('DEBUG2', JSON.stringify(r));
     const tried: [string, number, string][] = [
       [hostAddress, hostPort, 'operator:private-ranges'], // the host end of the link
       ['192.0.2.2', hostPort, 'operator:host-addresses'], // the host's own address
