@@ -71,6 +71,15 @@ export async function createBackends(
           ...kubeOptions(),
           imagePullPolicy: env.KUBE_IMAGE_PULL_POLICY,
           ephemeralStorageMb: env.KUBE_SANDBOX_EPHEMERAL_STORAGE_MB,
+          ...(env.KUBE_EGRESS_POINT_SERVICE && {
+            egressPoint: {
+              service: env.KUBE_EGRESS_POINT_SERVICE,
+              ...(env.KUBE_EGRESS_POINT_NAMESPACE && {
+                namespace: env.KUBE_EGRESS_POINT_NAMESPACE,
+              }),
+              proxyPort: env.KUBE_EGRESS_POINT_PROXY_PORT,
+            },
+          }),
         });
         break;
       case 'kubevirt':
@@ -89,6 +98,26 @@ function hollowBackend(spec: string, log: Logger) {
   const [url, adminToken] = spec.split('#') as [string, string];
   log.warn({ url }, 'HOLLOW_GUESTS: the local backend provisions hollow load-test sandboxes');
   return createHollowBackend({ url, adminToken });
+}
+
+/**
+ * egressPointSettings: the NetworkPolicy's egress point peers. A Service without a selector
+ * stops the worker: sandboxes would be pointed at a point the policy does not let them reach.
+ */
+function egressPointSettings(env: WorkerEnv) {
+  if (!env.KUBE_EGRESS_POINT_SERVICE) return {};
+  if (!env.KUBE_EGRESS_POINT_SELECTOR)
+    throw new Error('KUBE_EGRESS_POINT_SERVICE needs KUBE_EGRESS_POINT_SELECTOR (its Pods)');
+  return {
+    egressPointSelector: env.KUBE_EGRESS_POINT_SELECTOR,
+    ...(env.KUBE_EGRESS_POINT_NAMESPACE && {
+      egressPointNamespace: env.KUBE_EGRESS_POINT_NAMESPACE,
+    }),
+    egressPointPorts: {
+      dns: env.KUBE_EGRESS_POINT_DNS_PORT,
+      proxy: env.KUBE_EGRESS_POINT_PROXY_PORT,
+    },
+  };
 }
 
 /** One client (one keep-alive connection pool) serves both Kubernetes backends. */
@@ -110,6 +139,7 @@ function kubeBackendOptions(env: WorkerEnv, log: Logger): KubeBackendOptions {
         controlPlaneNamespace: env.KUBE_CONTROL_PLANE_NAMESPACE,
         egress: env.KUBE_SANDBOX_EGRESS,
         deniedEgressCidrs: env.KUBE_DENIED_EGRESS_CIDRS,
+        ...egressPointSettings(env),
       }),
     }),
     onWarning: (msg, err) =>

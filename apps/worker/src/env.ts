@@ -173,6 +173,21 @@ export const WorkerEnv = z.object({
    */
   CUBICLE_EGRESS_INJECT: z.enum(['auto', 'off']).default('auto'),
   CUBICLE_EGRESS_UPSTREAM_CA: z.string().optional(),
+  /**
+   * The Kubernetes egress point (the chart's egress Deployment, `egress-point-main.js`): with
+   * KUBE_EGRESS_POINT_SERVICE set, every sandbox Pod gets that Service's cluster IP as its only
+   * resolver and as HTTP(S)_PROXY, and the sandbox NetworkPolicy admits only the Pods of
+   * KUBE_EGRESS_POINT_SELECTOR (in KUBE_EGRESS_POINT_NAMESPACE, default the sandbox namespace)
+   * on the point's ports: the pool's egress policy is enforced there. Unset: today's fixed deny
+   * list (KUBE_SANDBOX_EGRESS). The ports are the point's own (its Service maps 53 to the DNS
+   * port); CUBICLE_EGRESS_POINT_HOST is where the point process listens.
+   */
+  KUBE_EGRESS_POINT_SERVICE: z.string().min(1).optional(),
+  KUBE_EGRESS_POINT_NAMESPACE: z.string().min(1).optional(),
+  KUBE_EGRESS_POINT_SELECTOR: z.string().min(1).optional(),
+  KUBE_EGRESS_POINT_DNS_PORT: z.coerce.number().int().min(1).max(65535).default(5353),
+  KUBE_EGRESS_POINT_PROXY_PORT: z.coerce.number().int().min(1).max(65535).default(3128),
+  CUBICLE_EGRESS_POINT_HOST: envVars.host('0.0.0.0'),
   /** First retry gap of a failed webhook delivery; gaps double up to 2 h. */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   /** How long after the event a delivery is retried before it fails for good. */

@@ -25,12 +25,14 @@ export {
 } from './kube/names.js';
 export { parseLabelSelector, type Placement, type Toleration } from './kube/placement.js';
 export {
+  egressPointPorts,
   networkPolicyOptionsOf,
   parseCidrList,
   type NetworkPolicySettings,
 } from './kube/network-policy-settings.js';
 export {
   buildSandboxNetworkPolicy,
+  NETWORK_POLICY_NAME,
   DENIED_EGRESS_V4,
   DENIED_EGRESS_V6,
   type NetworkPolicy,
@@ -41,6 +43,14 @@ export { startInformer, type Informer } from './kube/informer.js';
 export { buildGuestSecret, newGuestToken } from './kube/guest-secret.js';
 export { createKubernetesBackend, podsPath } from './kubernetes/kubernetes-backend.js';
 export { buildSandboxPod } from './kubernetes/pod-spec.js';
+export {
+  PROXY_ENV_NAMES,
+  readEgressPointAddress,
+  withEgressPoint,
+  type EgressPointAddress,
+  type EgressPointService,
+} from './kubernetes/egress-pod.js';
+export { startPodAddressBook, type PodAddressBook } from './kubernetes/egress-pod-addresses.js';
 export { createKubevirtBackend, vmisPath } from './kubevirt/kubevirt-backend.js';
 export { buildSandboxVmi } from './kubevirt/vmi-spec.js';
 export {

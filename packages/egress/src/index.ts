@@ -2,3 +2,4 @@
 export * from './policy/index.js';
 export * from './point/index.js';
 export { makeInjectionCa } from './inject/make-ca.js';
+export * from './kube/index.js';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { NetworkPolicyOptions } from './network-policy.js';
+import type { EgressPort, NetworkPolicyOptions } from './network-policy.js';
 import { parsePodSelector } from './pod-selector.js';
 
 /** The operator's text settings (worker env, rendered by the Helm chart) for the sandbox policy. */
@@ -12,6 +12,30 @@ export interface NetworkPolicySettings {
   egress?: 'internet' | 'none';
   /** KUBE_DENIED_EGRESS_CIDRS: comma-separated CIDRs denied besides the built-in ranges. */
   deniedEgressCidrs?: string;
+  /**
+   * KUBE_EGRESS_POINT_SELECTOR: the egress point's Pods (`a=b,c=d`); with it sandboxes may reach
+   * only them, on `egressPointPorts`.
+   */
+  egressPointSelector?: string;
+  /** KUBE_EGRESS_POINT_NAMESPACE: their namespace when not the sandbox namespace. */
+  egressPointNamespace?: string;
+  /** The point's DNS and proxy ports as its Pods listen (KUBE_EGRESS_POINT_*_PORT). */
+  egressPointPorts?: { dns: number; proxy: number };
+}
+
+/**
+ * egressPointPorts: DNS on UDP and TCP at the Service's 53 and the Pods' own DNS port (a CNI
+ * may judge before or after the Service's translation), the proxy on TCP.
+ */
+export function egressPointPorts(ports: { dns: number; proxy: number }): EgressPort[] {
+  const dns = [...new Set([53, ports.dns])];
+  return [
+    ...dns.flatMap((port) => [
+      { protocol: 'UDP' as const, port },
+      { protocol: 'TCP' as const, port },
+    ]),
+    { protocol: 'TCP', port: ports.proxy },
+  ];
 }
 
 /** isCidr accepts `address/bits` with bits in range for the address family. */
@@ -48,5 +72,12 @@ export function networkPolicyOptionsOf(
     }),
     egress: settings.egress ?? 'internet',
     deniedEgressCidrs: parseCidrList(settings.deniedEgressCidrs),
+    ...(settings.egressPointSelector && {
+      egressPoint: {
+        pods: parsePodSelector(settings.egressPointSelector),
+        ...(settings.egressPointNamespace && { namespace: settings.egressPointNamespace }),
+        ports: egressPointPorts(settings.egressPointPorts ?? { dns: 5353, proxy: 3128 }),
+      },
+    }),
   };
 }

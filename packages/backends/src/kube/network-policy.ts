@@ -15,8 +15,24 @@ interface EgressRule {
         namespaceSelector: Record<string, never>;
         podSelector: { matchLabels: Record<string, string> };
       }
+    | PeerSelector
   >;
-  ports?: { protocol: 'TCP' | 'UDP'; port: number }[];
+  ports?: EgressPort[];
+}
+
+/** A port a NetworkPolicy rule names. */
+export interface EgressPort {
+  protocol: 'TCP' | 'UDP';
+  port: number;
+}
+
+/** The egress point's Pods, the only peers sandboxes may reach when it runs (see egressPoint). */
+export interface EgressPointPeers {
+  pods: PodLabelSelector;
+  /** Their namespace when it is not the sandbox namespace. */
+  namespace?: string;
+  /** The point's ports as its Pods listen (policies see traffic after Service translation). */
+  ports: EgressPort[];
 }
 
 /**
@@ -87,6 +103,12 @@ export interface NetworkPolicyOptions {
   egress?: 'internet' | 'none';
   /** Further CIDRs to deny, e.g. public addresses of the control plane's own services. */
   deniedEgressCidrs?: string[];
+  /**
+   * The chart's egress point: with it sandboxes may reach only its Pods, on its ports (DNS and
+   * proxy), and every pool's own policy is enforced there; `egress: 'none'` still allows nothing.
+   * Without it, `egress` above decides (the fixed deny list).
+   */
+  egressPoint?: EgressPointPeers;
 }
 
 /**
@@ -96,7 +118,8 @@ export interface NetworkPolicyOptions {
  * traffic is denied at the receiving end. Egress is denied to every private, link-local and
  * loopback address (other sandboxes, the control plane and its data stores, the API server,
  * cloud metadata) and to `deniedEgressCidrs`; only public addresses and DNS stay reachable,
- * or nothing with `egress: 'none'`.
+ * or nothing with `egress: 'none'`. With `egressPoint` a sandbox may reach only the point's
+ * Pods on the point's ports, where its pool's policy is enforced.
  */
 export function buildSandboxNetworkPolicy(options: NetworkPolicyOptions): NetworkPolicy {
   if (matchesSandboxes(options.controlPlanePods))
@@ -129,9 +152,35 @@ export function buildSandboxNetworkPolicy(options: NetworkPolicyOptions): Networ
           ],
         },
       ],
-      egress: options.egress === 'none' ? [] : internetEgress(options.deniedEgressCidrs ?? []),
+      egress:
+        options.egress === 'none'
+          ? []
+          : options.egressPoint
+            ? pointEgress(options.egressPoint)
+            : internetEgress(options.deniedEgressCidrs ?? []),
     },
   };
+}
+
+/** pointEgress: the egress point's Pods on its ports, nothing else (not even cluster DNS). */
+function pointEgress(point: EgressPointPeers): EgressRule[] {
+  if (matchesSandboxes(point.pods))
+    throw new Error('the egress point selector would also select sandboxes');
+  return [
+    {
+      to: [
+        {
+          podSelector: structuredClone(point.pods),
+          ...(point.namespace && {
+            namespaceSelector: {
+              matchLabels: { 'kubernetes.io/metadata.name': point.namespace },
+            },
+          }),
+        },
+      ],
+      ports: point.ports.map((p) => ({ ...p })),
+    },
+  ];
 }
 
 function internetEgress(extra: string[]): EgressRule[] {

@@ -6,10 +6,23 @@ import {
   type KubeSandboxBackend,
   type SandboxObjectKind,
 } from '../kube/kube-sandbox-backend.js';
+import {
+  readEgressPointAddress,
+  withEgressPoint,
+  type EgressPointAddress,
+  type EgressPointService,
+} from './egress-pod.js';
 import { buildSandboxPod, type PodSpecOptions } from './pod-spec.js';
 import { isPodLive, podReadiness } from './pod-status.js';
 
-export type KubernetesBackendOptions = KubeBackendOptions & Omit<PodSpecOptions, 'namespace'>;
+export type KubernetesBackendOptions = KubeBackendOptions &
+  Omit<PodSpecOptions, 'namespace'> & {
+    /**
+     * The chart's egress point: every sandbox Pod gets it as resolver and HTTP(S) proxy (see
+     * withEgressPoint). Unset: Pods keep the cluster resolver and the fixed deny list.
+     */
+    egressPoint?: EgressPointService;
+  };
 
 /** podsPath is the Pod collection of a namespace. */
 export const podsPath = (namespace: string) =>
@@ -20,6 +33,8 @@ export const podsPath = (namespace: string) =>
  * ready when the Pod is Ready and the guest's /healthz answers `ok`.
  */
 export function createKubernetesBackend(options: KubernetesBackendOptions): KubeSandboxBackend {
+  // The point's cluster IP, read once from its Service before the first Pod is built.
+  let point: EgressPointAddress | null = null;
   const kind: SandboxObjectKind<V1Pod> = {
     backend: 'kubernetes',
     noun: 'Pod',
@@ -32,16 +47,36 @@ export function createKubernetesBackend(options: KubernetesBackendOptions): Kube
         client.core.deleteNamespacedPod({ name, namespace, propagationPolicy: BACKGROUND }, o),
       patch: (name, body, o) => client.core.patchNamespacedPod({ name, namespace, body }, o),
     }),
-    build: (template, namespace) =>
-      buildSandboxPod(template, {
+    build: (template, namespace) => {
+      const pod = buildSandboxPod(template, {
         namespace,
         imagePullPolicy: options.imagePullPolicy,
         shmSizeMb: options.shmSizeMb,
         ephemeralStorageMb: options.ephemeralStorageMb,
-      }),
+      });
+      if (!options.egressPoint) return pod;
+      if (!point) throw new Error('the egress point address was not read before building a Pod');
+      return withEgressPoint(pod, point);
+    },
     secretExtras: () => ({}),
     readiness: podReadiness,
     isLive: isPodLive,
   };
-  return createKubeSandboxBackend(kind, options);
+  const backend = createKubeSandboxBackend(kind, options);
+  const egressPoint = options.egressPoint;
+  if (!egressPoint) return backend;
+  return {
+    ...backend,
+    // A missing Service fails this provisioning (and is read again by the next), rather than
+    // starting a Pod with no resolver.
+    async provision(input) {
+      point ??= await readEgressPointAddress(
+        options.client,
+        options.namespace,
+        egressPoint,
+        input.signal,
+      );
+      return backend.provision(input);
+    },
+  };
 }

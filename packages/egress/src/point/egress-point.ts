@@ -66,7 +66,7 @@ export interface SandboxNetwork {
   egressCa?: string;
 }
 
-const cidrMatcher = (cidrs: string[]) => {
+export const cidrMatcher = (cidrs: string[]) => {
   const ranges = cidrs.map((cidr) => {
     const [address, length] = cidr.split('/');
     const base = parseIpv4(address ?? '');
@@ -80,7 +80,7 @@ const cidrMatcher = (cidrs: string[]) => {
 };
 
 /** The host's own addresses: closed to every sandbox like the control plane's (policy floor). */
-const ownAddresses = () =>
+export const ownAddresses = () =>
   Object.values(networkInterfaces())
     .flat()
     .filter((a) => a !== undefined && !a.internal)

@@ -1,0 +1,343 @@
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import {
+  createServer as createHttpServer,
+  request,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
+import { createServer, isIPv4, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { EffectiveEgressPolicy } from '@cubicle/contract/api';
+import { effectivePolicy, withHostAddresses } from '../policy/index.js';
+import type { EgressDenialSink } from '../policy/source.js';
+import { DenialBatcher } from '../point/denial-batcher.js';
+import { buildAnswer, DNS_RCODE, parseQuery } from '../point/dns-wire.js';
+import { cidrMatcher, ownAddresses } from '../point/egress-point.js';
+import { readFirstBytes, serveDnsTcp } from '../point/sandbox-attachment.js';
+import { forbidden, SandboxGate, type AttachmentContext } from '../point/sandbox-gate.js';
+import { UpstreamResolver } from '../point/upstream-resolver.js';
+import { SandboxGates } from './sandbox-gates.js';
+import type { EgressPolicySource } from '../policy/source.js';
+
+export interface PodEgressPointOptions {
+  /** Where the point listens (0.0.0.0 in its Pod). */
+  host?: string;
+  /** The resolver's port, UDP and TCP (the chart's Service maps 53 to it). 0 picks one. */
+  dnsPort?: number;
+  /** The HTTP proxy's port (CONNECT and absolute-form HTTP). 0 picks one. */
+  proxyPort?: number;
+  /** Policies from the control plane's database (egressPolicySource). */
+  policies: EgressPolicySource;
+  /** Denials (and allowed counts) to the control plane (egressDenialSink). */
+  sink: EgressDenialSink;
+  /** The sandbox whose Pod has address `ip` now (the backend's Pod informer); null: none. */
+  sandboxOf(ip: string): string | null;
+  /** Resolvers the point asks (default: its Pod's). */
+  upstreamDns?: string[];
+  /** IPv4 CIDRs upstream connections may go to at all (tests: the fake internet's). */
+  upstreamGuard?: string[];
+  /** Addresses closed to every sandbox besides the point's own (the control plane's). */
+  hostAddresses?: string[];
+  reportEveryMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+/** How long the point waits for a tunnel's first bytes (SNI) before judging by address. */
+const TUNNEL_FIRST_BYTES_MS = 10_000;
+/** Proxy request headers that concern the hop to the proxy, never the origin. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+]);
+
+const NONE: EffectiveEgressPolicy = effectivePolicy('none', { allow: [] }, null, null);
+
+/**
+ * PodEgressPoint is the egress point of Kubernetes sandboxes, run by the chart as its own
+ * Deployment behind a Service. A sandbox Pod may reach nothing else (the sandbox NetworkPolicy)
+ * and is given the point as its resolver (dnsPolicy None) and as HTTP(S)_PROXY. The point names
+ * the sandbox by the Pod IP a query or connection comes from, and applies the same SandboxGate
+ * as the local point: names decided and answers filtered (rebinding), CONNECT judged by its host
+ * and then by the tunnel's SNI (the name must be at the address), plain HTTP by the request's
+ * host, every refusal reported. A source that is no sandbox's Pod gets nothing.
+ * Credentials are not injected here (the Pod does not trust the installation CA yet).
+ */
+export class PodEgressPoint {
+  private readonly batcher: DenialBatcher;
+  private readonly resolver: UpstreamResolver;
+  private readonly gates: SandboxGates;
+  private udp: UdpSocket | null = null;
+  private dnsTcp: Server | null = null;
+  private proxy: HttpServer | null = null;
+  private unsubscribe: (() => Promise<void>) | null = null;
+
+  private constructor(private readonly options: PodEgressPointOptions) {
+    this.batcher = new DenialBatcher(
+      (batch) =>
+        options.sink.report(
+          batch.map(({ desktopId, ...rest }) => ({ ...rest, sandboxId: desktopId })),
+        ),
+      {
+        flushMs: options.reportEveryMs ?? 100,
+        ...(options.onError ? { onError: options.onError } : {}),
+      },
+    );
+    this.resolver = new UpstreamResolver(options.upstreamDns ?? []);
+    const guard = options.upstreamGuard ? cidrMatcher(options.upstreamGuard) : () => true;
+    const hostAddresses = [...ownAddresses(), ...(options.hostAddresses ?? [])];
+    const ctx: AttachmentContext = {
+      resolver: this.resolver,
+      injector: null,
+      report: (denial, id) => this.batcher.add({ ...denial, desktopId: id, at: new Date() }),
+      isUpstreamAllowed: guard,
+    };
+    this.gates = new SandboxGates(
+      options.policies,
+      (id, policy) => new SandboxGate(id, withHostAddresses(policy, hostAddresses), ctx),
+      (policy) => withHostAddresses(policy ?? NONE, hostAddresses),
+      (err, sandboxId) =>
+        options.onError?.(
+          err instanceof Error ? new Error(`egress policy of ${sandboxId}: ${err.message}`) : err,
+        ),
+    );
+  }
+
+  /** start listens on the resolver and proxy ports and follows policy changes. */
+  static async start(options: PodEgressPointOptions): Promise<PodEgressPoint> {
+    const point = new PodEgressPoint(options);
+    try {
+      await point.listen();
+      point.unsubscribe = await options.policies.subscribe(
+        (change) => void point.gates.changed(change),
+      );
+    } catch (err) {
+      await point.close();
+      throw err;
+    }
+    return point;
+  }
+
+  /** The ports bound (when 0 was asked for). */
+  get ports(): { dns: number; proxy: number } {
+    return {
+      dns: (this.dnsTcp?.address() as AddressInfo | null)?.port ?? 0,
+      proxy: (this.proxy?.address() as AddressInfo | null)?.port ?? 0,
+    };
+  }
+
+  /** flushReports sends pending denials now (tests, shutdown). */
+  flushReports(): Promise<void> {
+    return this.batcher.flush();
+  }
+
+  private sandboxOf(address: string | undefined): string | null {
+    return address ? this.options.sandboxOf(address.replace(/^::ffff:/, '')) : null;
+  }
+
+  private async listen(): Promise<void> {
+    const host = this.options.host ?? '0.0.0.0';
+    const udp = (this.udp = createSocket('udp4'));
+    udp.on('message', (message, peer) => {
+      void this.answer(message, peer.address).then((reply) => {
+        if (reply) udp.send(reply, peer.port, peer.address);
+      });
+    });
+    udp.on('error', (err) => this.options.onError?.(err));
+    const dnsTcp = (this.dnsTcp = createServer((socket) => {
+      const address = socket.remoteAddress;
+      serveDnsTcp(socket, { answer: (message) => this.answer(message, address) });
+    }));
+    const proxy = (this.proxy = createHttpServer({ requestTimeout: 0, headersTimeout: 30_000 }));
+    proxy.on(
+      'connect',
+      (req: IncomingMessage, socket: Socket, head: Buffer) =>
+        void this.tunnel(req, socket, head).catch(() => socket.destroy()),
+    );
+    proxy.on(
+      'request',
+      (req: IncomingMessage, res: ServerResponse) =>
+        void this.forward(req, res).catch(() => res.destroy()),
+    );
+    proxy.on('clientError', (_err, socket) => socket.destroy());
+    await listenOn(
+      (ready) => dnsTcp.listen({ port: this.options.dnsPort ?? 5353, host }, ready),
+      dnsTcp,
+    );
+    const dnsPort = (dnsTcp.address() as AddressInfo).port;
+    await new Promise<void>((resolve, reject) => {
+      udp.once('error', reject);
+      udp.bind(dnsPort, host, () => {
+        udp.off('error', reject);
+        resolve();
+      });
+    });
+    await listenOn(
+      (ready) => proxy.listen({ port: this.options.proxyPort ?? 3128, host, backlog: 1024 }, ready),
+      proxy,
+    );
+  }
+
+  /** answer serves one DNS query of the sandbox at `address` (REFUSED for any other source). */
+  private async answer(message: Buffer, address: string | undefined): Promise<Buffer | null> {
+    const sandboxId = this.sandboxOf(address);
+    if (!sandboxId) {
+      const q = parseQuery(message);
+      return q ? buildAnswer(q, DNS_RCODE.REFUSED) : null;
+    }
+    return (await this.gates.gateFor(sandboxId)).answer(message);
+  }
+
+  /**
+   * tunnel serves CONNECT host:port: the host is decided and resolved under the sandbox's policy
+   * (a refusal is a 403 naming the rule), then the tunnel's first bytes are judged like any
+   * connection — by the SNI when there is one (which must be at the address), else as the CONNECT
+   * host — and spliced.
+   */
+  private async tunnel(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    socket.on('error', () => undefined);
+    const sandboxId = this.sandboxOf(socket.remoteAddress);
+    if (!sandboxId) return void socket.end(forbidden('egress:unknown-source'));
+    const target = /^([^:/\s]+):(\d{1,5})$/.exec(req.url ?? '');
+    const port = Number(target?.[2]);
+    if (!target || port < 1 || port > 65535) return void socket.end(badRequest());
+    const gate = await this.gates.gateFor(sandboxId);
+    const resolved = await this.resolve(gate, target[1]!.toLowerCase());
+    if (resolved.kind === 'refused') return void socket.end(forbidden(resolved.rule));
+    if (resolved.kind === 'unresolved') return void socket.end(badGateway());
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    readFirstBytes(
+      socket,
+      TUNNEL_FIRST_BYTES_MS,
+      (first, peeked) => {
+        // No name in the tunnel's bytes: the CONNECT host is the name stated.
+        const named =
+          (peeked.kind === 'tls' || peeked.kind === 'http') && peeked.name === null && resolved.name
+            ? { kind: peeked.kind, name: resolved.name }
+            : peeked;
+        void gate.judge(socket, resolved.ip, port, first, named);
+      },
+      head,
+    );
+  }
+
+  /** forward serves an absolute-form HTTP request (http:// only), judged per request. */
+  private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const sandboxId = this.sandboxOf(req.socket.remoteAddress);
+    if (!sandboxId) return refuse(res, 'egress:unknown-source');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '');
+    } catch {
+      return void res.writeHead(400, TEXT).end(BAD_REQUEST);
+    }
+    if (url.protocol !== 'http:' || url.username || url.password)
+      return void res.writeHead(400, TEXT).end(BAD_REQUEST);
+    const gate = await this.gates.gateFor(sandboxId);
+    const host = url.hostname.toLowerCase();
+    const port = Number(url.port || 80);
+    const resolved = await this.resolve(gate, host);
+    if (resolved.kind === 'refused') return refuse(res, resolved.rule);
+    if (resolved.kind === 'unresolved') return void res.writeHead(502, TEXT).end(UNRESOLVED);
+    const { attempt, decision } = await gate.decide(resolved.ip, port, resolved.name);
+    if (!decision.allowed) {
+      gate.deny('tcp', attempt.name ?? null, resolved.ip, port, decision);
+      return refuse(res, decision.rule);
+    }
+    gate.allowed(attempt, decision);
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    const upstream = request(
+      {
+        host: resolved.ip,
+        port,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers: { ...headers, host: url.host },
+        agent: false,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end('Cubicle egress: the destination could not be reached\n');
+    });
+    req.pipe(upstream);
+  }
+
+  /**
+   * resolve turns a proxy request's host into an address under the gate's policy: a name is
+   * looked up (decided, filtered, remembered; refusals reported by the gate), an IPv4 literal
+   * taken as is (judged by address when connecting).
+   */
+  private async resolve(
+    gate: SandboxGate,
+    host: string,
+  ): Promise<
+    | { kind: 'address'; ip: string; name: string | null }
+    | { kind: 'refused'; rule: string }
+    | { kind: 'unresolved' }
+  > {
+    if (isIPv4(host)) return { kind: 'address', ip: host, name: null };
+    let found;
+    try {
+      found = await gate.lookup(host);
+    } catch {
+      return { kind: 'unresolved' };
+    }
+    if (found.kind === 'denied') return { kind: 'refused', rule: found.decision.rule };
+    if (found.kind !== 'addresses') return { kind: 'unresolved' };
+    return { kind: 'address', ip: found.addresses[0]!, name: host };
+  }
+
+  /** close stops listening, cuts open connections and sends the last denials. */
+  async close(): Promise<void> {
+    await this.unsubscribe?.();
+    this.udp?.close();
+    this.proxy?.closeAllConnections();
+    await Promise.all(
+      [this.dnsTcp, this.proxy].map(
+        (server) =>
+          new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())),
+      ),
+    );
+    this.gates.close();
+    this.resolver.close();
+    await this.batcher.flush();
+  }
+}
+
+const TEXT = { 'content-type': 'text/plain', connection: 'close' };
+const BAD_REQUEST = 'Cubicle egress: not a request it can proxy\n';
+const UNRESOLVED = 'Cubicle egress: the name could not be resolved\n';
+const plain = (status: string, body: string) =>
+  `HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\nconnection: close\r\n` +
+  `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const badRequest = () => plain('400 Bad Request', BAD_REQUEST);
+const badGateway = () => plain('502 Bad Gateway', UNRESOLVED);
+
+/** refuse answers a proxied request with a 403 naming the rule (as the local point does). */
+function refuse(res: ServerResponse, rule: string): void {
+  res
+    .writeHead(403, { ...TEXT, 'x-cubicle-egress-rule': encodeURIComponent(rule) })
+    .end(`Blocked by Cubicle's egress policy (${rule}).\n`);
+}
+
+function listenOn(start: (ready: () => void) => void, server: Server | HttpServer): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    start(() => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
