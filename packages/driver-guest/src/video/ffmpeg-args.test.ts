@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { captureStartOf, ffmpegArgs, parsePlaylist } from './ffmpeg-args.js';
 
 describe('the encoder command line and its outputs', () => {
-  it('keyframes start every segment and one thread encodes', () => {
+  it('keyframes start every segment, frames keep ms capture times and one thread encodes', () => {
     const args = ffmpegArgs(':3', '/tmp/v/run-0', { fps: 5, quality: 'low', segment_seconds: 2 });
     const after = (flag: string) => args[args.indexOf(flag) + 1];
     expect(after('-force_key_frames')).toBe('expr:gte(t,n_forced*2)');
     expect(after('-fps_mode')).toBe('passthrough');
+    // Capture times kept to the ms, not rounded onto the 1/fps grid.
+    expect(after('-enc_time_base')).toBe('1/1000');
     expect(after('-crf')).toBe('34');
     expect(after('-threads')).toBe('1');
     expect(after('-i')).toBe(':3');

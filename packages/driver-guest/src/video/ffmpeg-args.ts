@@ -40,6 +40,12 @@ export function ffmpegArgs(display: string, runDir: string, start: VideoStartReq
     // encoder captures late) the video drifted behind the clock the timeline uses.
     '-fps_mode',
     'passthrough',
+    // ...to the millisecond: the encoder's time base defaulted to 1/fps, which rounded every
+    // capture time onto the frame grid (up to half an interval off: 100 ms at 5 fps, 500 ms at
+    // 1) and stamped frames grabbed in a burst after a stall with one instant. A frame then said
+    // it was taken after a step when it was taken before it (e2e recording-apps).
+    '-enc_time_base',
+    '1/1000',
     '-c:v',
     'libx264',
     '-preset',

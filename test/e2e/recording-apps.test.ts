@@ -1,0 +1,366 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are read loosely here; the API validates them against the contract. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClaimTimeline, Recording } from '@cubicle/contract/api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, waitFor, type Stack } from './support/stack.js';
+import {
+  decodeErrors,
+  frameTimes,
+  framesByIndex,
+  grayImage,
+  probe,
+} from './support/video-frames.js';
+
+const HOME = '/home/sandbox';
+// A local sandbox has its own network namespace with only its own loopback: the test's page
+// server runs there, started through the claim's shell.
+const PORT = 18_767;
+const PAGE_TITLE = 'Recorded script';
+const HEADLINE = 'Quarterly numbers typed by the agent';
+const MINUTES =
+  'Minutes of the recorded session: the browser form was filled and painted, then this paragraph was typed into Writer by its element token, while the desktop was recorded for replay.';
+
+// Big effects on purpose: 40 px text typed into the field, then the whole page painted blue.
+const PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>${PAGE_TITLE}</title><style>
+body { margin: 0; background: #f2f2f2; color: #111; font: 28px sans-serif; }
+main { padding: 24px; }
+input { font: 40px sans-serif; width: 1000px; }
+button { font: 40px sans-serif; padding: 12px 32px; margin-top: 24px; }
+body.painted { background: #1f5fd0; color: #fff; }
+</style></head><body><main>
+<label>Headline <input id="headline" aria-label="Headline"></label>
+<div><button onclick="document.body.className='painted';document.getElementById('state').textContent='Painted';document.title='Painted'">Paint</button></div>
+<p id="state" role="status">Not painted</p>
+</main></body></html>`;
+
+/** Frames and screenshots are compared at half size, as grey bytes. */
+const W = 640;
+const H = 400;
+/** A pixel took part in a step's effect when its grey level moved at least this much. */
+const CHANGED = 40;
+
+interface Step {
+  name: string;
+  /** The operation's `action` as the timeline shows it. */
+  action: string;
+  /** The ActionResult's effect. */
+  effect: string;
+  /** Wall-clock ms just before the step was sent. */
+  sentAt: number;
+  /** Wall-clock ms when a screenshot showing the step's effect had been taken. */
+  shownAt: number;
+  before: Buffer;
+  after: Buffer;
+}
+
+/** changedPixels are the indices where a step's before and after screenshots differ plainly. */
+function changedPixels(before: Buffer, after: Buffer): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < before.length; i++)
+    if (Math.abs(after[i]! - before[i]!) >= CHANGED) out.push(i);
+  return out;
+}
+
+/**
+ * afterLikeness is the share of a step's changed pixels at which `frame` is nearer the after
+ * screenshot than the before one: ~1 when the frame shows the effect, ~0 when it does not. Only
+ * the changed pixels count, so a small effect (a line of text) is not drowned by the rest of the
+ * screen, and the encoder's loss, the drawn pointer or a blinking caret move it a little at most.
+ */
+function afterLikeness(frame: Buffer, step: Step, changed: number[]): number {
+  let nearer = 0;
+  for (const i of changed)
+    if (Math.abs(frame[i]! - step.after[i]!) < Math.abs(frame[i]! - step.before[i]!)) nearer++;
+  return nearer / changed.length;
+}
+
+/**
+ * A claim records while a known script drives Chromium (a page from the sandbox's own loopback
+ * server: text typed into a field, a button that paints the page) and LibreOffice Writer (a
+ * paragraph typed by its token). The stored video decodes, its length is the recorded span and
+ * its frames about fps × length; at each step's place on the timeline the video shows that step's
+ * effect, and just before the step was sent it does not. (Encoder and worker kill -9, another
+ * tenant's 404 and retention are recording.test.ts's, on a GTK app.)
+ */
+describe('recording a scripted browser and LibreOffice session', () => {
+  let s: Stack;
+  const dir = mkdtempSync(join(tmpdir(), 'cubicle-recording-apps-e2e-'));
+  const call = (method: string, url: string, payload?: unknown) =>
+    s.api.inject({
+      method: method as 'GET',
+      url,
+      headers: s.auth,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+  const ok = async (method: string, url: string, payload?: unknown) => {
+    const res = await call(method, url, payload);
+    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+    return res.json();
+  };
+
+  beforeAll(async () => {
+    s = await startStack();
+    const pool = await call('PUT', '/v1/pools/apps', {
+      image: 'local',
+      autoscaling: { min: 0, initial: 1, max: 1 },
+      recording: { video: true, fps: 5, quality: 'medium' },
+    });
+    expect(pool.statusCode, pool.body).toBe(201);
+  });
+  afterAll(async () => {
+    await s?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('at each step of the script the video shows its effect; the video decodes and spans the recording', async () => {
+    await waitFor(
+      async () => (await call('GET', '/v1/pools/apps')).json().counts.warm >= 1,
+      120_000,
+      250,
+    );
+    const claimId = (await ok('POST', '/v1/pools/apps/claims', { ttl_seconds: 900 })).id as string;
+    const recording = async () =>
+      Recording.parse(await ok('GET', `/v1/claims/${claimId}/recording`));
+    const screen = async (name: string) => {
+      const res = await call('GET', `/v1/claims/${claimId}/screenshot`);
+      expect(res.statusCode).toBe(200);
+      const file = join(dir, `${name}.png`);
+      writeFileSync(file, res.rawPayload);
+      return grayImage(file, W, H);
+    };
+    const observe = async (windowId: number, extra: object = {}) =>
+      (
+        await ok('POST', `/v1/claims/${claimId}/observe`, {
+          window_id: windowId,
+          include_screenshot: false,
+          ...extra,
+        })
+      ).elements as { element_token: string; role: string; name?: string }[];
+    /**
+     * tokensOf waits until one observe of the window has every element asked for (apps fill their
+     * trees late) and answers their tokens: a newer observe makes older tokens stale.
+     */
+    const tokensOf = async (
+      windowId: number,
+      matches: ((r: { role: string; name?: string }) => boolean)[],
+      extra: object = {},
+    ) => {
+      let found: ({ element_token: string } | undefined)[] = [];
+      await waitFor(
+        async () => {
+          const rows = await observe(windowId, extra);
+          found = matches.map((m) => rows.find(m));
+          return found.every((r) => r !== undefined);
+        },
+        60_000,
+        500,
+      );
+      return found.map((r) => r!.element_token);
+    };
+    const steps: Step[] = [];
+    /**
+     * step runs one scripted call between two screenshots: the before one, and the first after it
+     * whose changed pixels show an effect (an app may paint a moment after it answers).
+     */
+    const step = async (name: string, action: string, run: () => Promise<any>) => {
+      const before = await screen(`${name}-before`);
+      const sentAt = Date.now();
+      const result = await run();
+      expect(result.effect, `${name}: ${JSON.stringify(result)}`).not.toBe('refused');
+      let after = before;
+      await waitFor(
+        async () => {
+          after = await screen(`${name}-after`);
+          return changedPixels(before, after).length >= 200;
+        },
+        10_000,
+        200,
+      );
+      steps.push({
+        name,
+        action,
+        effect: result.effect,
+        sentAt,
+        shownAt: Date.now(),
+        before,
+        after,
+      });
+      return result;
+    };
+
+    // The page server, in the sandbox.
+    await ok('POST', `/v1/claims/${claimId}/files/write`, {
+      path: `${HOME}/site/index.html`,
+      content: PAGE,
+      create_parents: true,
+    });
+    await ok('POST', `/v1/claims/${claimId}/shell`, {
+      command: `setsid python3 -m http.server ${PORT} --bind 127.0.0.1 --directory ${HOME}/site >/tmp/site.out 2>&1 </dev/null &`,
+    });
+    await waitFor(
+      async () =>
+        (
+          await ok('POST', `/v1/claims/${claimId}/shell`, {
+            command: `python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:${PORT}/')"`,
+          })
+        ).exit_code === 0,
+      20_000,
+      200,
+    );
+
+    // Chromium: type the headline, then paint the page.
+    const browser = await ok('POST', `/v1/claims/${claimId}/windows/launch`, {
+      app: 'browser',
+      url: `http://127.0.0.1:${PORT}/`,
+      wait_for_window_ms: 60_000,
+    });
+    expect(browser.window_wait).toBe('found');
+    const browserWindow = browser.window.window_id as number;
+    const [headline, paint] = await tokensOf(browserWindow, [
+      (r) => r.role === 'entry' && r.name === 'Headline',
+      (r) => r.role === 'push_button' && r.name === 'Paint',
+    ]);
+    // Whether every character arrived is the driver's web typing (desktop-browser.test.ts); here
+    // the typing is a step with a visible effect, whatever its read-back says.
+    await step('browser-type', 'set_value', () =>
+      ok('POST', `/v1/claims/${claimId}/act`, {
+        window_id: browserWindow,
+        element_token: headline,
+        action: 'set_value',
+        value: HEADLINE,
+      }),
+    );
+    await step('browser-paint', 'click', () =>
+      ok('POST', `/v1/claims/${claimId}/act`, {
+        window_id: browserWindow,
+        element_token: paint,
+        action: 'click',
+      }),
+    );
+
+    // LibreOffice Writer: a paragraph typed by its token.
+    const writer = await ok('POST', `/v1/claims/${claimId}/windows/launch`, {
+      app: 'office.writer',
+      wait_for_window_ms: 120_000,
+    });
+    expect(writer.window_wait).toBe('found');
+    const writerWindow = writer.window.window_id as number;
+    const [paragraph] = await tokensOf(writerWindow, [(r) => r.role === 'paragraph'], {
+      roles: ['paragraph'],
+    });
+    const minutes = await step('writer-type', 'type_text', () =>
+      ok('POST', `/v1/claims/${claimId}/act`, {
+        window_id: writerWindow,
+        element_token: paragraph,
+        action: 'type_text',
+        text: MINUTES,
+      }),
+    );
+    expect(minutes.effect, JSON.stringify(minutes)).toBe('confirmed');
+
+    // The video covers the last step before the claim ends.
+    const lastAt = Date.now();
+    await waitFor(
+      async () => {
+        const r = await recording();
+        return r.started_at !== null && Date.parse(r.started_at) + r.duration_ms > lastAt + 1000;
+      },
+      30_000,
+      250,
+    );
+    await ok('DELETE', `/v1/claims/${claimId}`);
+    await waitFor(async () => (await recording()).state === 'finished', 60_000, 250);
+    const done = await recording();
+    const origin = Date.parse(done.started_at!);
+
+    const media = await call('GET', `/v1/claims/${claimId}/recording/media`);
+    expect(media.statusCode).toBe(200);
+    const file = join(dir, 'apps.mp4');
+    writeFileSync(file, media.rawPayload);
+    expect(media.rawPayload.length).toBe(done.size_bytes);
+    expect(decodeErrors(file)).toBe('');
+    const { duration, frames } = probe(file);
+    const span = (Date.parse(done.ended_at!) - origin) / 1000;
+    expect(Math.abs(duration - span)).toBeLessThanOrEqual(1);
+    // Frames keep their capture times: a starved encoder (nice 10, beside Chromium and
+    // LibreOffice on a loaded machine) stores fewer frames than fps × duration, never more.
+    expect(frames).toBeGreaterThanOrEqual(Math.floor(done.fps * duration * 0.5));
+    expect(frames).toBeLessThanOrEqual(Math.ceil(done.fps * duration * 1.05));
+
+    // Each step's place on the timeline, in the video.
+    const timeline = ClaimTimeline.parse(
+      await ok('GET', `/v1/claims/${claimId}/recording/timeline?limit=1000`),
+    );
+    expect(timeline.origin).toBe(done.started_at);
+    const actions = timeline.data.filter((e) => e.kind === 'action');
+    expect(actions.map((a) => a.action)).toEqual(steps.map((x) => x.action));
+    expect(timeline.data.filter((e) => e.kind === 'window').length).toBe(2);
+
+    // On the video's axis: when the test sent each step, the step's place on the timeline, and
+    // when a screenshot had shown its effect.
+    const times = frameTimes(file);
+    expect(times.length).toBe(frames);
+    const frameSeconds = 1 / done.fps;
+    const places = steps.map((x, i) => ({
+      sent: (x.sentAt - origin) / 1000,
+      at: actions[i]!.offset_ms / 1000,
+      shown: (x.shownAt - origin) / 1000,
+    }));
+    // The frames from a little before each step was sent to one frame past its shown effect.
+    const windows = places.map((p) =>
+      times.flatMap((t, n) =>
+        t >= p.sent - 2 * frameSeconds && t <= p.shown + 2 * frameSeconds ? [n] : [],
+      ),
+    );
+    const decoded = framesByIndex(file, windows.flat(), W, H);
+    let next = 0;
+    const figures = steps.map((x, i) => {
+      const p = places[i]!;
+      const changed = changedPixels(x.before, x.after);
+      const seen = windows[i]!.map((n) => ({
+        t: times[n]!,
+        like: Number(afterLikeness(decoded[next++]!, x, changed).toFixed(3)),
+      }));
+      return {
+        step: x.name,
+        effect: x.effect,
+        ...p,
+        changed_px: changed.length,
+        /** The last frame captured before the step was sent. */
+        before: seen.findLast((f) => f.t < p.sent) ?? null,
+        /** The first frame captured at or after the step's place. */
+        at_place: seen.find((f) => f.t >= p.at) ?? null,
+        /** The first frame at or after the step's place that shows its effect. */
+        shows_effect: seen.find((f) => f.t >= p.at && f.like >= 0.8) ?? null,
+        seen,
+      };
+    });
+    console.info(
+      'recording-apps figures',
+      JSON.stringify({
+        duration,
+        span,
+        frames,
+        fps: done.fps,
+        segments: done.segment_count,
+        steps: figures.map(({ seen: _, ...f }) => f),
+      }),
+    );
+    for (const f of figures) {
+      const why = JSON.stringify(f);
+      // The timeline's clock is the test's: the step sits between its sending and its effect.
+      expect(f.sent, why).toBeLessThanOrEqual(f.at);
+      expect(f.at, why).toBeLessThanOrEqual(f.shown);
+      // Before the step was sent the video shows the screen as it was...
+      expect(f.before?.like, why).toBeLessThanOrEqual(0.2);
+      // ...and from the step's place on it shows the effect as soon as the app painted it: at
+      // the latest in the first frame captured after a screenshot had shown it (a web page
+      // paints a click's effect after its accessibility events, which confirm the step).
+      expect(f.shows_effect, why).not.toBeNull();
+      expect(f.shows_effect!.t, why).toBeLessThanOrEqual(f.shown + frameSeconds);
+    }
+  });
+});

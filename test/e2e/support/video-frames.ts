@@ -1,0 +1,116 @@
+// Reading a downloaded recording with Debian's FFmpeg: what the recording e2e tests compare a
+// claim's video against (its length, its frames, the pixels at a step's instant).
+import { execFileSync } from 'node:child_process';
+
+/** probe is ffprobe's view of a file: duration (s) and decoded frame count. */
+export function probe(file: string): { duration: number; frames: number } {
+  const out = JSON.parse(
+    execFileSync(
+      'ffprobe',
+      [
+        '-v',
+        'error',
+        '-count_frames',
+        '-show_entries',
+        'format=duration:stream=nb_read_frames',
+        '-of',
+        'json',
+        file,
+      ],
+      { encoding: 'utf8' },
+    ),
+  ) as { format: { duration: string }; streams: { nb_read_frames: string }[] };
+  return { duration: Number(out.format.duration), frames: Number(out.streams[0]!.nb_read_frames) };
+}
+
+/** decodeErrors decodes every frame and answers FFmpeg's complaints (empty when all play). */
+export function decodeErrors(file: string): string {
+  return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** grayImage is an image, or a video frame at `at` seconds, scaled to width×height grey bytes. */
+export function grayImage(file: string, width: number, height: number, at?: number): Buffer {
+  return execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    ...(at === undefined ? [] : ['-ss', at.toFixed(3)]),
+    '-i',
+    file,
+    '-frames:v',
+    '1',
+    '-vf',
+    `scale=${width}:${height}`,
+    '-f',
+    'rawvideo',
+    '-pix_fmt',
+    'gray',
+    '-',
+  ]);
+}
+
+/**
+ * frameTimes lists the presentation time (s) of every frame, in order. The recordings are H.264
+ * without B-frames, so packet order is frame order and no frame needs decoding to be placed.
+ */
+export function frameTimes(file: string): number[] {
+  return execFileSync(
+    'ffprobe',
+    [
+      '-v',
+      'error',
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'packet=pts_time',
+      '-of',
+      'csv=p=0',
+      file,
+    ],
+    { encoding: 'utf8' },
+  )
+    .trim()
+    .split('\n')
+    .map(Number);
+}
+
+/**
+ * framesByIndex decodes the frames with these indices (in frameTimes' order) as width×height grey
+ * bytes each, in one pass; the answer follows the indices' order.
+ */
+export function framesByIndex(
+  file: string,
+  indices: number[],
+  width: number,
+  height: number,
+): Buffer[] {
+  const wanted = [...new Set(indices)].sort((a, b) => a - b);
+  const raw = execFileSync(
+    'ffmpeg',
+    [
+      '-v',
+      'error',
+      '-i',
+      file,
+      '-vf',
+      `select='${wanted.map((n) => `eq(n\\,${n})`).join('+')}',scale=${width}:${height}`,
+      '-fps_mode',
+      'passthrough',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'gray',
+      '-',
+    ],
+    { maxBuffer: 1 << 30 },
+  );
+  const size = width * height;
+  if (raw.length !== wanted.length * size)
+    throw new Error(`decoded ${raw.length / size} frames of ${wanted.length} asked`);
+  return indices.map((n) => {
+    const at = wanted.indexOf(n) * size;
+    return raw.subarray(at, at + size);
+  });
+}
