@@ -44,6 +44,8 @@ export interface E2eBackend {
   holds(sandboxId: string): Promise<boolean>;
   /** Kubernetes backends: the sandbox object's `cubicle.dev/state` label (undefined when gone). */
   stateLabel?(sandboxId: string): Promise<string | undefined>;
+  /** Kubernetes backends: the test cluster (raw requests, e.g. the chart's objects). */
+  cluster?: KubeCluster;
   close(): Promise<void>;
 }
 
@@ -133,6 +135,7 @@ export async function startE2eBackend(
         KUBE_NAMESPACE: namespace,
       },
       pool: { image: 'registry.example/cubicle/desktop:e2e', backend: kind },
+      cluster,
       liveSandboxIds: async () =>
         new Set(
           started
