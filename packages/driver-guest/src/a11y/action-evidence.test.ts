@@ -3,7 +3,14 @@
 // that depend on event timing, which a live page shows only now and then.
 import { describe, expect, it } from 'vitest';
 import type { AppMirror, MirrorEvent } from './app-mirror.js';
-import { sortEvents, type DeliveryWindow, type EvidenceScope } from './action-evidence.js';
+import {
+  noteDelivery,
+  noteUnconfirmed,
+  sortEvents,
+  type DeliveryWindow,
+  type EvidenceScope,
+} from './action-evidence.js';
+import { noteIdlePoke } from './flush-page.js';
 import { APP_ROOT, type NodeData } from './read-node.js';
 
 const FRAME = '/f';
@@ -107,5 +114,36 @@ describe('sortEvents', () => {
     const sorted = sortEvents(m, win, scope, true);
     expect(sorted.evidence).toHaveLength(1);
     expect(sorted.evidence[0]).toMatchObject({ event: 'object:property-change:accessible-name' });
+  });
+
+  // A page that renders no frames hands its changes over only when asked (flush-page.ts). Its
+  // clock then changes only right after inputs: inside earlier actions' windows, which excuse
+  // the changes they hold. What a poke made after such an action began released is not excused.
+  it("a change released by an observe's poke inside an earlier window is busy", () => {
+    const m = mirrorWith([tick('/clock', 750, true), tick('/x', 800, true), tick('/y', 810, true)]);
+    m.recentEvents.push({ ...tick('/clock', 1_002, true), seq: 4, frame: FRAME });
+    noteDelivery(m, { since: 600, from: 0, replied: 605 }); // window 600-805
+    expect(sortEvents(m, window, scope).evidence).toHaveLength(1); // the old rule: excused
+    noteIdlePoke(m, 740);
+    const sorted = sortEvents(m, window, scope);
+    expect(sorted.evidence).toEqual([]);
+    expect(sorted.observations).toHaveLength(1);
+  });
+
+  it('a change to an element tied to an earlier target that showed nothing is not this response', () => {
+    const m = mirrorWith([
+      tick('/a', 700, true),
+      tick('/b', 710, true),
+      tick('/c', 720, true),
+      tick('/status', 1_130, true),
+    ]);
+    const win: DeliveryWindow = { since: 1_000, from: 3, replied: 1_005 };
+    expect(sortEvents(m, win, scope).evidence).toHaveLength(1);
+    // "Refresh" (aria-controls the status line) showed nothing at 900: its effect may come late.
+    noteUnconfirmed(m, { ...scope, target: '/refresh', related: new Set(['/status']) }, 900);
+    expect(sortEvents(m, win, scope).evidence).toEqual([]);
+    // For an action on a target the status line is tied to, it still counts.
+    const tied = { ...scope, related: new Set(['/status']) };
+    expect(sortEvents(m, win, tied).evidence).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@ import type { AppMirror, MirrorEvent } from './app-mirror.js';
 import type { AtspiBus } from './atspi-bus.js';
 import { IFACE, isSecure } from './atspi-constants.js';
 import { nextEventOr } from './action-latency.js';
+import { idlePokesOf, lastPokeAt, pokePage } from './flush-page.js';
 
 // Layout and redraw notifications follow any input and say nothing about its effect.
 const NOISE =
@@ -28,6 +29,30 @@ const BUSY_MEMORY_MS = 10_000;
 
 /** Response windows of earlier deliveries per mirror, so their effects do not count as busy. */
 const responses = new WeakMap<AppMirror, [number, number][]>();
+
+/**
+ * Actions that showed nothing, per mirror: when, and the elements tied to their targets. An
+ * action's effect can come after its wait ended (a starved renderer, a page that renders no
+ * frames: see flush-page.ts), and then lands in the next action's window. Measured under load:
+ * "Refresh" (aria-controls the status line) showed nothing in 549 ms, and its status change
+ * came 130 ms into the next click, on a button wired to nothing, which it "confirmed". A change
+ * to an element tied to such an earlier target is therefore never taken as a later action's
+ * response by timing alone (it still counts for an action on a target it is tied to).
+ */
+const unconfirmed = new WeakMap<AppMirror, { at: number; paths: Set<string> }[]>();
+
+/**
+ * On a web page, a page that rendered no frames keeps its changes until the renderer is asked
+ * something (flush-page.ts). Observing pokes the page; a delivery not preceded by a poke this
+ * recent pokes it first, so a self-changing element shows as busy (BUSY_MEMORY_MS covers it).
+ */
+const POKE_FRESH_MS = 5_000;
+
+/** How often a web action's wait pokes its page (see awaitEvidence). */
+const ACTION_POKE_GAP_MS = 30;
+
+/** How long a delivery waits for what its own poke released (the first event ends the wait). */
+const POKE_WAIT_MS = 60;
 
 // AT-SPI relation types that tie another element to the target's effect: label-for/labelled-by,
 // controller-for/controlled-by (aria-controls), member-of (radio groups), description and
@@ -91,20 +116,52 @@ const pathOf = new WeakMap<ActionEvidence, string>();
 export async function deliverWatched<T>(
   mirror: AppMirror,
   send: () => Promise<T>,
+  webDocument: string | null = null,
 ): Promise<{ value: T; window: DeliveryWindow }> {
+  const isPokeStale =
+    webDocument !== null && performance.now() - lastPokeAt(mirror) > POKE_FRESH_MS;
+  const poked = isPokeStale && (await pokePage(mirror, webDocument, { idle: true }));
   // Without a baseline a busy element cannot be told from a response: the first action on a
   // freshly observed app waits (once, at most BASELINE_MS) until the mirror has watched it.
   const watched = performance.now() - mirror.watchingSince;
   if (watched < BASELINE_MS) await new Promise((r) => setTimeout(r, BASELINE_MS - watched));
+  else if (poked) {
+    await nextEventOr(mirror, POKE_WAIT_MS);
+    await mirror.fence().catch(() => undefined);
+  }
   const since = performance.now();
   const from = mirror.lastSeq;
   const value = await send();
-  const replied = performance.now();
+  const window = { since, from, replied: performance.now() };
+  noteDelivery(mirror, window);
+  return { value, window };
+}
+
+/** noteDelivery remembers a delivery's response window (see `responses`). */
+export function noteDelivery(mirror: AppMirror, window: DeliveryWindow): void {
   const list = responses.get(mirror) ?? [];
-  list.push([since, replied + RESPONSE_MS]);
+  list.push([window.since, window.replied + RESPONSE_MS]);
   if (list.length > 64) list.splice(0, list.length - 64);
   responses.set(mirror, list);
-  return { value, window: { since, from, replied } };
+}
+
+/** noteUnconfirmed records an action that showed nothing (see `unconfirmed`). */
+export function noteUnconfirmed(
+  mirror: AppMirror,
+  scope: EvidenceScope,
+  at = performance.now(),
+): void {
+  const list = unconfirmed.get(mirror) ?? [];
+  list.push({ at, paths: new Set([scope.target, ...scope.related]) });
+  if (list.length > 16) list.splice(0, list.length - 16);
+  unconfirmed.set(mirror, list);
+}
+
+/** isLateEffect: the element is tied to an earlier target that showed nothing, not long ago. */
+function isLateEffect(mirror: AppMirror, path: string, since: number): boolean {
+  return (unconfirmed.get(mirror) ?? []).some(
+    (u) => u.at <= since && u.at >= since - BUSY_MEMORY_MS && u.paths.has(path),
+  );
 }
 
 /** relatedPaths reads the target's relation set and returns the tied elements and subtrees. */
@@ -161,10 +218,18 @@ function busyPaths(mirror: AppMirror, window: DeliveryWindow): Map<string, numbe
   /** When each object's latest burst of events began, while it was unknown. */
   const unknownBursts = new Map<string, number>();
   const earlier = (responses.get(mirror) ?? []).filter(([from]) => from < window.since);
+  const pokes = idlePokesOf(mirror);
   for (const e of mirror.recentEvents) {
     if (e.seq > window.from || e.at < window.since - BUSY_MEMORY_MS || NOISE.test(e.event))
       continue;
-    if (earlier.some(([from, to]) => e.at >= from && e.at <= to)) continue;
+    // Inside an earlier action's window, but after a poke made since that action began: the
+    // page may have released a change it held (flush-page.ts), so it is not that action's.
+    if (
+      earlier.some(
+        ([from, to]) => e.at >= from && e.at <= to && !pokes.some((p) => p > from && p <= e.at),
+      )
+    )
+      continue;
     // An object unknown to the mirror when its event came was being built, not changing under
     // watch: Chromium fills a page's paragraphs while loading it, before the mirror has read
     // them, and that text insert 7 s earlier made the fixture's status line "busy", so the
@@ -233,6 +298,7 @@ export function sortEvents(
       e.seq > window.from &&
       e.at <= window.replied + RESPONSE_MS &&
       !busy.has(e.path) &&
+      !isLateEffect(mirror, e.path, window.since) &&
       !e.event.startsWith('document:') &&
       (scope.document === null || documentOf(mirror, e.path) === scope.document);
     const list = isTied || isNavigation || isResponse ? evidence : observations;
@@ -344,7 +410,17 @@ export async function awaitEvidence(
     }
     if (sorted.evidence.length > 0)
       return { ...sorted, evidence: await withText(mirror, sorted.evidence) };
-    if (performance.now() >= deadline) return sorted;
+    if (performance.now() >= deadline) {
+      noteUnconfirmed(mirror, scope);
+      return sorted;
+    }
+    // A page that renders no frames keeps the action's effect until asked (flush-page.ts), and
+    // a poke that reaches the renderer before the page has run the action's handler releases
+    // only what was pending before it (measured: one poke right after DoAction brought the
+    // clock, not the click's status line): ask again while waiting. On a page that renders,
+    // this changes nothing.
+    if (scope.document !== null)
+      void pokePage(mirror, scope.document, { idle: false, gapMs: ACTION_POKE_GAP_MS });
     await nextEventOr(mirror, Math.min(10, deadline - performance.now()));
   }
 }

@@ -40,8 +40,10 @@ export async function click(
 ): Promise<ActionResult> {
   if (mode === 'foreground') return foregroundClick(t, ctx);
   const [index, scope] = await Promise.all([defaultActionIndex(t), evidenceScope(t)]);
-  const { value, window } = await deliverWatched(t.mirror, () =>
-    call(t, IFACE.action, 'DoAction', 'i', [index]),
+  const { value, window } = await deliverWatched(
+    t.mirror,
+    () => call(t, IFACE.action, 'DoAction', 'i', [index]),
+    scope.document,
   );
   if (value[0] === false)
     return refused(
@@ -81,7 +83,11 @@ async function foregroundClick(t: Target, ctx: ActionContext): Promise<ActionRes
     delivery: { mode: 'foreground', pointer_moved: true, focus_changed: focus.changed },
   };
   const at = { x: e.x + Math.floor(e.w / 2), y: e.y + Math.floor(e.h / 2) };
-  const { window } = await deliverWatched(t.mirror, () => new XTestPointer(t.x11).click(at, 1, 1));
+  const { window } = await deliverWatched(
+    t.mirror,
+    () => new XTestPointer(t.x11).click(at, 1, 1),
+    scope.document,
+  );
   const seen = await awaitEvidence(t.mirror, window, scope, 300);
   return judged(
     fg,

@@ -14,6 +14,7 @@ import { fingerprintOf } from './fingerprint.js';
 import { walkWindow } from './lean-tree.js';
 import { APP_ROOT, type NodeData } from './read-node.js';
 import { readValues } from './read-values.js';
+import { pokePage } from './flush-page.js';
 import { carryTokens, diffRows } from './observe-diff.js';
 import type { Snapshot } from './snapshot-store.js';
 
@@ -69,6 +70,10 @@ export async function observeWindow(
     includeHidden: isWhole,
     skip: (child, parent) => !keepsStatic && isEchoedText(child, parent),
   });
+  // A page that renders no frames keeps its changes until asked (flush-page.ts): ask now, without
+  // waiting, so what it held arrives outside any action's window and its busy elements show so.
+  const page = inDepth.find((e) => e.node.role === 'document_web');
+  if (page) void pokePage(mirror, page.node.path, { idle: true });
 
   const values = await readValues(
     desktop.bus,
