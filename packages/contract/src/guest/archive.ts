@@ -25,6 +25,15 @@ export const ARCHIVE_TRANSFER_MAX_BYTES = 8 * 1024 * 1024;
 export const ARCHIVE_MAX_ENTRIES = 100_000;
 
 /**
+ * A local sandbox's host stage: the directory of this name beside the directory of its guest
+ * socket (`<session>/sock/guest.sock` → `<session>/stage`), bound read-only into the sandbox. A
+ * control plane on the same machine (it reaches the guest through that socket) may write a
+ * restore's chunks there, each named by its id, instead of `archive.stage`-ing them: `archive.need`
+ * and `archive.apply` find them there. Only the host can write it.
+ */
+export const ARCHIVE_HOST_STAGE_NAME = 'stage';
+
+/**
  * Names never archived, wherever they are: browsers' single-instance locks and sockets
  * (Chromium's Singleton*, Firefox's lock/.parentlock) would make a restored browser believe
  * another copy runs; caches are large and rebuilt. Sockets, FIFOs and devices are never

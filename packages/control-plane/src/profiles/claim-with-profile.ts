@@ -12,6 +12,7 @@ import { createClaimWithSecrets } from '../secrets/create-claim-with-secrets.js'
 import type { ApiKeyRole } from '../secrets/usable-by.js';
 import { restoreHome } from './home-transfer.js';
 import { storeErrorToApp, type ProfileDeps } from './profile-deps.js';
+import { prefetchProfile, type ProfilePrefetch } from './prefetch-profile.js';
 import { readManifest } from './profile-objects.js';
 
 /** How long a claim waits for the previous holder's save at release before 409 profile_in_use. */
@@ -67,7 +68,31 @@ export async function claimWithProfile(
     where: { tenantId_name: { tenantId, name: request.profile } },
   });
   profile = await waitForHolder(deps, profile, idempotency !== undefined);
+  // The saved version's manifest and first chunks are read while the desktop is taken.
+  const objects = deps.objects.forTenant(tenantId);
+  const early =
+    profile.version > 0 ? prefetchProfile(objects, profile.id, profile.version) : undefined;
+  try {
+    return await holdAndRestore(deps, tenantId, poolName, request, profile, early, {
+      idempotency,
+      role,
+    });
+  } finally {
+    early?.drop();
+  }
+}
 
+/** holdAndRestore is claimWithProfile once the profile is free: claim, hold, restore. */
+async function holdAndRestore(
+  deps: ProfileDeps,
+  tenantId: string,
+  poolName: string,
+  request: CreateClaimRequest & { profile: string },
+  profile: ProfileRow,
+  early: ProfilePrefetch | undefined,
+  options: { idempotency: Omit<IdempotencyInput, 'body'> | undefined; role: ApiKeyRole },
+): Promise<{ status: 200 | 201; body: Claim }> {
+  const { idempotency, role } = options;
   const taken = await createClaimWithSecrets(deps, tenantId, poolName, request, idempotency, role);
   const claimId = taken.claim.id;
   if (!isClaimActive(taken.claim.status)) {
@@ -93,9 +118,14 @@ export async function claimWithProfile(
     try {
       if (current.version > 0) {
         const objects = deps.objects.forTenant(tenantId);
-        const manifest = await readManifest(objects, current.id, current.version);
-        const guest = await guestClientFor(deps, { tenantId, claimId, now: nowOf(deps) });
-        await restoreHome(guest, objects, current.id, manifest);
+        // Read early for the version saved then; a save since (none can run while the profile
+        // waits for its holder, but the row is the judge) reads afresh.
+        const ahead = early?.version === current.version ? early : undefined;
+        const [manifest, guest] = await Promise.all([
+          ahead?.manifest ?? readManifest(objects, current.id, current.version),
+          guestClientFor(deps, { tenantId, claimId, now: nowOf(deps) }),
+        ]);
+        await restoreHome(guest, objects, current.id, manifest, ahead?.source);
       }
       await deps.db.profile.updateMany({
         where: { id: profile.id, liveClaimId: claimId },

@@ -1,7 +1,9 @@
 import type { ArchiveApplyResponse, ArchiveChunkRef } from '@cubicle/contract/guest';
 import type { TenantObjects } from '@cubicle/object-store';
 import type { GuestClient, SandboxGuestClient } from '../guest/guest-client.js';
-import { chunkSizes, readFromGuest, stageToGuest } from './chunk-transfer.js';
+import { readFromGuest } from './chunk-transfer.js';
+import { HostChunkFiles, type ChunkSource } from './host-stage.js';
+import { stageRestore } from './restore-chunks.js';
 import { blobKey, type ProfileManifest } from './profile-objects.js';
 
 type Guest = GuestClient | SandboxGuestClient;
@@ -34,32 +36,29 @@ export async function uploadChunks(
 }
 
 /**
- * restoreHome makes the desktop's home hold a stored version: `archive.need` names the chunks
- * the home lacks, they are read from the store and staged (stageToGuest: binary transfers,
- * several at once), and `archive.apply` writes the files (each atomically; what the version does
- * not have under its paths is removed).
+ * restoreHome makes the desktop's home hold a stored version: its chunks are staged where the
+ * guest finds them (stageRestore: written into the desktop's host stage on this machine, or
+ * `archive.need` then binary `archive.stage` transfers), and `archive.apply` writes the files
+ * (each atomically; what the version does not have under its paths is removed). `source` reads a
+ * chunk (default: from the store; the claim passes one it started reading early); host-staged
+ * chunks are removed after the apply, whatever its outcome.
  */
 export async function restoreHome(
   guest: Guest,
   objects: TenantObjects,
   profileId: string,
   manifest: Pick<ProfileManifest, 'paths' | 'entries'>,
+  source: ChunkSource = (hash) => objects.get(blobKey(profileId, hash)),
 ): Promise<ArchiveApplyResponse> {
-  const { needed } = await guest.call(
-    'archive.need',
-    { entries: manifest.entries },
-    { timeoutMs: TRANSFER_CALL_MS },
-  );
-  await stageToGuest(
-    guest,
-    needed,
-    chunkSizes(manifest.entries),
-    (hash) => objects.get(blobKey(profileId, hash)),
-    TRANSFER_CALL_MS,
-  );
-  return guest.call(
-    'archive.apply',
-    { paths: manifest.paths, entries: manifest.entries },
-    { timeoutMs: TRANSFER_CALL_MS },
-  );
+  const files = new HostChunkFiles(source);
+  try {
+    await stageRestore(guest, manifest.entries, files, TRANSFER_CALL_MS);
+    return await guest.call(
+      'archive.apply',
+      { paths: manifest.paths, entries: manifest.entries },
+      { timeoutMs: TRANSFER_CALL_MS },
+    );
+  } finally {
+    await files.clear();
+  }
 }

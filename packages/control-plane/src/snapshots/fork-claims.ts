@@ -7,6 +7,7 @@ import { guestClientFor } from '../guest/guest-client.js';
 import type { IdempotencyInput } from '../idempotency/idempotency.js';
 import { createClaimWithSecrets } from '../secrets/create-claim-with-secrets.js';
 import type { ApiKeyRole } from '../secrets/usable-by.js';
+import { HostChunkFiles } from '../profiles/host-stage.js';
 import { restoreSnapshot, sharedChunkSource } from './restore-snapshot.js';
 import { objectsFor, storeErrorToApp, type SnapshotDeps } from './snapshot-deps.js';
 import { readManifest } from './snapshot-objects.js';
@@ -24,7 +25,8 @@ export type ForkResult = { status: 200 | 201; body: Claim } | { status: 201; bod
  * `… #fork i/n`, so a retry with the same key and body replays each of the same claims (and
  * restores nothing again); a failed batch forgets its keys, so its retry is a new request. The
  * snapshot's manifest is read before anything is taken (a store outage takes no desktop), and
- * each chunk is read from the store once for all the forks of the call.
+ * each chunk is read from the store once for all the forks of the call (and, for local desktops,
+ * written once into a host stage and linked into the others': HostChunkFiles).
  *
  * A fork never answers 202: a desktop not ready within `wait_seconds` is released and the call
  * answers 504 timeout (a pending fork would hand the caller a desktop without its files).
@@ -50,7 +52,7 @@ export async function forkClaims(
   const manifest = await readManifest(objects, snapshot.id).catch((err: unknown) => {
     throw storeErrorToApp(err);
   });
-  const chunks = sharedChunkSource(objects, snapshot.id);
+  const files = new HostChunkFiles(sharedChunkSource(objects, snapshot.id));
 
   const n = request.count ?? 1;
   const scopeOf = (i: number) =>
@@ -91,10 +93,11 @@ export async function forkClaims(
           claimId: t.claim.id,
           now: nowOf(deps),
         });
-        await restoreSnapshot(guest, chunks, manifest);
+        await restoreSnapshot(guest, files, manifest);
       }),
     );
   } catch (err) {
+    await files.clear();
     await undo(
       deps,
       tenantId,
@@ -104,6 +107,7 @@ export async function forkClaims(
     );
     throw storeErrorToApp(err);
   }
+  await files.clear();
   const status = taken.some((t) => t.status === 201) ? 201 : 200;
   if (request.count === undefined) return { status, body: taken[0]!.claim };
   return { status: 201, body: { claims: taken.map((t) => t.claim) } };

@@ -1,15 +1,13 @@
 import type { ArchiveApplyResponse } from '@cubicle/contract/guest';
 import type { TenantObjects } from '@cubicle/object-store';
 import type { GuestClient, SandboxGuestClient } from '../guest/guest-client.js';
-import { chunkSizes, stageToGuest } from '../profiles/chunk-transfer.js';
+import type { ChunkSource, HostChunkFiles } from '../profiles/host-stage.js';
+import { stageRestore } from '../profiles/restore-chunks.js';
 import { chunkKey, type SnapshotManifest } from './snapshot-objects.js';
 
 const GUEST_CALL_MS = 60_000;
 
 type Guest = GuestClient | SandboxGuestClient;
-
-/** ChunkSource answers a chunk's bytes (opened). */
-export type ChunkSource = (hash: string) => Promise<Uint8Array>;
 
 /**
  * sharedChunkSource reads each chunk of a snapshot from the store once and keeps it for
@@ -30,23 +28,18 @@ export function sharedChunkSource(objects: TenantObjects, snapshotId: string): C
 }
 
 /**
- * restoreSnapshot makes the desktop's home hold the snapshot's paths: `archive.need` says which
- * chunks the home lacks (a fork of a fresh desktop: all of them), they are read from the store
- * and staged in transfers the guest accepts, and `archive.apply` writes the files at once
- * (atomically each, removing under those paths what the snapshot does not have). Chunks come from
- * `chunks` and are staged by stageToGuest (binary transfers, several at once).
+ * restoreSnapshot makes the desktop's home hold the snapshot's paths: the chunks are staged where
+ * the guest finds them (stageRestore: into the desktop's host stage on this machine, written once
+ * for every fork of the call and linked after; or `archive.need` then binary `archive.stage`
+ * transfers), and `archive.apply` writes the files at once (atomically each, removing under those
+ * paths what the snapshot does not have). The caller clears `files` after every fork's apply.
  */
 export async function restoreSnapshot(
   guest: Guest,
-  chunks: ChunkSource,
+  files: HostChunkFiles,
   manifest: SnapshotManifest,
 ): Promise<ArchiveApplyResponse> {
-  const { needed } = await guest.call(
-    'archive.need',
-    { entries: manifest.entries },
-    { timeoutMs: GUEST_CALL_MS },
-  );
-  await stageToGuest(guest, needed, chunkSizes(manifest.entries), chunks, GUEST_CALL_MS);
+  await stageRestore(guest, manifest.entries, files, GUEST_CALL_MS);
   return guest.call(
     'archive.apply',
     { paths: manifest.paths, entries: manifest.entries },

@@ -25,7 +25,7 @@ import type {
 } from '@cubicle/contract/guest';
 import { hasSymlinkParent, inHome, isInside } from './home-root.js';
 import { topPaths } from './scan-home.js';
-import { STAGING_DIR, clearStaging, isStaged, stagedPath } from './staging.js';
+import { STAGING_DIR, clearStaging, findStaged, isStaged, type Stages } from './staging.js';
 
 type FileEntry = Extract<ArchiveEntry, { type: 'file' }>;
 
@@ -52,15 +52,20 @@ async function matchesOnDisk(home: string, e: FileEntry): Promise<boolean> {
   );
 }
 
-/** needChunks answers the chunks a restore of the entries must still stage, each once. */
+/**
+ * needChunks answers the chunks a restore of the entries must still stage, each once (a chunk in
+ * the host's stage, `hostStage`, is staged already).
+ */
 export async function needChunks(
   home: string,
   req: ArchiveNeedRequest,
+  hostStage: string | null = null,
 ): Promise<ArchiveNeedResponse> {
+  const stages: Stages = { home, host: hostStage };
   const needed = new Set<string>();
   for (const e of req.entries) {
     if (e.type !== 'file' || (await matchesOnDisk(home, e))) continue;
-    for (const h of e.chunks) if (!needed.has(h) && !(await isStaged(home, h))) needed.add(h);
+    for (const h of e.chunks) if (!needed.has(h) && !(await isStaged(stages, h))) needed.add(h);
   }
   return { needed: [...needed] };
 }
@@ -73,12 +78,16 @@ const under = (path: string, tops: readonly string[]) =>
  * Order: refuse before touching anything (entries outside `paths`, chunks missing); remove what
  * the manifest does not have (or has as another type); then create in manifest order (parents
  * first), files by temp file + rename so a reader never sees half a file; directory mtimes last.
- * Nothing is ever written through a symlink: a path with a symlink parent is skipped.
+ * Nothing is ever written through a symlink: a path with a symlink parent is skipped. Chunks come
+ * from the home's staging area or, when the desktop has one, the host's stage (`hostStage`,
+ * read-only here: copied, never moved).
  */
 export async function applyManifest(
   home: string,
   req: ArchiveApplyRequest,
+  hostStage: string | null = null,
 ): Promise<ArchiveApplyResponse> {
+  const stages: Stages = { home, host: hostStage };
   const tops = topPaths(req.paths);
   const exclude = new Set([...req.exclude, STAGING_DIR]);
   const byPath = new Map<string, ArchiveEntry>();
@@ -93,7 +102,7 @@ export async function applyManifest(
   for (const e of req.entries) {
     if (e.type !== 'file') continue;
     if (await matchesOnDisk(home, e)) keep.add(e.path);
-    else for (const h of e.chunks) if (!(await isStaged(home, h))) missing.add(h);
+    else for (const h of e.chunks) if (!(await isStaged(stages, h))) missing.add(h);
   }
   // How many times the files to write use each chunk: one used once is moved, not copied.
   const uses = new Map<string, number>();
@@ -157,7 +166,7 @@ export async function applyManifest(
       }
       case 'file':
         if (keep.has(e.path)) break;
-        await writeFromChunks(home, abs, e, uses.get(e.chunks[0] ?? '') === 1);
+        await writeFromChunks(stages, abs, e, uses.get(e.chunks[0] ?? '') === 1);
         written += 1;
         writtenBytes += e.size;
         break;
@@ -177,26 +186,32 @@ export async function applyManifest(
 
 /**
  * writeFromChunks assembles a file from staged chunks into a temp file beside it, then renames.
- * A one-chunk file whose chunk nothing else uses (`sole`) takes the staged file itself: the
- * staging area is inside the home, so that is a rename, not a copy.
+ * A one-chunk file whose chunk nothing else uses (`sole`) takes the staged file itself when it is
+ * in the home's own staging area: that is inside the home, so a rename, not a copy.
  */
 async function writeFromChunks(
-  home: string,
+  stages: Stages,
   abs: string,
   e: FileEntry,
   sole: boolean,
 ): Promise<void> {
   const temp = join(dirname(abs), `.${basename(abs)}.${randomBytes(4).toString('hex')}.restore`);
+  const staged = async (hash: string) => {
+    const found = await findStaged(stages, hash);
+    // Checked before anything was written; gone since only if something removed it meanwhile.
+    if (!found) throw new AppError('conflict', `chunk ${hash} is no longer staged`);
+    return found;
+  };
   try {
-    if (e.chunks.length === 1 && sole) {
-      await rename(stagedPath(home, e.chunks[0]!), temp);
-    } else if (e.chunks.length === 1) {
-      await copyFile(stagedPath(home, e.chunks[0]!), temp);
+    if (e.chunks.length === 1) {
+      const only = await staged(e.chunks[0]!);
+      if (sole && only.isOwn) await rename(only.path, temp);
+      else await copyFile(only.path, temp);
     } else {
       const out = await open(temp, 'wx', 0o600);
       try {
         for (const h of e.chunks) {
-          const src = await open(stagedPath(home, h), 'r');
+          const src = await open((await staged(h)).path, 'r');
           try {
             await out.writeFile(await src.readFile());
           } finally {

@@ -19,13 +19,14 @@ import { applyManifest, needChunks } from './apply-manifest.js';
 import { homeOf } from './home-root.js';
 import { readChunkBytes, readChunks } from './read-chunks.js';
 import { scanHome } from './scan-home.js';
-import { stageChunkBytes, stageChunks } from './staging.js';
+import { hostStageOf, stageChunkBytes, stageChunks } from './staging.js';
 
 /**
  * registerArchiveRoutes mounts archive.scan, read, need, stage and apply (the guest archive,
  * contract guest/archive.ts): every path is under the desktop user's home (HOME of the driver's
  * children), never followed through a symlink. read and stage also speak the binary form
  * (ARCHIVE_BINARY_TYPE): raw chunk bytes, their ids and lengths in ARCHIVE_CHUNKS_HEADER.
+ * need and apply also find chunks in the host's stage of a local sandbox (HOST_STAGE_DIR).
  */
 export function registerArchiveRoutes(app: FastifyInstance, deps: GuestDeps) {
   const home = () => homeOf(deps.childEnv);
@@ -33,10 +34,10 @@ export function registerArchiveRoutes(app: FastifyInstance, deps: GuestDeps) {
     withFsErrors('the home', () => scanHome(home(), body)),
   );
   guestRoute(app, GuestRoutes['archive.need'], (body) =>
-    withFsErrors('the home', () => needChunks(home(), body)),
+    withFsErrors('the home', async () => needChunks(home(), body, await hostStageOf())),
   );
   guestRoute(app, GuestRoutes['archive.apply'], (body) =>
-    withFsErrors('the home', () => applyManifest(home(), body)),
+    withFsErrors('the home', async () => applyManifest(home(), body, await hostStageOf())),
   );
   // Scoped: only these two routes take a raw body.
   void app.register(async (scope) => {

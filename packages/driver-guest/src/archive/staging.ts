@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '@cubicle/contract/errors';
 import {
@@ -18,12 +18,58 @@ export const STAGING_DIR = '.cubicle-archive';
 export const stagingOf = (home: string) => join(home, STAGING_DIR, 'staging');
 export const stagedPath = (home: string, hash: string) => join(stagingOf(home), hash);
 
-/** isStaged says whether a chunk is waiting in the staging area. */
-export const isStaged = (home: string, hash: string): Promise<boolean> =>
-  stat(stagedPath(home, hash)).then(
+/**
+ * HOST_STAGE_DIR is where a local sandbox sees the chunks its host staged for it: a read-only
+ * bind of a host directory (start-sandbox.ts), so the control plane on the same machine writes a
+ * restore's chunks there instead of streaming them through archive.stage. Nothing inside the
+ * sandbox can write, link or replace anything in it; the host checks each chunk's hash as it
+ * writes it and removes it after the apply.
+ */
+export const HOST_STAGE_DIR = '/run/cubicle/stage';
+
+/**
+ * hostStageOf answers `dir` when this guest has a host stage there (a directory, not a link), or
+ * null: a desktop in a Pod or VM, or one started before host staging, has none.
+ */
+export const hostStageOf = (dir: string = HOST_STAGE_DIR): Promise<string | null> =>
+  lstat(dir).then(
+    (s) => (s.isDirectory() ? dir : null),
+    () => null,
+  );
+
+/**
+ * Where staged chunks are looked for: the home's own staging area (archive.stage) and, when the
+ * desktop has one, the host's (HOST_STAGE_DIR).
+ */
+export interface Stages {
+  home: string;
+  host: string | null;
+}
+
+const isFileAt = (path: string): Promise<boolean> =>
+  lstat(path).then(
     (s) => s.isFile(),
     () => false,
   );
+
+/**
+ * findStaged answers where a staged chunk is: in the home's staging area (`isOwn`: it may be
+ * moved into place) or in the host's (read-only: it is copied), or null when in neither.
+ */
+export async function findStaged(
+  stages: Stages,
+  hash: string,
+): Promise<{ path: string; isOwn: boolean } | null> {
+  const own = stagedPath(stages.home, hash);
+  if (await isFileAt(own)) return { path: own, isOwn: true };
+  if (stages.host === null) return null;
+  const host = join(stages.host, hash);
+  return (await isFileAt(host)) ? { path: host, isOwn: false } : null;
+}
+
+/** isStaged says whether a chunk is waiting in the staging area (or the host's). */
+export const isStaged = async (stages: Stages, hash: string): Promise<boolean> =>
+  (await findStaged(stages, hash)) !== null;
 
 /**
  * stageChunks writes chunks into the staging area, each after checking its bytes against its id

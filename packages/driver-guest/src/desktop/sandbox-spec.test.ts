@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HOST_STAGE_DIR } from '../archive/staging.js';
 import { bwrapOptions, SANDBOX_PATHS, sandboxEnv, tmpfsBytes } from './sandbox-spec.js';
 
 const pairs = (args: string[], flag: string) =>
@@ -45,6 +46,24 @@ describe('the desktop sandbox spec', () => {
       '14',
       '/etc/ssl/certs/ca-certificates.crt',
     ]);
+  });
+
+  it("binds the host's chunk stage read-only where the guest archive looks for it", () => {
+    expect(pairs(args, '--ro-bind').map(([, to]) => to)).not.toContain(HOST_STAGE_DIR);
+    const staged = bwrapOptions({
+      passwdFd: 10,
+      groupFd: 11,
+      seccompFd: 12,
+      code,
+      env: {},
+      infoFd: 6,
+      hostStage: '/tmp/cubicle-desktop-x/stage',
+    });
+    expect(pairs(staged, '--ro-bind')).toContainEqual([
+      '/tmp/cubicle-desktop-x/stage',
+      HOST_STAGE_DIR,
+    ]);
+    expect(pairs(staged, '--bind').map(([, to]) => to)).not.toContain(HOST_STAGE_DIR);
   });
 
   it('sets only allow-listed variables', () => {

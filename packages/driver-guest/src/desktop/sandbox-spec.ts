@@ -1,4 +1,5 @@
 import { lstatSync, readlinkSync, existsSync } from 'node:fs';
+import { HOST_STAGE_DIR } from '../archive/staging.js';
 
 /** Fixed paths inside every sandbox. */
 export const SANDBOX_PATHS = {
@@ -68,6 +69,11 @@ export interface SandboxSpec {
   caBundleFd?: number;
   /** When set, the egress CA alone is read from this descriptor into EGRESS_CA_PATH. */
   egressCaFd?: number;
+  /**
+   * When set, this host directory is bound read-only at HOST_STAGE_DIR: the control plane on
+   * this machine stages a restore's chunks there (archive/staging.ts).
+   */
+  hostStage?: string;
 }
 
 /**
@@ -130,11 +136,11 @@ export function bwrapOptions(spec: SandboxSpec): string[] {
   tmpfs(SANDBOX_PATHS.home, sizes.home, '0700');
   tmpfs(SANDBOX_PATHS.secrets, sizes.secrets, '0700');
   for (const mount of spec.code) args.push('--ro-bind', mount.host, mount.sandbox);
+  if (spec.hostStage !== undefined) args.push('--ro-bind', spec.hostStage, HOST_STAGE_DIR);
   args.push('--chdir', SANDBOX_PATHS.home, '--clearenv');
   for (const [name, value] of Object.entries(spec.env)) args.push('--setenv', name, value);
   // Node keeps its own roots (not the system bundle); this adds the egress CA for Node programs.
-  if (spec.egressCaFd !== undefined)
-    args.push('--setenv', 'NODE_EXTRA_CA_CERTS', EGRESS_CA_PATH);
+  if (spec.egressCaFd !== undefined) args.push('--setenv', 'NODE_EXTRA_CA_CERTS', EGRESS_CA_PATH);
   args.push('--info-fd', String(spec.infoFd));
   if (spec.seccompFd !== null) args.push('--seccomp', String(spec.seccompFd));
   return args;

@@ -5,6 +5,7 @@ import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { ARCHIVE_HOST_STAGE_NAME } from '@cubicle/contract/guest';
 import { bindUnixSocket } from '@cubicle/unix-peer';
 import { inheritedEnv } from '../env.js';
 import { daemonNodeArgs } from './daemon-node-flags.js';
@@ -120,6 +121,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
   const uid = isRoot ? await claimSandboxUid(id) : null;
   const socketDir = join(dir, 'sock');
   const sockets = await bindSandboxSockets(socketDir, uid, options.socketGid);
+  const hostStage = await makeHostStage(join(dir, ARCHIVE_HOST_STAGE_NAME), uid, options.socketGid);
   const staged = await stageGuestCode();
   const limits = { ...DEFAULT_LIMITS, ...options.limits, pids: SANDBOX_MAX_TASKS };
   const arch = seccompArch();
@@ -129,6 +131,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     seccompFd: arch === null ? null : DATA_FD.seccomp,
     memoryMb: limits.memoryMb,
     code: [{ host: staged.dir, sandbox: SANDBOX_PATHS.code }],
+    hostStage,
     env: sandboxEnv(inheritedEnv()),
     infoFd: FD.info,
     ...(options.network ? { resolvConfFd: DATA_FD.resolvConf } : {}),
@@ -378,6 +381,20 @@ async function bindSandboxSockets(socketDir: string, uid: number | null, socketG
     throw err;
   }
   return { guestPath, vncPath, guestFd, vncFd };
+}
+
+/**
+ * makeHostStage makes the sandbox's host stage (ARCHIVE_HOST_STAGE_NAME, bound read-only into
+ * it): the control plane on this machine writes a restore's chunks there. It belongs to the
+ * sandbox's host uid, which bubblewrap runs as to bind it and the guest reads it as (the files
+ * are written 0644; the directory keeps every other user of this machine out); its group is the
+ * API's (`socketGid`, group-writable) or ours, and we write as its owner or root.
+ */
+async function makeHostStage(path: string, uid: number | null, socketGid?: number) {
+  await mkdir(path, { mode: 0o700 });
+  await chown(path, uid ?? process.getuid?.() ?? 0, socketGid ?? process.getgid?.() ?? 0);
+  await chmod(path, socketGid === undefined ? 0o750 : 0o770);
+  return path;
 }
 
 /** readJsonObject reads a stream until what arrived parses as one JSON value. */

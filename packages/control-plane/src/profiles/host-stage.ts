@@ -1,0 +1,120 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { access, chmod, constants, link, lstat, rename, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { ARCHIVE_HOST_STAGE_NAME } from '@cubicle/contract/guest';
+import { ObjectStoreError } from '@cubicle/object-store';
+import { guestSocketPath } from '../backend/endpoints.js';
+import { mapLimit } from './profile-objects.js';
+
+// A local desktop's guest is reached through a unix socket on this machine, and its launcher
+// binds a directory beside that socket's read-only into the sandbox (ARCHIVE_HOST_STAGE_NAME).
+// Writing a restore's chunks there costs one decrypt and one file write each, where streaming
+// them through the guest door costs an HTTP body, the guest's hash check and its own write; a
+// fork of ten writes each chunk once and links it into the other nine stages.
+
+/** Chunk files written or linked at once. */
+const FILE_CONCURRENCY = 4;
+
+/** ChunkSource answers a chunk's bytes (opened). */
+export type ChunkSource = (hash: string) => Promise<Uint8Array>;
+
+/**
+ * hostStageOf answers the host stage of a guest at `endpoint` when it is a unix socket on this
+ * machine whose launcher made one and this process may write it; null otherwise (a Pod or VM,
+ * a desktop started before host stages, another machine's socket): the caller streams then.
+ */
+export async function hostStageOf(endpoint: string | null): Promise<string | null> {
+  if (!endpoint) return null;
+  let socket: string | null;
+  try {
+    socket = guestSocketPath(new URL(endpoint));
+  } catch {
+    return null;
+  }
+  if (!socket) return null;
+  const dir = join(dirname(dirname(socket)), ARCHIVE_HOST_STAGE_NAME);
+  try {
+    if (!(await lstat(dir)).isDirectory()) return null;
+    await access(dir, constants.W_OK | constants.X_OK);
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const codeOf = (err: unknown) => (err as NodeJS.ErrnoException).code;
+
+/**
+ * HostChunkFiles puts chunks into host stages: the first time a chunk is placed it is read from
+ * its source, checked against its id (the store's seal proves where a body was put, not that the
+ * desktop which sent it at save told the truth about its hash) and written 0644 by temp file +
+ * rename (the guest never sees half a chunk); every later placement links that file. clear()
+ * removes every name it placed; a name left by a crash is a whole chunk, and goes with the
+ * desktop's session directory.
+ */
+export class HostChunkFiles {
+  /** chunk id → a path holding it (the first placement's). */
+  private readonly written = new Map<string, Promise<string>>();
+  private readonly placed = new Set<string>();
+
+  constructor(readonly source: ChunkSource) {}
+
+  /** place puts each of `hashes` into the stage `dir` (a few at a time). */
+  async place(dir: string, hashes: readonly string[]): Promise<void> {
+    await mapLimit(hashes, FILE_CONCURRENCY, (hash) => this.placeOne(dir, hash));
+  }
+
+  private async placeOne(dir: string, hash: string): Promise<void> {
+    const target = join(dir, hash);
+    const earlier = this.written.get(hash);
+    if (earlier) {
+      const from = await earlier;
+      if (from === target) return;
+      try {
+        await link(from, target);
+        this.placed.add(target);
+        return;
+      } catch (err) {
+        // Already there: a name in a stage is always a whole chunk (temp file + rename).
+        if (codeOf(err) === 'EEXIST') return;
+        // Another filesystem (or the first file gone): write it again below.
+      }
+    }
+    const writing = this.write(target, hash);
+    if (!earlier) {
+      this.written.set(hash, writing);
+      writing.catch(() => this.written.delete(hash));
+    }
+    await writing;
+  }
+
+  private async write(target: string, hash: string): Promise<string> {
+    const bytes = await this.source(hash);
+    if (sha256(bytes) !== hash)
+      throw new ObjectStoreError(
+        'object_integrity',
+        `stored chunk ${hash} does not hash to its id`,
+      );
+    const temp = join(dirname(target), `.${hash}.${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      await writeFile(temp, bytes, { flag: 'wx' });
+      // Whatever the umask: the guest reads it as another user (the directory keeps others out).
+      await chmod(temp, 0o644);
+      await rename(temp, target);
+    } catch (err) {
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
+    this.placed.add(target);
+    return target;
+  }
+
+  /** clear removes every chunk this placed, from every stage (after the applies). */
+  async clear(): Promise<void> {
+    const names = [...this.placed];
+    this.placed.clear();
+    this.written.clear();
+    await mapLimit(names, FILE_CONCURRENCY, (name) => unlink(name).catch(() => undefined));
+  }
+}
