@@ -104,8 +104,11 @@ async function buildTestTools(withTofu) {
   return withTofu ? step('OpenTofu (Terraform provider tests)', ensureTofu) : '';
 }
 
-/** The images the real-node suite (test/e2e/real-node) runs, built by scripts/images/build.mjs. */
-const REAL_NODE_IMAGES = ['pause', 'desktop-minimal'];
+/**
+ * The images the real-node suite (test/e2e/real-node) runs, built by scripts/images/build.mjs:
+ * the desktop, and the chart's api, worker and in-chart PostgreSQL and Redis (helm-install).
+ */
+const REAL_NODE_IMAGES = ['pause', 'desktop-minimal', 'api', 'worker', 'postgres', 'redis'];
 
 /**
  * realNodeStep runs a step only the real-node suite needs; a failure (a Debian mirror that does

@@ -5,9 +5,11 @@
 // into its containerd. The Dockerfiles stay the published recipe: config, packages, links and
 // user are read from them (dockerfile.mjs). Each layer is cached under the hash of its inputs, so
 // a second run with nothing changed only hashes the inputs (≈ 1 s).
-//   node scripts/images/build.mjs [--debian-only] [pause|desktop-minimal|desktop|api|worker|web ...]
-//   (default: pause desktop-minimal api worker web), prints sizes and times, then the images as
-//   JSON; --debian-only makes only the Debian layers (what the bootstrap does beside the build).
+//   node scripts/images/build.mjs [--debian-only] [pause|desktop-minimal|desktop|api|worker|web|postgres|redis ...]
+//   (default: pause desktop-minimal api worker web postgres redis), prints sizes and times, then
+//   the images as JSON; --debian-only makes only the Debian layers (what the bootstrap does
+//   beside the build). postgres and redis are the chart's in-chart datastores for the real node
+//   (datastores.mjs: Docker Hub's images cannot be pulled here).
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -26,6 +28,7 @@ import { kubeToolsDir } from '../lib/kube-paths.mjs';
 import { withToolLock } from '../lib/tool-lock.mjs';
 import { dim, formatMs, say } from '../lib/ui.mjs';
 import { appInputsHash, stageApp } from './app.mjs';
+import { datastoreSpecs } from './datastores.mjs';
 import { imageConfigOf } from './dockerfile.mjs';
 import { tarLayer, writeImage } from './oci.mjs';
 import { buildRootfs, DEBIAN, runLogged } from './rootfs.mjs';
@@ -49,7 +52,15 @@ export const IMAGES = Object.freeze({
   web: { dockerfile: 'web' },
 });
 // `pause` (no Dockerfile) is the pod sandbox image of the real node's containerd.
-export const TEST_IMAGES = Object.freeze(['pause', 'desktop-minimal', 'api', 'worker', 'web']);
+export const TEST_IMAGES = Object.freeze([
+  'pause',
+  'desktop-minimal',
+  'api',
+  'worker',
+  'web',
+  'postgres',
+  'redis',
+]);
 
 /** imagesDir is where layers, layouts and the .deb cache live (beside the Go tools). */
 export function imagesDir(env = process.env) {
@@ -148,11 +159,79 @@ async function buildPause(store, log) {
   }
 }
 
+/** buildDatastore makes a Debian-only image of datastores.mjs (postgres, redis). */
+async function buildDatastore(store, name, spec, log) {
+  const logFile = join(store, `build-${name}.log`);
+  const work = mkdtempSync(join(store, `work-${name}-`));
+  const started = performance.now();
+  const login = { name: 'cubicle', home: '/home/cubicle' };
+  try {
+    const key = sha(
+      JSON.stringify({
+        RECIPE_VERSION,
+        EPOCH,
+        DEBIAN,
+        mirror: process.env.CUBICLE_DEBIAN_MIRROR ?? '',
+        mmdebstrap: mmdebstrapVersion(),
+        packages: spec.packages,
+        hooks: spec.hooks,
+        inputs: spec.inputs,
+        login,
+      }),
+    );
+    const rootfs = await cachedLayer(store, 'rootfs', key, async () => {
+      const dir = join(work, 'rootfs');
+      await buildRootfs(dir, {
+        packages: spec.packages,
+        login,
+        hooks: spec.hooks,
+        epoch: EPOCH,
+        debCache: join(store, 'debs'),
+        logFile,
+        log,
+      });
+      return tarLayer(store, dir, {
+        epoch: EPOCH,
+        logFile,
+        label: `${name}: Debian layer tar`,
+        log,
+      });
+    });
+    const layers = [{ mediaType: rootfs.mediaType, digest: rootfs.digest, size: rootfs.size }];
+    const ref = `localhost/cubicle/${name}:${sha(JSON.stringify({ layers, config: spec.config })).slice(0, 12)}`;
+    const layout = join(store, 'layouts', name);
+    const manifest = writeImage(store, layout, {
+      ref,
+      layers,
+      epoch: EPOCH,
+      config: spec.config,
+      history: [`mmdebstrap ${DEBIAN.suite} minbase + ${spec.packages.join(' ')}`],
+    });
+    log(
+      `${ref}: ${mib(rootfs.size)} (Debian layer ${rootfs.cached ? 'cached' : `built in ${formatMs(rootfs.buildMs)}`}) in ${formatMs(performance.now() - started)}`,
+    );
+    return {
+      name,
+      ref,
+      layout,
+      manifestDigest: manifest.digest,
+      size: rootfs.size,
+      layers: { debian: rootfs },
+    };
+  } finally {
+    removeLater(work);
+  }
+}
+
 async function buildImage(store, name, log, { debianOnly = false } = {}) {
   if (name === 'pause') return buildPause(store, log);
+  const datastore = datastoreSpecs(root)[name];
+  if (datastore) return buildDatastore(store, name, datastore, log);
   const spec = IMAGES[name];
   if (!spec)
-    throw new Error(`unknown image ${name} (known: pause, ${Object.keys(IMAGES).join(', ')})`);
+    throw new Error(
+      `unknown image ${name} (known: pause, ${Object.keys(IMAGES).join(', ')}, postgres, redis)`,
+    );
   const config = imageConfigOf(root, spec.dockerfile, { listKey: spec.listKey });
   const logFile = join(store, `build-${name}.log`);
   const work = mkdtempSync(join(store, `work-${name}-`));

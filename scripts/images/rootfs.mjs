@@ -69,8 +69,13 @@ export function runLogged(command, args, { logFile, label, env, cwd, log = say }
 /**
  * buildRootfs makes `dir` (which must not exist) a Debian root filesystem with `packages` and
  * the login user (uid/gid 1000, `login.name`, home `login.home`, bash), timestamps at `epoch`.
+ * `hooks.essential` run (mmdebstrap --essential-hook) before the packages are installed,
+ * `hooks.customize` after them (the test datastores' users and entrypoints, datastores.mjs).
  */
-export async function buildRootfs(dir, { packages, login, epoch, debCache, logFile, log = say }) {
+export async function buildRootfs(
+  dir,
+  { packages, login, epoch, debCache, logFile, hooks = {}, log = say },
+) {
   mkdirSync(debCache, { recursive: true });
   const mirror = process.env.CUBICLE_DEBIAN_MIRROR || DEBIAN.mirror;
   const sources = [
@@ -94,6 +99,8 @@ export async function buildRootfs(dir, { packages, login, epoch, debCache, logFi
     // uid/gid 1000 as in node:20-bookworm-slim (`node`), renamed where the Dockerfile renames it.
     `--customize-hook=chroot "$1" groupadd --gid 1000 ${login.name}`,
     `--customize-hook=chroot "$1" useradd --uid 1000 --gid 1000 --create-home --home-dir ${login.home} --shell /bin/bash ${login.name}`,
+    ...(hooks.essential ?? []).map((hook) => `--essential-hook=${hook}`),
+    ...(hooks.customize ?? []).map((hook) => `--customize-hook=${hook}`),
     // Nothing that differs from run to run or is only useful to apt.
     '--customize-hook=rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/* "$1"/var/log/* "$1"/etc/machine-id "$1"/var/cache/ldconfig/aux-cache',
     DEBIAN.suite,

@@ -1,9 +1,11 @@
 // Types of kubelet-tools.mjs for the TypeScript test harness (test/harness/kube/real-node).
-export declare const NODE_TOOLS: readonly ['kubelet', 'kube-scheduler', 'kube-controller-manager'];
-export type NodeToolPaths = Record<
-  'kubelet' | 'kube-scheduler' | 'kube-controller-manager',
-  string
->;
+export declare const NODE_TOOLS: readonly [
+  'kubelet',
+  'kube-scheduler',
+  'kube-controller-manager',
+  'kube-proxy',
+];
+export type NodeToolPaths = Record<(typeof NODE_TOOLS)[number], string>;
 export declare function nodeToolPaths(env?: Record<string, string | undefined>): NodeToolPaths;
 export declare function isNodeToolReady(bin: string): boolean;
 export declare function ensureNodeTools(options?: {

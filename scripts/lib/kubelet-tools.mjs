@@ -25,7 +25,13 @@ import { withToolLock } from './tool-lock.mjs';
 import { dim, formatMs, say, UserError } from './ui.mjs';
 
 /** The node binaries, all at the API server's version (kubelet may not be newer than it). */
-export const NODE_TOOLS = Object.freeze(['kubelet', 'kube-scheduler', 'kube-controller-manager']);
+// kube-proxy (iptables mode) routes the chart's Services on the real node.
+export const NODE_TOOLS = Object.freeze([
+  'kubelet',
+  'kube-scheduler',
+  'kube-controller-manager',
+  'kube-proxy',
+]);
 
 /** nodeToolPaths names the cached binaries (they may not exist yet). */
 export function nodeToolPaths(env = process.env) {

@@ -18,7 +18,7 @@ import {
 } from './processes.js';
 
 export interface KubeCluster {
-  /** https://127.0.0.1:<port> */
+  /** https://127.0.0.1:<port> (the podReachable address instead, when given) */
   readonly server: string;
   /** Bearer token of a cluster admin (group system:masters). */
   readonly token: string;
@@ -44,6 +44,12 @@ export interface StartKubeClusterOptions {
   log?: (line: string) => void;
   /** More kube-apiserver flags (the real node's kubelet client certificate, real-node/). */
   apiserverArgs?: string[];
+  /**
+   * The real node running the chart (real-node/): the API server listens on this address (the
+   * Pod bridge's host side, so Pods reach it) instead of 127.0.0.1, with this Service range, the
+   * ServiceAccount admission plugin (Pods get tokens) and the `kubernetes` Service's endpoints.
+   */
+  podReachable?: { address: string; serviceCidr: string };
 }
 
 function requireBinary(path: string, name: string, version: string): string {
@@ -131,25 +137,27 @@ export async function startKubeCluster(
     writeFileSync(saKey, privateKey, { mode: 0o600 });
     const tokensCsv = join(certDir, 'tokens.csv');
     writeFileSync(tokensCsv, `${token},admin,admin,"system:masters"\n`, { mode: 0o600 });
-    const server = `https://127.0.0.1:${apiPort}`;
+    const reachable = options.podReachable;
+    const address = reachable?.address ?? '127.0.0.1';
+    const server = `https://${address}:${apiPort}`;
     const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
-      '--bind-address=127.0.0.1',
+      `--bind-address=${address}`,
       `--secure-port=${apiPort}`,
-      '--advertise-address=127.0.0.1',
+      `--advertise-address=${address}`,
       `--cert-dir=${certDir}`,
       `--service-account-issuer=${server}`,
       `--service-account-key-file=${saKey}`,
       `--service-account-signing-key-file=${saKey}`,
-      '--service-cluster-ip-range=10.0.0.0/24',
+      `--service-cluster-ip-range=${reachable?.serviceCidr ?? '10.0.0.0/24'}`,
       '--authorization-mode=RBAC',
       `--token-auth-file=${tokensCsv}`,
       // No controller manager creates default service accounts, so pods must not require one.
-      '--disable-admission-plugins=ServiceAccount',
+      ...(reachable ? [] : ['--disable-admission-plugins=ServiceAccount']),
       '--allow-privileged=true',
       '--profiling=false',
       // The `kubernetes` Service cannot point at a loopback address; nothing here needs it.
-      '--endpoint-reconciler-type=none',
+      ...(reachable ? [] : ['--endpoint-reconciler-type=none']),
       // On SIGTERM, close open watches at once instead of waiting for them to drain.
       '--shutdown-watch-termination-grace-period=1s',
       ...(options.apiserverArgs ?? []),

@@ -17,6 +17,7 @@ import {
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { cleanupKubeProxy, closeBridge, type NetfilterBefore } from './services.js';
 
 const execFileP = promisify(execFile);
 
@@ -36,8 +37,16 @@ export async function sh(command: string, args: string[], input?: string): Promi
   });
 }
 
-/** The sysctls kubelet sets itself at start (protectKernelDefaults: false). */
-export const KUBELET_SYSCTLS = ['vm/overcommit_memory', 'kernel/panic', 'kernel/panic_on_oops'];
+/**
+ * The sysctls kubelet sets itself at start (protectKernelDefaults: false), and the one kube-proxy
+ * may set (route_localnet, for NodePorts on loopback; ours are on the bridge only).
+ */
+export const KUBELET_SYSCTLS = [
+  'vm/overcommit_memory',
+  'kernel/panic',
+  'kernel/panic_on_oops',
+  'net/ipv4/conf/all/route_localnet',
+];
 
 export function readSysctls(): Record<string, string> {
   return Object.fromEntries(
@@ -153,6 +162,10 @@ export interface NodeRecord {
   sysctls: Record<string, string>;
   /** Hard-coded host paths kubelet/containerd create that did not exist before. */
   createdPaths: string[];
+  /** kube-proxy's binary when the node runs Services (its rules and the guard rule are undone). */
+  kubeProxy?: string;
+  /** The host's netfilter state before kube-proxy ran (what its cleanup leaves is removed if new). */
+  netfilter?: NetfilterBefore;
 }
 
 const STATE_DIR = '/run/cubicle-real-node';
@@ -201,6 +214,10 @@ export async function undoHostChanges(
   phase('killed');
   await unmountUnder(record.dir);
   phase('unmounted');
+  if (record.kubeProxy) {
+    await cleanupKubeProxy(record.kubeProxy, record.netfilter);
+    await closeBridge(record.bridge);
+  }
   await sh('ip', ['link', 'delete', record.bridge]).catch(() => undefined);
   restoreSysctls(record.sysctls);
   // The killed processes leave their cgroups a moment later.
@@ -245,5 +262,43 @@ export async function cleanStaleNodes(log: (line: string) => void): Promise<void
     } finally {
       forgetNode(pid);
     }
+  }
+}
+
+const SERVICES_LOCK = '/run/cubicle-real-node-services.lock';
+
+/**
+ * lockServices waits until no other live node runs Services, then takes the machine's one
+ * Services slot: kube-proxy's KUBE-* chains are shared by every kube-proxy of a host, and its
+ * cleanup removes all of them. A lock whose holder died is taken over.
+ */
+export async function lockServices(log: (line: string) => void, timeoutMs = 1_200_000) {
+  const deadline = Date.now() + timeoutMs;
+  let said = false;
+  for (;;) {
+    try {
+      writeFileSync(SERVICES_LOCK, String(process.pid), { flag: 'wx' });
+      return;
+    } catch {
+      const holder = Number(readFileSync(SERVICES_LOCK, 'utf8').trim() || '0');
+      if (!holder || !isAlive(holder)) {
+        rmSync(SERVICES_LOCK, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline)
+        throw new Error(`another real node with Services (process ${holder}) still runs`);
+      if (!said) log(`real node: waiting for the node of process ${holder} (Services) to stop`);
+      said = true;
+      await sleep(2000);
+    }
+  }
+}
+
+export function unlockServices(): void {
+  try {
+    if (Number(readFileSync(SERVICES_LOCK, 'utf8').trim()) === process.pid)
+      rmSync(SERVICES_LOCK, { force: true });
+  } catch {
+    // Not held.
   }
 }

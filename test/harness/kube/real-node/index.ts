@@ -13,20 +13,25 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { startReaper } from '../../../../packages/embedded/src/index.js';
 import { ensureImages } from '../../../../scripts/images/build.mjs';
 import { nodeToolPaths } from '../../../../scripts/lib/kubelet-tools.mjs';
+import type { ClusterProcess } from '../processes.js';
 import { startKubeCluster, type KubeCluster } from '../start-cluster.js';
 import { startContainerd, type Containerd } from './containerd.js';
 import {
   cleanStaleNodes,
   forgetNode,
+  lockServices,
   makeCgroupRoot,
   readSysctls,
   recordNode,
   undoHostChanges,
+  unlockServices,
   type NodeRecord,
 } from './host.js';
+import { CLUSTER_DOMAIN, startClusterDns, type ClusterDns } from './dns.js';
 import { startNodeProcesses, type NodeProcesses } from './kubelet.js';
 import { createPodNetwork, type PodNetwork } from './network.js';
 import { makeNodePki } from './pki.js';
+import { netfilterBefore, openBridgeForServices, startKubeProxy } from './services.js';
 
 export interface BuiltImage {
   name: string;
@@ -43,6 +48,8 @@ export interface RealNodeCluster {
   node: NodeProcesses;
   /** The imported images by build name (desktop-minimal, api, …): refs to put in Pod specs. */
   images: Record<string, BuiltImage>;
+  /** kube-proxy and the cluster DNS, when started with `services`. */
+  services?: { kubeProxy: ClusterProcess; dns: ClusterDns };
   /** Start-up phases in ms (images, import, cluster, node Ready). */
   timings: Record<string, number>;
   dir: string;
@@ -67,7 +74,16 @@ function requireBin(path: string, name: string): string {
 }
 
 export async function startRealNodeCluster(
-  options: { images?: string[]; withControllers?: boolean; log?: (line: string) => void } = {},
+  options: {
+    images?: string[];
+    withControllers?: boolean;
+    /**
+     * Services and cluster DNS (the Helm chart): the API server on the bridge address (Pods reach
+     * it, through the `kubernetes` Service too), kube-proxy, the cluster DNS (dns.ts).
+     */
+    services?: boolean;
+    log?: (line: string) => void;
+  } = {},
 ): Promise<RealNodeCluster> {
   const log = options.log ?? (() => {});
   if (process.getuid?.() !== 0) throw new Error('the real node needs root (containerd, kubelet)');
@@ -81,7 +97,9 @@ export async function startRealNodeCluster(
       'kube-controller-manager',
     ),
   };
+  const kubeProxyBin = options.services ? requireBin(tools['kube-proxy'], 'kube-proxy') : undefined;
   const timings: Record<string, number> = {};
+  if (kubeProxyBin) await lockServices(log);
   let t = performance.now();
   const built = (await ensureImages(['pause', ...(options.images ?? ['desktop-minimal'])], {
     log,
@@ -98,12 +116,17 @@ export async function startRealNodeCluster(
     cgroupRoot: `cubicle-kubelet-${id}`,
     sysctls: readSysctls(),
     createdPaths: HARD_CODED_PATHS.filter((path) => !existsSync(path)),
+    kubeProxy: kubeProxyBin,
+    netfilter: kubeProxyBin ? await netfilterBefore() : undefined,
   };
   recordNode(record);
   let cluster: KubeCluster | undefined;
   let containerd: Containerd | undefined;
   let node: NodeProcesses | undefined;
   let network: PodNetwork | undefined;
+  let services: RealNodeCluster['services'];
+  let kubeProxyProcess: ClusterProcess | undefined;
+  let dns: ClusterDns | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
@@ -133,6 +156,8 @@ export async function startRealNodeCluster(
       }
       phase('pods gone');
       await Promise.allSettled([
+        kubeProxyProcess?.stop(),
+        dns?.close(),
         node?.controllerManager?.stop(),
         node?.scheduler.stop(),
         node?.kubelet.stop(),
@@ -142,7 +167,8 @@ export async function startRealNodeCluster(
       phase('containerd stopped');
       await cluster?.stop().catch(() => undefined);
       phase('cluster stopped');
-      // Shims, mounts (rootfs, netns, emptyDirs), bridge, sysctls, cgroups, host paths.
+      // Shims, mounts (rootfs, netns, emptyDirs), kube-proxy's rules and the guard rule, bridge,
+      // sysctls, cgroups, host paths.
       await undoHostChanges(record, log);
       if (network && existsSync('/var/lib/cni/results')) {
         for (const file of readdirSync('/var/lib/cni/results'))
@@ -150,6 +176,7 @@ export async function startRealNodeCluster(
             rmSync(join('/var/lib/cni/results', file), { force: true });
       }
       forgetNode(process.pid);
+      if (kubeProxyBin) unlockServices();
       reaper.close();
       phase('host restored');
     })());
@@ -157,9 +184,14 @@ export async function startRealNodeCluster(
   try {
     t = performance.now();
     const pki = await makeNodePki(dir);
+    // With Services the bridge comes first: the API server listens on its host address.
+    if (options.services) network = await createPodNetwork(dir, id, { services: true });
     cluster = await startKubeCluster({
       withKubevirt: false,
       log,
+      ...(network
+        ? { podReachable: { address: network.hostIp, serviceCidr: network.serviceCidr } }
+        : {}),
       apiserverArgs: [
         `--kubelet-client-certificate=${pki.apiserverClientCert}`,
         `--kubelet-client-key=${pki.apiserverClientKey}`,
@@ -167,7 +199,7 @@ export async function startRealNodeCluster(
       ],
     });
     timings.cluster = performance.now() - t;
-    network = await createPodNetwork(dir, id);
+    network ??= await createPodNetwork(dir, id);
     makeCgroupRoot(record.cgroupRoot);
     t = performance.now();
     containerd = await startContainerd({
@@ -200,7 +232,23 @@ export async function startRealNodeCluster(
       withControllers: options.withControllers
         ? { serviceAccountKeyFile: join(cluster.dir, 'certs', 'service-account.key') }
         : undefined,
+      clusterDns: options.services
+        ? { address: network.hostIp, domain: CLUSTER_DOMAIN }
+        : undefined,
     });
+    if (kubeProxyBin) {
+      await openBridgeForServices(network);
+      dns = await startClusterDns(cluster.kubeconfig, network.hostIp);
+      kubeProxyProcess = await startKubeProxy({
+        bin: kubeProxyBin,
+        dir: join(dir, 'kubelet'),
+        kubeconfig: join(dir, 'kubelet', 'kubeconfig'),
+        nodeName,
+        network,
+        reaper,
+      });
+      services = { kubeProxy: kubeProxyProcess, dns };
+    }
     const core = cluster.kubeconfig.makeApiClient(CoreV1Api);
     const deadline = Date.now() + 90_000;
     for (;;) {
@@ -226,6 +274,7 @@ export async function startRealNodeCluster(
       network,
       containerd,
       node,
+      services,
       images: built,
       timings,
       dir,

@@ -30,6 +30,8 @@ export interface StartKubeletOptions {
   reaper: Reaper;
   /** Also run kube-controller-manager (Deployments, Jobs, namespace deletion, SA tokens). */
   withControllers?: { serviceAccountKeyFile: string };
+  /** The cluster DNS Pods get as their nameserver (dns.ts), when the node runs Services. */
+  clusterDns?: { address: string; domain: string };
 }
 
 export async function startNodeProcesses(options: StartKubeletOptions): Promise<NodeProcesses> {
@@ -58,8 +60,11 @@ export async function startNodeProcesses(options: StartKubeletOptions): Promise<
     authorization: { mode: 'AlwaysAllow' },
     podLogsDir: join(dir, 'pod-logs'),
     volumePluginDir: join(dir, 'volume-plugins'),
-    // Pods get no resolver of this machine's (there is no cluster DNS and no route out).
+    // Pods get no resolver of this machine's (no route out); only the cluster DNS, if any.
     resolvConf: '',
+    ...(options.clusterDns
+      ? { clusterDNS: [options.clusterDns.address], clusterDomain: options.clusterDns.domain }
+      : {}),
     serializeImagePulls: false,
     // The images are imported, never pulled: keep them however full the disk gets.
     imageGCHighThresholdPercent: 100,

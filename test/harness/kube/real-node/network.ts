@@ -18,14 +18,20 @@ export interface PodNetwork {
   /** CNI network name (also the prefix of libcni's cached results). */
   name: string;
   confDir: string;
+  /**
+   * 198.19.N.0/24: the Service range of a node that runs Services (the other half of the
+   * benchmarking /15). Pods route it to the host (kube-proxy's rules are there); nothing else.
+   */
+  serviceCidr: string;
 }
 
 /** freeThirdOctet picks N so that 198.18.N.0/24 is on no interface of this machine. */
 async function freeThirdOctet(): Promise<number> {
   const used = new Set(
-    [...(await sh('ip', ['-4', '-o', 'addr', 'show'])).matchAll(/inet 198\.18\.(\d+)\./g)].map(
-      (m) => Number(m[1]),
-    ),
+    [
+      ...(await sh('ip', ['-4', '-o', 'addr', 'show'])).matchAll(/inet 198\.18\.(\d+)\./g),
+      ...(await sh('ip', ['-4', 'route', 'show'])).matchAll(/^198\.19\.(\d+)\./gm),
+    ].map((m) => Number(m[1])),
   );
   const start = 1 + (process.pid % 250);
   for (let i = 0; i < 250; i += 1) {
@@ -35,12 +41,20 @@ async function freeThirdOctet(): Promise<number> {
   throw new Error('no free /24 left in 198.18.0.0/24…198.18.250.0/24');
 }
 
-/** createPodNetwork makes the bridge (up, with the host address) and writes the CNI config into `dir`. */
-export async function createPodNetwork(dir: string, id: string): Promise<PodNetwork> {
+/**
+ * createPodNetwork makes the bridge (up, with the host address) and writes the CNI config into
+ * `dir`. With `services`, Pods also get a route to the Service range through the host.
+ */
+export async function createPodNetwork(
+  dir: string,
+  id: string,
+  { services = false }: { services?: boolean } = {},
+): Promise<PodNetwork> {
   const n = await freeThirdOctet();
   const bridge = `crn-${id}`.slice(0, 15);
   const subnet = `198.18.${n}.0/24`;
   const hostIp = `198.18.${n}.1`;
+  const serviceCidr = `198.19.${n}.0/24`;
   await sh('ip', ['link', 'add', bridge, 'type', 'bridge']);
   await sh('ip', ['addr', 'add', `${hostIp}/24`, 'dev', bridge]);
   await sh('ip', ['link', 'set', bridge, 'up']);
@@ -61,12 +75,13 @@ export async function createPodNetwork(dir: string, id: string): Promise<PodNetw
           type: 'host-local',
           ranges: [[{ subnet, rangeStart: `198.18.${n}.10`, rangeEnd: `198.18.${n}.250` }]],
           dataDir: join(dir, 'cni', 'ipam'),
+          ...(services ? { routes: [{ dst: serviceCidr, gw: hostIp }] } : {}),
         },
       },
     ],
   };
   writeFileSync(join(confDir, '10-cubicle.conflist'), JSON.stringify(conflist, null, 2));
-  return { bridge, subnet, hostIp, name, confDir };
+  return { bridge, subnet, hostIp, name, confDir, serviceCidr };
 }
 
 /** routesOf returns the routing table a Pod sees, from /proc/<pid>/net/route of a process in it. */
