@@ -71,19 +71,11 @@ export async function createBackends(
           ...kubeOptions(),
           imagePullPolicy: env.KUBE_IMAGE_PULL_POLICY,
           ephemeralStorageMb: env.KUBE_SANDBOX_EPHEMERAL_STORAGE_MB,
-          ...(env.KUBE_EGRESS_POINT_SERVICE && {
-            egressPoint: {
-              service: env.KUBE_EGRESS_POINT_SERVICE,
-              ...(env.KUBE_EGRESS_POINT_NAMESPACE && {
-                namespace: env.KUBE_EGRESS_POINT_NAMESPACE,
-              }),
-              proxyPort: env.KUBE_EGRESS_POINT_PROXY_PORT,
-            },
-          }),
+          ...egressPointOf(env),
         });
         break;
       case 'kubevirt':
-        backends.kubevirt = createKubevirtBackend(kubeOptions());
+        backends.kubevirt = createKubevirtBackend({ ...kubeOptions(), ...egressPointOf(env) });
         break;
       default:
         kind satisfies never;
@@ -98,6 +90,18 @@ function hollowBackend(spec: string, log: Logger) {
   const [url, adminToken] = spec.split('#') as [string, string];
   log.warn({ url }, 'HOLLOW_GUESTS: the local backend provisions hollow load-test sandboxes');
   return createHollowBackend({ url, adminToken });
+}
+
+/** egressPointOf: where sandbox Pods and VMIs find the chart's egress point (none: unset). */
+function egressPointOf(env: WorkerEnv) {
+  if (!env.KUBE_EGRESS_POINT_SERVICE) return {};
+  return {
+    egressPoint: {
+      service: env.KUBE_EGRESS_POINT_SERVICE,
+      ...(env.KUBE_EGRESS_POINT_NAMESPACE && { namespace: env.KUBE_EGRESS_POINT_NAMESPACE }),
+      proxyPort: env.KUBE_EGRESS_POINT_PROXY_PORT,
+    },
+  };
 }
 
 /**

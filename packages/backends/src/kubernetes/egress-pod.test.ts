@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildSandboxNetworkPolicy } from '../kube/network-policy.js';
 import { egressPointPorts, networkPolicyOptionsOf } from '../kube/network-policy-settings.js';
-import { withEgressPoint } from './egress-pod.js';
+import { buildCloudConfig } from '../kubevirt/cloud-init.js';
+import { egressPointDns, withEgressPoint, withProxyEnv } from './egress-pod.js';
 import { buildSandboxPod } from './pod-spec.js';
 
 const template = {
@@ -36,6 +37,29 @@ describe('withEgressPoint', () => {
       expect(of(name)).toEqual(['http://10.96.0.53:3128']);
     expect(of('NO_PROXY')).toEqual(['localhost,127.0.0.1,::1']);
     expect(of('LANG')).toEqual(['C.UTF-8']);
+  });
+});
+
+describe('a VMI pointed at the egress point', () => {
+  const point = { address: '10.96.0.53', proxyPort: 3128 };
+
+  it('gets the point as resolver (its launcher Pod’s DNS, passed on by DHCP)', () => {
+    expect(egressPointDns(point)).toEqual({
+      dnsPolicy: 'None',
+      dnsConfig: {
+        nameservers: ['10.96.0.53'],
+        searches: [],
+        options: [{ name: 'ndots', value: '1' }],
+      },
+    });
+  });
+
+  it('gets the proxy variables in its cloud-init env file, replacing the pool’s own', () => {
+    const env = withProxyEnv(template.env, point);
+    expect(env).toMatchObject({ LANG: 'C.UTF-8', HTTPS_PROXY: 'http://10.96.0.53:3128' });
+    const userdata = buildCloudConfig({ token: 't', env });
+    expect(userdata).toContain("export https_proxy='http://10.96.0.53:3128'");
+    expect(userdata).not.toContain('elsewhere');
   });
 });
 

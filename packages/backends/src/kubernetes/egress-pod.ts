@@ -37,9 +37,30 @@ export const PROXY_ENV_NAMES = [
  * reaches nothing: the sandbox NetworkPolicy admits only the point.
  */
 export function withEgressPoint(pod: V1Pod, point: EgressPointAddress): V1Pod {
+  const spec = pod.spec!;
+  return {
+    ...pod,
+    spec: {
+      ...spec,
+      ...egressPointDns(point),
+      containers: spec.containers.map((container) => ({
+        ...container,
+        env: [
+          ...(container.env ?? []).filter((e) => !isProxyName(e.name)),
+          ...Object.entries(egressPointEnv(point)).map(([name, value]) => ({ name, value })),
+        ],
+      })),
+    },
+  };
+}
+
+const isProxyName = (name: string) => (PROXY_ENV_NAMES as readonly string[]).includes(name);
+
+/** egressPointEnv: the proxy variables that send HTTP(S) clients to the point. */
+export function egressPointEnv(point: EgressPointAddress): Record<string, string> {
   const proxy = `http://${point.address}:${point.proxyPort}`;
   const noProxy = 'localhost,127.0.0.1,::1';
-  const values: Record<(typeof PROXY_ENV_NAMES)[number], string> = {
+  return {
     HTTP_PROXY: proxy,
     HTTPS_PROXY: proxy,
     http_proxy: proxy,
@@ -47,26 +68,28 @@ export function withEgressPoint(pod: V1Pod, point: EgressPointAddress): V1Pod {
     NO_PROXY: noProxy,
     no_proxy: noProxy,
   };
-  const spec = pod.spec!;
+}
+
+/** withProxyEnv: a pool's env with its own proxy variables replaced by the point's. */
+export function withProxyEnv(
+  env: Record<string, string>,
+  point: EgressPointAddress,
+): Record<string, string> {
+  const kept = Object.entries(env).filter(([name]) => !isProxyName(name));
+  return { ...Object.fromEntries(kept), ...egressPointEnv(point) };
+}
+
+/**
+ * egressPointDns: the point as the only resolver (Pod and VMI spec fields alike; a VMI's guest
+ * gets it from its launcher Pod through DHCP).
+ */
+export function egressPointDns(point: EgressPointAddress) {
   return {
-    ...pod,
-    spec: {
-      ...spec,
-      dnsPolicy: 'None',
-      dnsConfig: {
-        nameservers: [point.address],
-        searches: [],
-        options: [{ name: 'ndots', value: '1' }],
-      },
-      containers: spec.containers.map((container) => ({
-        ...container,
-        env: [
-          ...(container.env ?? []).filter(
-            (e) => !(PROXY_ENV_NAMES as readonly string[]).includes(e.name),
-          ),
-          ...PROXY_ENV_NAMES.map((name) => ({ name, value: values[name] })),
-        ],
-      })),
+    dnsPolicy: 'None',
+    dnsConfig: {
+      nameservers: [point.address],
+      searches: [] as string[],
+      options: [{ name: 'ndots', value: '1' }],
     },
   };
 }

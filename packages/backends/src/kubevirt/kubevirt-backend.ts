@@ -7,6 +7,13 @@ import {
   type SandboxObjectKind,
 } from '../kube/kube-sandbox-backend.js';
 import { buildCloudConfig } from './cloud-init.js';
+import {
+  egressPointDns,
+  readEgressPointAddress,
+  withProxyEnv,
+  type EgressPointAddress,
+  type EgressPointService,
+} from '../kubernetes/egress-pod.js';
 import { setVmiPaused } from './pause-vmi.js';
 import {
   buildSandboxVmi,
@@ -29,7 +36,21 @@ export const vmisPath = (namespace: string) =>
  * token and the cloud-init user data that starts the guest driver with it. Ready when the VMI
  * runs, has an interface address, and the guest's /healthz answers `ok`.
  */
-export function createKubevirtBackend(options: KubeBackendOptions): KubeSandboxBackend {
+export function createKubevirtBackend(
+  options: KubeBackendOptions & {
+    /**
+     * The chart's egress point: the VMI's launcher Pod gets it as resolver (the guest's DHCP
+     * passes it on) and the guest's env its proxy (cloud-init). See withEgressPoint.
+     */
+    egressPoint?: EgressPointService;
+  },
+): KubeSandboxBackend {
+  // The point's cluster IP, read once from its Service before the first VMI is built.
+  let point: EgressPointAddress | null = null;
+  const pointOf = () => {
+    if (!point) throw new Error('the egress point address was not read before building a VMI');
+    return point;
+  };
   const kind: SandboxObjectKind<VirtualMachineInstance> = {
     backend: 'kubevirt',
     noun: 'VMI',
@@ -50,9 +71,16 @@ export function createKubevirtBackend(options: KubeBackendOptions): KubeSandboxB
         patch: (name, body, o) => custom.patchNamespacedCustomObject({ ...vmis, name, body }, o),
       };
     },
-    build: (template, namespace) => buildSandboxVmi(template, { namespace }),
+    build: (template, namespace) => {
+      const vmi = buildSandboxVmi(template, { namespace });
+      if (!options.egressPoint) return vmi;
+      return { ...vmi, spec: { ...vmi.spec, ...egressPointDns(pointOf()) } };
+    },
     secretExtras: (template, token) => ({
-      userdata: buildCloudConfig({ token, env: template.env }),
+      userdata: buildCloudConfig({
+        token,
+        env: options.egressPoint ? withProxyEnv(template.env, pointOf()) : template.env,
+      }),
     }),
     readiness: vmiReadiness,
     isLive: isVmiLive,
@@ -60,8 +88,21 @@ export function createKubevirtBackend(options: KubeBackendOptions): KubeSandboxB
   const backend = createKubeSandboxBackend(kind, options);
   // Pause: the VMI's pause subresource (pause-vmi.ts); a Pod has none (the Kubernetes backend
   // leaves pause out, and the control plane answers not_supported_by_backend).
+  const egressPoint = options.egressPoint;
   return {
     ...backend,
+    ...(egressPoint && {
+      // A missing Service fails this provisioning (the next reads it again).
+      async provision(input) {
+        point ??= await readEgressPointAddress(
+          options.client,
+          options.namespace,
+          egressPoint,
+          input.signal,
+        );
+        return backend.provision(input);
+      },
+    }),
     pause: (sandboxId) => setVmiPaused(options.client, options.namespace, sandboxId, true),
     resume: (sandboxId) => setVmiPaused(options.client, options.namespace, sandboxId, false),
   };

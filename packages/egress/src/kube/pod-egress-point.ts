@@ -1,21 +1,21 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import {
   createServer as createHttpServer,
-  request,
   type IncomingMessage,
   type Server as HttpServer,
   type ServerResponse,
 } from 'node:http';
-import { createServer, isIPv4, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { EffectiveEgressPolicy } from '@cubicle/contract/api';
 import { effectivePolicy, withHostAddresses } from '../policy/index.js';
 import type { EgressDenialSink } from '../policy/source.js';
 import { DenialBatcher } from '../point/denial-batcher.js';
 import { buildAnswer, DNS_RCODE, parseQuery } from '../point/dns-wire.js';
 import { cidrMatcher, ownAddresses } from '../point/egress-point.js';
-import { readFirstBytes, serveDnsTcp } from '../point/sandbox-attachment.js';
-import { forbidden, SandboxGate, type AttachmentContext } from '../point/sandbox-gate.js';
+import { serveDnsTcp } from '../point/sandbox-attachment.js';
+import { SandboxGate, type AttachmentContext } from '../point/sandbox-gate.js';
 import { UpstreamResolver } from '../point/upstream-resolver.js';
+import { serveConnect, serveForward, type GateOf } from './proxy-requests.js';
 import { SandboxGates } from './sandbox-gates.js';
 import type { EgressPolicySource } from '../policy/source.js';
 
@@ -41,20 +41,6 @@ export interface PodEgressPointOptions {
   reportEveryMs?: number;
   onError?: (err: unknown) => void;
 }
-
-/** How long the point waits for a tunnel's first bytes (SNI) before judging by address. */
-const TUNNEL_FIRST_BYTES_MS = 10_000;
-/** Proxy request headers that concern the hop to the proxy, never the origin. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'trailer',
-]);
 
 const NONE: EffectiveEgressPolicy = effectivePolicy('none', { allow: [] }, null, null);
 
@@ -136,6 +122,12 @@ export class PodEgressPoint {
     return this.batcher.flush();
   }
 
+  /** gateOf is the gate of the sandbox whose Pod has `address` (null: none). */
+  private readonly gateOf: GateOf = async (address) => {
+    const sandboxId = this.sandboxOf(address);
+    return sandboxId ? this.gates.gateFor(sandboxId) : null;
+  };
+
   private sandboxOf(address: string | undefined): string | null {
     return address ? this.options.sandboxOf(address.replace(/^::ffff:/, '')) : null;
   }
@@ -157,12 +149,12 @@ export class PodEgressPoint {
     proxy.on(
       'connect',
       (req: IncomingMessage, socket: Socket, head: Buffer) =>
-        void this.tunnel(req, socket, head).catch(() => socket.destroy()),
+        void serveConnect(this.gateOf, req, socket, head).catch(() => socket.destroy()),
     );
     proxy.on(
       'request',
       (req: IncomingMessage, res: ServerResponse) =>
-        void this.forward(req, res).catch(() => res.destroy()),
+        void serveForward(this.gateOf, req, res).catch(() => res.destroy()),
     );
     proxy.on('clientError', (_err, socket) => socket.destroy());
     await listenOn(
@@ -193,112 +185,6 @@ export class PodEgressPoint {
     return (await this.gates.gateFor(sandboxId)).answer(message);
   }
 
-  /**
-   * tunnel serves CONNECT host:port: the host is decided and resolved under the sandbox's policy
-   * (a refusal is a 403 naming the rule), then the tunnel's first bytes are judged like any
-   * connection — by the SNI when there is one (which must be at the address), else as the CONNECT
-   * host — and spliced.
-   */
-  private async tunnel(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
-    socket.on('error', () => undefined);
-    const sandboxId = this.sandboxOf(socket.remoteAddress);
-    if (!sandboxId) return void socket.end(forbidden('egress:unknown-source'));
-    const target = /^([^:/\s]+):(\d{1,5})$/.exec(req.url ?? '');
-    const port = Number(target?.[2]);
-    if (!target || port < 1 || port > 65535) return void socket.end(badRequest());
-    const gate = await this.gates.gateFor(sandboxId);
-    const resolved = await this.resolve(gate, target[1]!.toLowerCase());
-    if (resolved.kind === 'refused') return void socket.end(forbidden(resolved.rule));
-    if (resolved.kind === 'unresolved') return void socket.end(badGateway());
-    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    readFirstBytes(
-      socket,
-      TUNNEL_FIRST_BYTES_MS,
-      (first, peeked) => {
-        // No name in the tunnel's bytes: the CONNECT host is the name stated.
-        const named =
-          (peeked.kind === 'tls' || peeked.kind === 'http') && peeked.name === null && resolved.name
-            ? { kind: peeked.kind, name: resolved.name }
-            : peeked;
-        void gate.judge(socket, resolved.ip, port, first, named);
-      },
-      head,
-    );
-  }
-
-  /** forward serves an absolute-form HTTP request (http:// only), judged per request. */
-  private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const sandboxId = this.sandboxOf(req.socket.remoteAddress);
-    if (!sandboxId) return refuse(res, 'egress:unknown-source');
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '');
-    } catch {
-      return void res.writeHead(400, TEXT).end(BAD_REQUEST);
-    }
-    if (url.protocol !== 'http:' || url.username || url.password)
-      return void res.writeHead(400, TEXT).end(BAD_REQUEST);
-    const gate = await this.gates.gateFor(sandboxId);
-    const host = url.hostname.toLowerCase();
-    const port = Number(url.port || 80);
-    const resolved = await this.resolve(gate, host);
-    if (resolved.kind === 'refused') return refuse(res, resolved.rule);
-    if (resolved.kind === 'unresolved') return void res.writeHead(502, TEXT).end(UNRESOLVED);
-    const { attempt, decision } = await gate.decide(resolved.ip, port, resolved.name);
-    if (!decision.allowed) {
-      gate.deny('tcp', attempt.name ?? null, resolved.ip, port, decision);
-      return refuse(res, decision.rule);
-    }
-    gate.allowed(attempt, decision);
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers))
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-    const upstream = request(
-      {
-        host: resolved.ip,
-        port,
-        method: req.method,
-        path: `${url.pathname}${url.search}`,
-        headers: { ...headers, host: url.host },
-        agent: false,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-      res.end('Cubicle egress: the destination could not be reached\n');
-    });
-    req.pipe(upstream);
-  }
-
-  /**
-   * resolve turns a proxy request's host into an address under the gate's policy: a name is
-   * looked up (decided, filtered, remembered; refusals reported by the gate), an IPv4 literal
-   * taken as is (judged by address when connecting).
-   */
-  private async resolve(
-    gate: SandboxGate,
-    host: string,
-  ): Promise<
-    | { kind: 'address'; ip: string; name: string | null }
-    | { kind: 'refused'; rule: string }
-    | { kind: 'unresolved' }
-  > {
-    if (isIPv4(host)) return { kind: 'address', ip: host, name: null };
-    let found;
-    try {
-      found = await gate.lookup(host);
-    } catch {
-      return { kind: 'unresolved' };
-    }
-    if (found.kind === 'denied') return { kind: 'refused', rule: found.decision.rule };
-    if (found.kind !== 'addresses') return { kind: 'unresolved' };
-    return { kind: 'address', ip: found.addresses[0]!, name: host };
-  }
-
   /** close stops listening, cuts open connections and sends the last denials. */
   async close(): Promise<void> {
     await this.unsubscribe?.();
@@ -314,22 +200,6 @@ export class PodEgressPoint {
     this.resolver.close();
     await this.batcher.flush();
   }
-}
-
-const TEXT = { 'content-type': 'text/plain', connection: 'close' };
-const BAD_REQUEST = 'Cubicle egress: not a request it can proxy\n';
-const UNRESOLVED = 'Cubicle egress: the name could not be resolved\n';
-const plain = (status: string, body: string) =>
-  `HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\nconnection: close\r\n` +
-  `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-const badRequest = () => plain('400 Bad Request', BAD_REQUEST);
-const badGateway = () => plain('502 Bad Gateway', UNRESOLVED);
-
-/** refuse answers a proxied request with a 403 naming the rule (as the local point does). */
-function refuse(res: ServerResponse, rule: string): void {
-  res
-    .writeHead(403, { ...TEXT, 'x-cubicle-egress-rule': encodeURIComponent(rule) })
-    .end(`Blocked by Cubicle's egress policy (${rule}).\n`);
 }
 
 function listenOn(start: (ready: () => void) => void, server: Server | HttpServer): Promise<void> {

@@ -15,7 +15,8 @@ export type { AttachmentContext } from './sandbox-gate.js';
  * alone: a client speaks first on web ports (TLS, HTTP), a server first elsewhere (SSH, SMTP),
  * where the wait is the cost of looking.
  */
-const firstBytesWaitMs = (port: number) => ([80, 443, 8080, 8443].includes(port) ? 10_000 : 300);
+export const firstBytesWaitMs = (port: number) =>
+  [80, 443, 8080, 8443].includes(port) ? 10_000 : 300;
 
 /**
  * SandboxAttachment is the local egress point's side of one sandbox link: a SandboxGate (the

@@ -145,14 +145,19 @@ export class SandboxGate {
    * lookup resolves `name` under the sandbox's policy: a refused name is reported and `denied`;
    * an allowed one is asked upstream and its answers filtered (rebinding: private, loopback,
    * metadata and host addresses are withheld and reported); the name behind each kept address
-   * is remembered for judging connections to it. `peer` names the asking process in a denial.
+   * is remembered for judging connections to it. `peer` names the asking process in a denial;
+   * `as` is what a refused name is reported as (a proxy's CONNECT is a connection to a port).
    */
-  async lookup(name: string, peer?: Peer): Promise<NameLookup> {
+  async lookup(
+    name: string,
+    peer?: Peer,
+    as: { protocol: 'dns' | 'tcp'; port: number | null } = { protocol: 'dns', port: null },
+  ): Promise<NameLookup> {
     const policy = this.policy;
     const decision = decideName(policy, name);
     if (!decision.allowed) {
       // Looked up before answering: the asking socket is open until the answer arrives.
-      this.deny('dns', name, null, null, decision, await this.ownerOf(peer));
+      this.deny(as.protocol, name, null, as.port, decision, await this.ownerOf(peer));
       return { kind: 'denied', decision };
     }
     const upstream = await this.ctx.resolver.resolve4(name);
