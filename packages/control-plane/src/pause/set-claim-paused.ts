@@ -30,8 +30,8 @@ export interface PauseOutcome {
  * claim's pause lock, so pauses and resumes of one claim from any process (a lane job, a run
  * start, the auto-pause sweep) happen one at a time. The order keeps one invariant — a frozen
  * desktop's claim says paused — so a driving call always knows to thaw it first: a pause writes
- * the row, then freezes (a failed freeze rolls the row back; a commit that fails after the
- * freeze thaws again); a resume thaws, then writes. `idle_pause` pauses only a claim still idle
+ * the row and freezes at once, inside the transaction (a failed freeze rolls the row back; a
+ * write or commit that fails thaws again); a resume thaws and writes at once. `idle_pause` pauses only a claim still idle
  * at that moment (the sweep's view may be stale: a call may have come in since).
  */
 export async function setClaimPaused(
@@ -59,8 +59,14 @@ export async function setClaimPaused(
       if (p.action === 'resume') {
         if (!t.paused_at) return { changed: false, paused: false };
         if (!backend?.resume) throw unsupported(backendKind);
-        await backend.resume(p.sandbox_id);
-        const pausedMs = (await markClaimResumed(client, p.claim_id, now)) ?? 0;
+        // Thaw and write at once (one wait, not two): a failed thaw rolls the write back; a
+        // failed write leaves a running desktop whose claim says paused, which the next driving
+        // call resumes again (thawing a running desktop is a no-op).
+        const [, marked] = await settledBoth(
+          backend.resume(p.sandbox_id),
+          markClaimResumed(client, p.claim_id, now),
+        );
+        const pausedMs = marked ?? 0;
         after.announce = () =>
           emitWebhookEvent(deps, p.tenant_id, 'claim.resumed', {
             ...event,
@@ -82,9 +88,13 @@ export async function setClaimPaused(
         );
       if (!backend?.pause) throw unsupported(backendKind);
       const reason = p.action === 'idle_pause' ? 'idle' : 'api';
-      await markClaimPaused(client, p.claim_id, now, `pse_${ulid().toLowerCase()}`, reason);
-      await backend.pause(p.sandbox_id);
+      // Write and freeze at once (one wait, not two). Nobody sees the write before the commit,
+      // so the invariant is the commit's: a freeze whose write (or commit) fails is thawed below.
       after.frozen = backendKind;
+      await settledBoth(
+        markClaimPaused(client, p.claim_id, now, `pse_${ulid().toLowerCase()}`, reason),
+        backend.pause(p.sandbox_id),
+      );
       after.announce = () =>
         emitWebhookEvent(deps, p.tenant_id, 'claim.paused', { ...event, reason });
       return { changed: true, paused: true };
@@ -99,6 +109,17 @@ export async function setClaimPaused(
       await deps.backends[after.frozen]?.resume?.(p.sandbox_id).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * settledBoth waits for both to settle, then answers both values or throws the first failure:
+ * a thaw after a failed write must not race a freeze still settling (it would be frozen again).
+ */
+async function settledBoth<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
 }
 
 /** isStillIdle re-checks auto-pause's rule at the moment of pausing (see idleClaimRows). */
