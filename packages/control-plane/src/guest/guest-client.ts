@@ -2,6 +2,7 @@ import { AppError, ErrorEnvelope } from '@cubicle/contract/errors';
 import {
   ARCHIVE_BINARY_TYPE,
   ARCHIVE_CHUNKS_HEADER,
+  ArchiveReadResponse,
   ArchiveStageResponse,
   GuestRoutes,
   formatChunkSpans,
@@ -159,7 +160,11 @@ async function callGuest<Op extends GuestCallOperation>(
 const outsideContract = () =>
   new AppError('backend_unavailable', 'the guest driver answered outside the contract');
 
-/** readGuestChunks asks archive.read for raw bytes and splits them by the chunk header. */
+/**
+ * readGuestChunks asks archive.read for raw bytes and splits them by the chunk header. A guest
+ * older than the binary form ignores the Accept header and answers the JSON form (base64), which
+ * is taken as it is: a newer control plane still reads from a desktop image built before.
+ */
 async function readGuestChunks(
   endpoint: string,
   token: string,
@@ -169,6 +174,14 @@ async function readGuestChunks(
   const answer = await exchange(endpoint, token, GuestRoutes['archive.read'], { chunks }, options, {
     accept: ARCHIVE_BINARY_TYPE,
   });
+  if (answer.status === 200 && !answer.bytes) {
+    const json = ArchiveReadResponse.safeParse(answer.body);
+    if (!json.success || json.data.blobs.length === 0) throw outsideContract();
+    return json.data.blobs.map((b, i) => {
+      if (b.hash !== chunks[i]?.hash) throw outsideContract();
+      return { hash: b.hash, bytes: Buffer.from(b.data, 'base64') };
+    });
+  }
   if (answer.status !== 200 || !answer.bytes) bodyOrThrow(answer, 'the guest driver');
   const bytes = answer.bytes ?? Buffer.alloc(0);
   const header = answer.headers[ARCHIVE_CHUNKS_HEADER];
@@ -188,7 +201,11 @@ async function readGuestChunks(
   });
 }
 
-/** stageGuestChunks sends archive.stage its chunks raw, with their ids and lengths in a header. */
+/**
+ * stageGuestChunks sends archive.stage its chunks raw, with their ids and lengths in a header. A
+ * guest older than the binary form refuses the body (415 unsupported_media_type): the same chunks
+ * go again in the JSON form (base64), which every guest with the archive takes.
+ */
 async function stageGuestChunks(
   endpoint: string,
   token: string,
@@ -205,7 +222,14 @@ async function stageGuestChunks(
     },
   };
   const route = GuestRoutes['archive.stage'];
-  const answer = await exchange(endpoint, token, route, undefined, options, { raw });
+  let answer = await exchange(endpoint, token, route, undefined, options, { raw });
+  if (answer.status === 415) {
+    const blobsJson = blobs.map((b) => ({
+      hash: b.hash,
+      data: Buffer.from(b.bytes.buffer, b.bytes.byteOffset, b.bytes.byteLength).toString('base64'),
+    }));
+    answer = await exchange(endpoint, token, route, { blobs: blobsJson }, options);
+  }
   const checked = ArchiveStageResponse.safeParse(bodyOrThrow(answer, 'the guest driver'));
   if (!checked.success) throw outsideContract();
   return checked.data;
