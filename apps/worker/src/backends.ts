@@ -94,6 +94,13 @@ function hollowBackend(spec: string, log: Logger) {
 
 /** egressPointOf: where sandbox Pods and VMIs find the chart's egress point (none: unset). */
 function egressPointOf(env: WorkerEnv) {
+  if (env.KUBE_EGRESS_POINT_ADDRESS)
+    return {
+      egressPoint: {
+        address: env.KUBE_EGRESS_POINT_ADDRESS,
+        proxyPort: env.KUBE_EGRESS_POINT_PROXY_PORT,
+      },
+    };
   if (!env.KUBE_EGRESS_POINT_SERVICE) return {};
   return {
     egressPoint: {
@@ -109,9 +116,11 @@ function egressPointOf(env: WorkerEnv) {
  * stops the worker: sandboxes would be pointed at a point the policy does not let them reach.
  */
 function egressPointSettings(env: WorkerEnv) {
-  if (!env.KUBE_EGRESS_POINT_SERVICE) return {};
+  if (!env.KUBE_EGRESS_POINT_SERVICE && !env.KUBE_EGRESS_POINT_ADDRESS) return {};
   if (!env.KUBE_EGRESS_POINT_SELECTOR)
-    throw new Error('KUBE_EGRESS_POINT_SERVICE needs KUBE_EGRESS_POINT_SELECTOR (its Pods)');
+    throw new Error(
+      'KUBE_EGRESS_POINT_SERVICE/ADDRESS needs KUBE_EGRESS_POINT_SELECTOR (its Pods)',
+    );
   return {
     egressPointSelector: env.KUBE_EGRESS_POINT_SELECTOR,
     ...(env.KUBE_EGRESS_POINT_NAMESPACE && {

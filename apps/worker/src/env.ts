@@ -183,6 +183,8 @@ export const WorkerEnv = z.object({
    * port); CUBICLE_EGRESS_POINT_HOST is where the point process listens.
    */
   KUBE_EGRESS_POINT_SERVICE: z.string().min(1).optional(),
+  /** Instead of a Service: an IP sandbox Pods reach the point at directly (DNS on its port 53). */
+  KUBE_EGRESS_POINT_ADDRESS: z.ipv4().optional(),
   KUBE_EGRESS_POINT_NAMESPACE: z.string().min(1).optional(),
   KUBE_EGRESS_POINT_SELECTOR: z.string().min(1).optional(),
   KUBE_EGRESS_POINT_DNS_PORT: z.coerce.number().int().min(1).max(65535).default(5353),

@@ -3,16 +3,20 @@ import type { KubeClient } from '../kube/client.js';
 
 /**
  * Where a sandbox Pod finds the egress point: the chart's Service, named by the worker
- * (KUBE_EGRESS_POINT_SERVICE), and the proxy port on it. DNS is the Service's port 53.
+ * (KUBE_EGRESS_POINT_SERVICE), and the proxy port on it (DNS is the Service's port 53); or an
+ * address Pods reach it at without a Service (KUBE_EGRESS_POINT_ADDRESS: a point on the node's
+ * own network, as in the real-node test), which must also answer DNS on port 53.
  */
-export interface EgressPointService {
-  /** The Service's name. */
-  service: string;
-  /** Its namespace (default: the sandbox namespace). */
-  namespace?: string;
-  /** The HTTP(S) proxy port on the Service. */
-  proxyPort: number;
-}
+export type EgressPointService =
+  | {
+      /** The Service's name. */
+      service: string;
+      /** Its namespace (default: the sandbox namespace). */
+      namespace?: string;
+      /** The HTTP(S) proxy port on the Service. */
+      proxyPort: number;
+    }
+  | { address: string; proxyPort: number };
 
 /** The point as a Pod names it: the Service's cluster IP (no DNS needed to find the resolver). */
 export interface EgressPointAddress {
@@ -95,8 +99,8 @@ export function egressPointDns(point: EgressPointAddress) {
 }
 
 /**
- * readEgressPointAddress reads the point Service's cluster IP. A headless or missing Service is
- * an error: sandboxes would have no resolver.
+ * readEgressPointAddress reads the point Service's cluster IP (or takes the address given). A
+ * headless or missing Service is an error: sandboxes would have no resolver.
  */
 export async function readEgressPointAddress(
   client: KubeClient,
@@ -104,6 +108,7 @@ export async function readEgressPointAddress(
   point: EgressPointService,
   signal?: AbortSignal,
 ): Promise<EgressPointAddress> {
+  if ('address' in point) return { address: point.address, proxyPort: point.proxyPort };
   const ns = point.namespace ?? namespace;
   const service = await client.call(
     `read egress point Service ${ns}/${point.service}`,
