@@ -188,12 +188,13 @@ export async function typeText(
     if (!raised.isRaised) return raised.refusal;
     const fg = raised.ctx;
     await call(t, IFACE.component, 'GrabFocus');
-    const typed = await typeKeys(t.x11, text, () =>
-      settleText(t, secure ? [...expected].length : expected),
-    );
+    let settled: string | number | undefined;
+    const typed = await typeKeys(t.x11, text, async () => {
+      settled = await settleText(t, secure ? [...expected].length : expected);
+    });
     if (typed.delivered === 0 && typed.error)
       return refused(fg, 'unsupported_text', `Nothing was typed: ${typed.error}`);
-    return readBack(t, fg, secure, before, expected, 'Typed with XTest');
+    return readBack(t, fg, secure, before, expected, 'Typed with XTest', settled);
   }
   // ATK takes the length in bytes of UTF-8, not characters.
   const [ok] = await call(t, IFACE.editableText, 'InsertText', 'isi', [

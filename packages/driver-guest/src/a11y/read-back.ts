@@ -20,6 +20,7 @@ export async function readBack(
   before: string | number,
   expected: string,
   what: string,
+  settled?: string | number,
 ): Promise<ActionResult> {
   if (secure) {
     const after = await readLength(t.desktop.bus, t.mirror.appBus, t.node);
@@ -32,12 +33,16 @@ export async function readBack(
       evidence: ev,
     });
   }
-  const after = await readUntil(
-    t.mirror,
-    () => readValue(t.desktop.bus, t.mirror.appBus, t.node),
-    (now) => now === expected,
-    effectWindowMs(t.mirror, 0),
-  );
+  // settleText's last read, when it already matched, is the read-back: no second round trip.
+  const after =
+    settled === expected
+      ? expected
+      : await readUntil(
+          t.mirror,
+          () => readValue(t.desktop.bus, t.mirror.appBus, t.node),
+          (now) => now === expected,
+          effectWindowMs(t.mirror, 0),
+        );
   const ev: ActionEvidence[] = [
     {
       kind: 'value_readback',
@@ -62,17 +67,22 @@ export async function readBack(
  * returned, late on a busy machine. Between reads it waits for the field's next event (its
  * text-changed), at most 25 ms: a fixed 25 ms poll made most typing cost a whole period, since
  * the first read (right after the keys) is nearly always early. It returns as soon as the text
- * matches, so the bound only costs when typing went wrong.
+ * matches, so the bound only costs when typing went wrong. Returns the last value read.
  */
-export async function settleText(t: Target, expected: string | number): Promise<void> {
+export async function settleText(
+  t: Target,
+  expected: string | number,
+): Promise<string | number | undefined> {
   const deadline = performance.now() + SETTLE_MS;
+  let now: string | number | undefined;
   while (performance.now() < deadline) {
     await t.mirror.fence().catch(() => undefined);
-    const now =
+    now =
       typeof expected === 'number'
         ? await readLength(t.desktop.bus, t.mirror.appBus, t.node)
         : await readValue(t.desktop.bus, t.mirror.appBus, t.node);
-    if (now === expected) return;
+    if (now === expected) return now;
     await nextEventOr(t.mirror, 25);
   }
+  return now;
 }

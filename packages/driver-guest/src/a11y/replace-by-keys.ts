@@ -43,11 +43,22 @@ export async function replaceByKeys(
     return refused(fg, 'unsupported_text', `Nothing was sent: ${selected.error ?? 'no key'}`);
   const expected = secure ? [...value].length : value;
   // Waited for inside typeKeys, before its spare keycodes are restored (see typeText).
-  const settle = () => settleText(t, expected);
+  let settled: string | number | undefined;
+  const settle = async () => {
+    settled = await settleText(t, expected);
+  };
   const typed =
     value === '' ? await pressKeys(t.x11, 'BackSpace', 1) : await typeKeys(t.x11, value, settle);
   if (typed.delivered === 0 && typed.error)
     return refused(fg, 'unsupported_text', `Nothing was typed: ${typed.error}`);
   if (value === '') await settle();
-  return readBack(t, fg, secure, before, value, 'Selected the text and typed the value with XTest');
+  return readBack(
+    t,
+    fg,
+    secure,
+    before,
+    value,
+    'Selected the text and typed the value with XTest',
+    settled,
+  );
 }

@@ -41,7 +41,8 @@ export async function typeText(
     for (const ch of chars) {
       await keymap.press(await keymap.keyFor(keysymOf(ch)));
       delivered += 1;
-      await sleep(KEY_DELAY_MS);
+      // The pause spaces keys apart; after the last one there is nothing to space.
+      if (delivered < chars.length) await sleep(KEY_DELAY_MS);
     }
     return { delivered, requested: chars.length };
   } catch (err) {
