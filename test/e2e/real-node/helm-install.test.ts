@@ -338,7 +338,7 @@ describe('the Helm chart on a real node (kubelet, containerd, kube-proxy)', () =
     });
     expect(shell.status, shell.text).toBe(200);
     expect(shell.json.stdout).toBe('driven\n');
-  });
+  }, 420_000);
 
   it('observes, acts and screenshots through the guest, via the api Pod', async () => {
     const launched = await api('POST', `/v1/claims/${claimId}/windows/launch`, {
@@ -385,7 +385,7 @@ describe('the Helm chart on a real node (kubelet, containerd, kube-proxy)', () =
     console.log(`viewer closed ${closed.at - deleted} ms after the api Pod's deletion`);
     expect(closed.code).toBe(4503);
     await waitFor(deploymentsReady, 180_000, 500);
-  });
+  }, 300_000);
 
   it('declares the sandbox NetworkPolicy over the desktop Pod (no policy engine enforces it here)', async () => {
     // The CNI bridge plugin has no policy engine: declared, not enforced, on this node.
@@ -432,7 +432,7 @@ describe('the Helm chart on a real node (kubelet, containerd, kube-proxy)', () =
       120_000,
       500,
     );
-  });
+  }, 180_000);
 
   it('helm upgrade runs the migration Job first, then rolls the Deployments', async () => {
     const before = await Promise.all(
@@ -486,5 +486,5 @@ describe('the Helm chart on a real node (kubelet, containerd, kube-proxy)', () =
     for (let i = 0; i < 2; i += 1) expect(after[i]).not.toBe(before[i]);
     const version = await api('GET', '/v1/version');
     expect(version.status).toBe(200);
-  });
+  }, 600_000);
 });
