@@ -48,8 +48,12 @@ const unconfirmed = new WeakMap<AppMirror, { at: number; paths: Set<string> }[]>
  */
 const POKE_FRESH_MS = 5_000;
 
-/** How often a web action's wait pokes its page (see awaitEvidence). */
+/**
+ * How often a web action's wait pokes its page (see awaitEvidence): often at first, where an
+ * effect lands, then at the usual gap (a link's wait for its navigation lasts up to 3 s).
+ */
 const ACTION_POKE_GAP_MS = 30;
+const ACTION_POKE_OFTEN_MS = 300;
 
 /** How long a delivery waits for what its own poke released (the first event ends the wait). */
 const POKE_WAIT_MS = 60;
@@ -393,7 +397,8 @@ export async function awaitEvidence(
   scope: EvidenceScope,
   settleMs = 150,
 ): Promise<SortedEvents> {
-  const deadline = performance.now() + settleMs;
+  const started = performance.now();
+  const deadline = started + settleMs;
   let isReplaced = false;
   let probedSeq = window.from;
   for (;;) {
@@ -420,7 +425,12 @@ export async function awaitEvidence(
     // clock, not the click's status line): ask again while waiting. On a page that renders,
     // this changes nothing.
     if (scope.document !== null)
-      void pokePage(mirror, scope.document, { idle: false, gapMs: ACTION_POKE_GAP_MS });
+      void pokePage(mirror, scope.document, {
+        idle: false,
+        ...(performance.now() - started < ACTION_POKE_OFTEN_MS
+          ? { gapMs: ACTION_POKE_GAP_MS }
+          : {}),
+      });
     await nextEventOr(mirror, Math.min(10, deadline - performance.now()));
   }
 }
