@@ -281,7 +281,8 @@ export async function lockServices(log: (line: string) => void, timeoutMs = 1_20
       return;
     } catch {
       const holder = Number(readFileSync(SERVICES_LOCK, 'utf8').trim() || '0');
-      if (!holder || !isAlive(holder)) {
+      // Ours (a start that failed before its stop() existed) or a dead process's: take it over.
+      if (!holder || holder === process.pid || !isAlive(holder)) {
         rmSync(SERVICES_LOCK, { force: true });
         continue;
       }
