@@ -3,8 +3,8 @@
 // `sandboxes.egress.mode: point`; its egress objects pass a strict server-side dry run and its
 // Service is created, so the worker points every sandbox Pod at that Service (dnsPolicy None,
 // HTTP(S)_PROXY) and applies a NetworkPolicy that admits only the point's Pods. The point itself
-// (apps/worker/dist/egress-point/main.js, the Deployment's command) names each sandbox by its Pod
-// IP through its Pod informer. The test node agent runs desktops without a network of their own,
+// (apps/worker/dist/egress-point/main.js, the Deployment's command), with a token of the chart's
+// ServiceAccount for it, names each sandbox by its Pod IP through its Pod informer. The test node agent runs desktops without a network of their own,
 // so a Pod's traffic is sent from the Pod's IP by this test (as a CNI would deliver it): an
 // allowed name is reached through the point, a denied one is refused and becomes one
 // `egress.denied` line and webhook, the pool's one-step allow reaches the running claim, a pool
@@ -17,6 +17,8 @@ import { request, type IncomingMessage } from 'node:http';
 import { Resolver } from 'node:dns/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, NetworkingV1Api, type V1Pod } from '@kubernetes/client-node';
 import { NETWORK_POLICY_NAME, sandboxObjectName } from '@cubicle/backends';
@@ -28,6 +30,7 @@ import {
   createObject,
 } from '../harness/kube/dry-run.js';
 import { helm, parseManifests } from '../harness/kube/helm.js';
+import { writeKubeconfigFile } from '../harness/kube/kubeconfig.js';
 import type { KubeObject } from '../harness/kube/dry-run.js';
 import {
   FAKE_DNS,
@@ -216,10 +219,34 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
       const dry = await strictDryRun(raw, index, obj, namespace);
       expect(dry.status, `${obj.kind} ${obj.metadata.name}: ${dry.body}`).toBeLessThan(300);
     }
-    const service = egress.find((o) => o.kind === 'Service')!;
-    const created = await createObject(raw, index, service, namespace);
-    expect(created.status, created.body).toBe(201);
-    serviceIp = (created.json as { spec: { clusterIP: string } }).spec.clusterIP;
+    // Everything but the Deployment for real (no controller runs its Pods here).
+    for (const obj of egress.filter((o) => o.kind !== 'Deployment')) {
+      const created = await createObject(raw, index, obj, namespace);
+      expect(created.status, `${obj.kind} ${obj.metadata.name}: ${created.body}`).toBe(201);
+      if (obj.kind === 'Service')
+        serviceIp = (created.json as { spec: { clusterIP: string } }).spec.clusterIP;
+    }
+    // The point runs with its own account's token, as the kubelet would mount it: the chart's
+    // Role must be enough for its Pod informer, and it may read no Secret.
+    const tokenAnswer = await raw.request(
+      'POST',
+      `/api/v1/namespaces/${namespace}/serviceaccounts/r-cubicle-egress/token`,
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+    );
+    expect(tokenAnswer.status, tokenAnswer.body).toBe(201);
+    const token = (tokenAnswer.json as { status: { token: string } }).status.token;
+    const asPoint = rawClient(cluster, token);
+    expect((await asPoint.request('GET', `/api/v1/namespaces/${namespace}/pods`)).status).toBe(200);
+    expect((await asPoint.request('GET', `/api/v1/namespaces/${namespace}/secrets`)).status).toBe(
+      403,
+    );
+    const pointKubeconfig = join(cluster.dir, 'egress-point-kubeconfig');
+    writeKubeconfigFile(
+      pointKubeconfig,
+      cluster.server,
+      token,
+      readFileSync(join(cluster.dir, 'certs', 'apiserver.crt'), 'utf8'),
+    );
     // The worker gets the chart's own variables for the point.
     const worker = objects.find(
       (o): o is KubeObject => o.kind === 'Deployment' && o.metadata.name === 'r-cubicle-worker',
@@ -244,7 +271,7 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
         DATABASE_URL: s.workerEnv.DATABASE_URL,
         REDIS_URL: s.workerEnv.REDIS_URL!,
         QUEUE_PREFIX: s.workerEnv.QUEUE_PREFIX!,
-        KUBECONFIG: s.workerEnv.KUBECONFIG!,
+        KUBECONFIG: pointKubeconfig,
         KUBE_NAMESPACE: namespace,
         CUBICLE_EGRESS_POINT_HOST: '127.0.0.1',
         KUBE_EGRESS_POINT_DNS_PORT: String(ports.dns),
