@@ -129,7 +129,8 @@ async function benchStore(store) {
   // The API inherits this process's environment; the worker gets it as its env too.
   Object.assign(process.env, storeEnv);
   const s = await startStack({ workerEnv: storeEnv });
-  const line = { bench: 'state', store };
+  // The machine is shared: its load at the start and the end of the run go with the figures.
+  const line = { bench: 'state', store, load_1m_start: round(loadavg()[0]) };
   try {
     const pool = 'state';
     log(`${store}: warming ${forks + 2} desktops`);
