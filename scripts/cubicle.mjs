@@ -150,13 +150,21 @@ const COMMANDS = {
     }
     const parts = [`${vitestLine} (vitest)`];
     let isOk = vitestCode === 0;
-    if (withGo) {
-      const go = await runGoTests(root, { tofu });
+    // The Go and Python suites run side by side, each against its own live Cubicle: both mostly
+    // wait on it (≈ 90 s and ≈ 125 s one after the other). pytest has the terminal; the Go
+    // lines are printed when both are done.
+    const goLines = [];
+    const goLog = withPython ? (line) => goLines.push(line) : say;
+    const [go, py] = await Promise.all([
+      withGo ? runGoTests(root, { tofu, log: goLog }) : null,
+      withPython ? runPythonTests(root) : null,
+    ]);
+    for (const line of goLines) say(line);
+    if (go) {
       parts.push(`${go.passed} passed, ${go.failed} failed, ${go.skipped} skipped (terraform)`);
       isOk &&= go.code === 0 && go.failed === 0;
     }
-    if (withPython) {
-      const py = await runPythonTests(root);
+    if (py) {
       parts.push(`${py.passed} passed, ${py.failed} failed, ${py.skipped} skipped (python)`);
       isOk &&= py.code === 0 && py.failed === 0;
     }
