@@ -3,7 +3,7 @@
 // `sandboxes.egress.mode: point`; its egress objects pass a strict server-side dry run and its
 // Service is created, so the worker points every sandbox Pod at that Service (dnsPolicy None,
 // HTTP(S)_PROXY) and applies a NetworkPolicy that admits only the point's Pods. The point itself
-// (apps/worker/dist/egress-point/main.js, the Deployment's command), with a token of the chart's
+// (apps/worker/dist/egress-point/main.js, the Deployment's args), with a token of the chart's
 // ServiceAccount for it, names each sandbox by its Pod IP through its Pod informer. The test node agent runs desktops without a network of their own,
 // so a Pod's traffic is sent from the Pod's IP by this test (as a CNI would deliver it): an
 // allowed name is reached through the point, a denied one is refused and becomes one
@@ -219,6 +219,14 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
       const dry = await strictDryRun(raw, index, obj, namespace);
       expect(dry.status, `${obj.kind} ${obj.metadata.name}: ${dry.body}`).toBeLessThan(300);
     }
+    // The Deployment runs the entry this test runs (the worker image's checkout path).
+    const deployment = egress.find((o) => o.kind === 'Deployment') as unknown as {
+      spec: { template: { spec: { containers: { args: string[] }[] } } };
+    };
+    expect(deployment.spec.template.spec.containers[0]!.args).toEqual([
+      'node',
+      '/opt/cubicle/apps/worker/dist/egress-point/main.js',
+    ]);
     // Everything but the Deployment for real (no controller runs its Pods here).
     for (const obj of egress.filter((o) => o.kind !== 'Deployment')) {
       const created = await createObject(raw, index, obj, namespace);
