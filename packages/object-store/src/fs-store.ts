@@ -143,7 +143,9 @@ export function createFsStore(config: FsStoreConfig): ObjectStore {
   async function get(key: string): Promise<Uint8Array> {
     assertKey(key);
     try {
-      return new Uint8Array(await readFile(fileOf(key)));
+      // A view, not a copy: readFile's buffer is this object's alone (a whole file, never pooled).
+      const body = await readFile(fileOf(key));
+      return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     } catch (error) {
       if (isMissing(error)) throw new ObjectStoreError('object_not_found', `no object ${key}`);
       throw unavailable(`get ${key}`, error);
