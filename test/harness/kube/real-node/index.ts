@@ -48,6 +48,8 @@ export interface RealNodeCluster {
   node: NodeProcesses;
   /** The imported images by build name (desktop-minimal, api, …): refs to put in Pod specs. */
   images: Record<string, BuiltImage>;
+  /** Resolves when the `importLater` images are in containerd (at once when there are none). */
+  importedLater: Promise<void>;
   /** kube-proxy and the cluster DNS, when started with `services`. */
   services?: { kubeProxy: ClusterProcess; dns: ClusterDns };
   /** Start-up phases in ms (images, import, cluster, node Ready). */
@@ -82,6 +84,11 @@ export async function startRealNodeCluster(
      * it, through the `kubernetes` Service too), kube-proxy, the cluster DNS (dns.ts).
      */
     services?: boolean;
+    /**
+     * Images to import after the node is up, while the caller goes on (the chart installs while
+     * the desktop image imports); `importedLater` resolves when they are in.
+     */
+    importLater?: string[];
     log?: (line: string) => void;
   } = {},
 ): Promise<RealNodeCluster> {
@@ -127,12 +134,14 @@ export async function startRealNodeCluster(
   let services: RealNodeCluster['services'];
   let kubeProxyProcess: ClusterProcess | undefined;
   let dns: ClusterDns | undefined;
+  let deferred: Promise<void> = Promise.resolve();
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       const t0 = performance.now();
       const phase = (what: string) =>
         log(`real node stop: ${what} at ${(performance.now() - t0).toFixed(0)} ms`);
+      await deferred.catch(() => undefined);
       if (cluster && node) {
         // Pods first, through kubelet, so it tears down their sandboxes (CNI DEL, mounts).
         const core = cluster.kubeconfig.makeApiClient(CoreV1Api);
@@ -209,18 +218,32 @@ export async function startRealNodeCluster(
       reaper,
     });
     // Two imports at a time: each is part hashing (CPU), part writing (disk wait).
-    const queue = Object.values(built);
-    const importNext = async (): Promise<void> => {
-      const image = queue.shift();
-      if (!image) return;
-      const ms = await containerd!.importLayout(image.layout);
-      log(
-        `imported ${image.ref} (${(image.size / 1048576).toFixed(0)} MiB) in ${ms.toFixed(0)} ms`,
-      );
-      await importNext();
+    const importAll = (images: BuiltImage[]) => {
+      const queue = [...images];
+      const importNext = async (): Promise<void> => {
+        const image = queue.shift();
+        if (!image) return;
+        const ms = await containerd!.importLayout(image.layout);
+        log(
+          `imported ${image.ref} (${(image.size / 1048576).toFixed(0)} MiB) in ${ms.toFixed(0)} ms`,
+        );
+        await importNext();
+      };
+      return Promise.all([importNext(), importNext()]).then(() => undefined);
     };
-    await Promise.all([importNext(), importNext()]);
+    const later = new Set(options.importLater ?? []);
+    await importAll(Object.values(built).filter((image) => !later.has(image.name)));
     timings.import = performance.now() - t;
+    if (later.size > 0) {
+      const started = performance.now();
+      deferred = importAll(Object.values(built).filter((image) => later.has(image.name))).then(
+        () => {
+          timings.importLater = performance.now() - started;
+        },
+      );
+      // Awaited by the caller (importedLater) or by stop(); never an unhandled rejection.
+      deferred.catch(() => undefined);
+    }
     t = performance.now();
     const nodeName = `cubicle-node-${id}`;
     node = await startNodeProcesses({
@@ -281,6 +304,7 @@ export async function startRealNodeCluster(
       containerd,
       node,
       services,
+      importedLater: deferred,
       images: built,
       timings,
       dir,
