@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { acquireMachineLock } from '../../harness/machine-lock.js';
 
 const SERVER = fileURLToPath(new URL('./fake-internet-server.mjs', import.meta.url));
 const PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
@@ -146,6 +147,8 @@ export function makeTestCa(commonName: string): { certPem: string; keyPem: strin
  * the documentation ranges are the host's.
  */
 export async function startFakeInternet(): Promise<FakeInternet> {
+  // Test files run two at a time (vitest.config.ts): one waits for the other's fake internet.
+  const release = await acquireMachineLock('fake-internet', { log: (line) => console.log(line) });
   const tag = randomBytes(3).toString('hex');
   const netns = `cubicle-fakenet-${tag}`;
   const hostIf = `cbf${tag}`;
@@ -174,6 +177,7 @@ export async function startFakeInternet(): Promise<FakeInternet> {
         /* already gone */
       }
     rmSync(dir, { recursive: true, force: true });
+    release();
   };
   try {
     ip('netns', 'add', netns);
