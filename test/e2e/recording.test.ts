@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +7,7 @@ import { join } from 'node:path';
 import { sweepRecordings, type RecordingDeps } from '@cubicle/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, waitFor, type Stack } from './support/stack.js';
+import { decodeErrors, grayImage, probe } from './support/video-frames.js';
 import { launchBrowser } from './support/web.js';
 
 // A GTK window whose button paints the whole window red: an effect a video frame shows plainly.
@@ -44,54 +44,8 @@ interface RecordingBody {
   expires_at: string | null;
 }
 
-/** ffprobe's view of a file: duration (s) and decoded frame count. */
-function probe(file: string): { duration: number; frames: number } {
-  const out = JSON.parse(
-    execFileSync(
-      'ffprobe',
-      [
-        '-v',
-        'error',
-        '-count_frames',
-        '-show_entries',
-        'format=duration:stream=nb_read_frames',
-        '-of',
-        'json',
-        file,
-      ],
-      { encoding: 'utf8' },
-    ),
-  ) as { format: { duration: string }; streams: { nb_read_frames: string }[] };
-  return { duration: Number(out.format.duration), frames: Number(out.streams[0]!.nb_read_frames) };
-}
-
-/** decodeErrors decodes every frame and answers FFmpeg's complaints (empty when all play). */
-function decodeErrors(file: string): string {
-  return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'null', '-'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
 /** gray160 is an image or a video frame at `at` seconds, as 160×100 grey bytes. */
-function gray160(file: string, at?: number): Buffer {
-  return execFileSync('ffmpeg', [
-    '-v',
-    'error',
-    ...(at === undefined ? [] : ['-ss', at.toFixed(3)]),
-    '-i',
-    file,
-    '-frames:v',
-    '1',
-    '-vf',
-    'scale=160:100',
-    '-f',
-    'rawvideo',
-    '-pix_fmt',
-    'gray',
-    '-',
-  ]);
-}
+const gray160 = (file: string, at?: number) => grayImage(file, 160, 100, at);
 
 const meanDiff = (a: Buffer, b: Buffer) => {
   let sum = 0;
@@ -343,14 +297,18 @@ describe('claim video recording', () => {
         .statusCode,
     ).toBe(404);
 
-    // Retention: nothing goes before the deadline; past it the sweep deletes objects and rows.
+    // Retention: nothing goes before the deadline; past it the sweep deletes objects and rows,
+    // and the timeline goes with the video (a replay link that outlives it reads nothing).
     const resources = (s.api as unknown as { resources: RecordingDeps }).resources;
     const at0 = Date.parse(done.expires_at!);
     expect(await sweepRecordings({ ...resources, now: () => new Date(at0 - 1000) })).toBe(0);
     expect((await call('GET', `/v1/claims/${claimId}/recording`)).statusCode).toBe(200);
+    expect((await call('GET', `/v1/claims/${claimId}/recording/timeline`)).statusCode).toBe(200);
     expect(await sweepRecordings({ ...resources, now: () => new Date(at0 + 1000) })).toBe(1);
+    expect(await sweepRecordings({ ...resources, now: () => new Date(at0 + 2000) })).toBe(0);
     expect((await call('GET', `/v1/claims/${claimId}/recording`)).statusCode).toBe(404);
     expect((await call('GET', `/v1/claims/${claimId}/recording/media`)).statusCode).toBe(404);
+    expect((await call('GET', `/v1/claims/${claimId}/recording/timeline`)).statusCode).toBe(404);
     expect(await s.db.recordingSegment.count({ where: { claimId } })).toBe(0);
     const left = readdirSync(s.objectStore.dir, { recursive: true }).filter((f) =>
       String(f).includes(claimId),

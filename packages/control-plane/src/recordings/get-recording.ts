@@ -1,6 +1,7 @@
 import type { Recording as RecordingView } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
 import type { Deps } from '../resources.js';
+import { KEPT_RECORDING } from './recording-kept.js';
 import { toRecordingView } from './recording-view.js';
 
 /**
@@ -13,7 +14,7 @@ export async function getRecording(
   claimId: string,
 ): Promise<RecordingView> {
   const row = await deps.db.recording.findFirst({
-    where: { claimId, tenantId },
+    where: { claimId, tenantId, ...KEPT_RECORDING },
     include: { segments: { orderBy: { seq: 'asc' } } },
   });
   if (!row) throw new AppError('not_found', 'this claim has no recording');

@@ -1,6 +1,7 @@
 import { AppError } from '@cubicle/contract/errors';
 import type { Resources } from '../resources.js';
 import { parseRange, slicesFor, type MediaPart } from './media-range.js';
+import { KEPT_RECORDING } from './recording-kept.js';
 
 /** RecordingMedia is one answer of the media endpoint: status, the range served, its bytes. */
 export interface RecordingMedia {
@@ -25,7 +26,7 @@ export async function openRecordingMedia(
   range: string | undefined,
 ): Promise<RecordingMedia> {
   const row = await deps.db.recording.findFirst({
-    where: { claimId, tenantId },
+    where: { claimId, tenantId, ...KEPT_RECORDING },
     include: { segments: { orderBy: { seq: 'asc' }, select: { objectKey: true, bytes: true } } },
   });
   if (!row) throw new AppError('not_found', 'this claim has no recording');

@@ -1,5 +1,6 @@
 import type { ClaimTimeline, TimelineEntry, TimelineQuery } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
+import { RECORDING_DELETED } from '../recordings/recording-kept.js';
 import type { Resources } from '../resources.js';
 import { claimRedactor } from '../secrets/claim-redactor.js';
 import {
@@ -35,7 +36,7 @@ export interface TimelineInput {
  * wall clock of the API's rows. The page is redacted against the claim's secrets on top of what
  * each source already redacted when it was stored (run output, action requests and results), so a
  * value never reaches a viewer even from a row written before a secret was added. Another
- * tenant's claim is 404.
+ * tenant's claim, and a recorded claim whose recording retention deleted, are 404.
  */
 export async function getClaimTimeline(
   deps: TimelineDeps,
@@ -59,8 +60,11 @@ export async function getClaimTimeline(
   // The video's time 0 is its first frame: entries are placed on that axis when there is one.
   const recording = await deps.db.recording.findFirst({
     where: { claimId, tenantId },
-    select: { startedAt: true },
+    select: { startedAt: true, state: true },
   });
+  // A recorded claim's timeline goes with its recording at retention (the marker it leaves).
+  if (recording?.state === RECORDING_DELETED)
+    throw new AppError('not_found', `claim ${claimId}'s recording and timeline were deleted`);
   const origin = input.origin ?? recording?.startedAt ?? claim.activatedAt ?? claim.createdAt;
   const entries = await readEntries(deps, input, claim, origin, after);
   const page = pageOf(entries, after, query.limit);
