@@ -21,7 +21,7 @@ import { migrateCommand } from './lib/migrate-cmd.mjs';
 import { ensureNodeModules } from './lib/npm-install.mjs';
 import { run } from './lib/run.mjs';
 import { startCubicle } from './lib/start.mjs';
-import { runVitest } from './lib/test-run.mjs';
+import { buildTofuBeside, runVitest } from './lib/test-run.mjs';
 import { runGoTests } from './lib/go-tests.mjs';
 import { ensurePythonEnv } from './lib/python-env.mjs';
 import { runPythonTests } from './lib/python-tests.mjs';
@@ -131,7 +131,7 @@ const COMMANDS = {
     // CUBICLE_SKIP_GO_TESTS=1. Only the tests need the Go tools; the first build takes minutes
     // (beside npm ci and the build), later runs none.
     const withGo = args.length === 0 && process.env.CUBICLE_SKIP_GO_TESTS !== '1';
-    const tofu = await bootstrap({ alongside: () => buildTestTools(withGo) });
+    await bootstrap({ alongside: () => buildTestTools(false) });
     // The Python SDK's tests follow the Go ones (CUBICLE_SKIP_PYTHON_TESTS=1 skips them); their
     // venv is made once per lock file (≈ 10 s), a stat after.
     const withPython = args.length === 0 && process.env.CUBICLE_SKIP_PYTHON_TESTS !== '1';
@@ -140,6 +140,9 @@ const COMMANDS = {
     // check when nothing changed; ≈ 30 s per image otherwise).
     if (args.length === 0)
       await realNodeStep('images (real-node suite)', () => ensureImages(REAL_NODE_IMAGES));
+    // OpenTofu only serves the Go tests after Vitest: it is built (≈ 5 min the first time) beside it.
+    const tofuBuild = withGo ? buildTofuBeside(root) : null;
+    tofuBuild?.catch(() => undefined);
     say(bold('▶ vitest run'));
     let vitest = { passed: 0, failed: 0, skipped: 0 };
     const vitestCode = await runVitest(root, args, { onCounts: (c) => (vitest = c) });
@@ -150,13 +153,32 @@ const COMMANDS = {
     }
     const parts = [`${vitestLine} (vitest)`];
     let isOk = vitestCode === 0;
+    // OpenTofu's build (beside Vitest) failing counts as one Go failure; pytest still runs.
+    let tofu = '';
+    let tofuFailed = false;
+    if (tofuBuild) {
+      try {
+        tofu = await step('OpenTofu (Terraform provider tests, built beside Vitest)', async () => {
+          const { path, lines } = await tofuBuild;
+          for (const line of lines) console.log(line);
+          return path;
+        });
+      } catch (error) {
+        say(red(error.message));
+        tofuFailed = true;
+      }
+    }
     // The Go and Python suites run side by side, each against its own live Cubicle: both mostly
     // wait on it (≈ 90 s and ≈ 125 s one after the other). pytest has the terminal; the Go
     // lines are printed when both are done.
     const goLines = [];
     const goLog = withPython ? (line) => goLines.push(line) : say;
     const [go, py] = await Promise.all([
-      withGo ? runGoTests(root, { tofu, log: goLog }) : null,
+      tofuFailed
+        ? { passed: 0, failed: 1, skipped: 0, code: 1 }
+        : withGo
+          ? runGoTests(root, { tofu, log: goLog })
+          : null,
       withPython ? runPythonTests(root) : null,
     ]);
     for (const line of goLines) say(line);

@@ -60,3 +60,33 @@ export async function runVitest(root, extraArgs, { onCounts } = {}) {
   else console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
   return code;
 }
+
+/**
+ * buildTofuBeside builds (or finds) OpenTofu in a child process at nice 10 and resolves with
+ * `{ path, lines }` (its output, for the caller to print later). `npm test` runs it beside
+ * Vitest: only the Go tests after Vitest need OpenTofu, its first build takes ≈ 5 min of both
+ * cores, and at nice 10 it takes the CPU Vitest leaves while its tests wait.
+ */
+export function buildTofuBeside(root) {
+  const child = spawn(
+    'nice',
+    ['-n', '10', process.execPath, join(root, 'scripts/lib/tofu-tools.mjs')],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d.toString()));
+  child.stderr.on('data', (d) => (err = (err + d.toString()).slice(-4000)));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const lines = out.trimEnd().split('\n');
+      try {
+        if (code !== 0) throw new Error(`exit ${code}`);
+        resolve({ path: JSON.parse(lines.at(-1)).tofu, lines: lines.slice(0, -1) });
+      } catch (error) {
+        reject(new Error(`OpenTofu build failed (${error.message}): ${(err || out).trim()}`));
+      }
+    });
+  });
+}
