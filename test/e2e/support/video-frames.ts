@@ -87,6 +87,14 @@ export function framesByIndex(
   height: number,
 ): Buffer[] {
   const wanted = [...new Set(indices)].sort((a, b) => a - b);
+  // Runs of consecutive indices as between(n,a,b): FFmpeg's expression parser refuses a long
+  // sum of single-frame terms (seen at ~150 terms).
+  const runs: [number, number][] = [];
+  for (const n of wanted) {
+    const last = runs.at(-1);
+    if (last && n === last[1] + 1) last[1] = n;
+    else runs.push([n, n]);
+  }
   const raw = execFileSync(
     'ffmpeg',
     [
@@ -95,7 +103,7 @@ export function framesByIndex(
       '-i',
       file,
       '-vf',
-      `select='${wanted.map((n) => `eq(n\\,${n})`).join('+')}',scale=${width}:${height}`,
+      `select='${runs.map(([a, b]) => `between(n\\,${a}\\,${b})`).join('+')}',scale=${width}:${height}`,
       '-fps_mode',
       'passthrough',
       '-f',
