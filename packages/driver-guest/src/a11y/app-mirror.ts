@@ -112,6 +112,8 @@ export class AppMirror {
       this.markIfUnnamed(n);
     }
     for (const p of unordered) this.dirtyChildren.add(p);
+    // Without a cache the seed is a walk, and it can drop objects as sync's reads do.
+    this.noteDangling(nodes.values(), this.dirtyChildren);
     this.watchingSince = performance.now();
   }
 
@@ -351,6 +353,7 @@ export class AppMirror {
           this.freshlyRead.set(p, performance.now());
         }
       }
+      for (const tree of subtrees) this.noteDangling(tree.values(), this.unreadParents);
       // A listed child that could not be read (replaced mid-read, or the app too busy to answer)
       // leaves its parent's list naming an object the mirror lacks: that list is read again at
       // the next sync. Left alone, a navigation's old document stayed listed, the new one was
@@ -394,6 +397,19 @@ export class AppMirror {
         if (node && bits) node.states = statesFromBits(bits);
       });
     }
+  }
+
+  /**
+   * noteDangling queues for a re-read (into `into`) each of `read` whose child list names an
+   * object the mirror lacks. A subtree read skips an object whose calls fail, and its parent's
+   * list, read fine, still names it: no count ever disagrees (ChildCount matches that list) and
+   * the object's own events name an object the mirror lacks (skipped past UNSEEN_MS), so it
+   * stayed missing for good. Measured on Chromium under load (a 2,000-row page read while it
+   * loaded, the form's labels at the same depth as the table's rows): the form listed its two
+   * labels and its checkbox, none of them was in the mirror, and neither field was ever found.
+   */
+  private noteDangling(read: Iterable<NodeData>, into: Set<string>): void {
+    for (const n of read) if (n.children.some((c) => !this.nodes.has(c))) into.add(n.path);
   }
 
   /**

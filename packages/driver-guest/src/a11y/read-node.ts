@@ -63,8 +63,45 @@ export async function readNode(bus: AtspiBus, ref: AtspiRef): Promise<NodeData> 
 }
 
 /**
- * readSubtree reads `root` and everything below it breadth-first, one level's calls in flight
- * at once. Objects that vanish mid-read are skipped (the caller sees them missing, not broken).
+ * How many objects subtree reads ask one app about at once (four or five calls each). Chromium
+ * answers its bridge's calls one at a time on its main thread: a 2,000-row table's level, all
+ * asked at once while the page still loaded on a loaded machine, kept ~10,000 calls waiting and
+ * 4,800 of them timed out (CALL_TIMEOUT_MS), each still answered later, so the retries queued
+ * behind the leftovers and the form's fields were not read within a minute (measured).
+ */
+const READS_IN_FLIGHT = 128;
+
+/** Slots bounds the reads in flight to one app, across every subtree read at the same time. */
+class Slots {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.active >= READS_IN_FLIGHT) await new Promise<void>((r) => this.waiting.push(r));
+    this.active += 1;
+    try {
+      return await fn();
+    } finally {
+      this.active -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+const slotsByBus = new WeakMap<AtspiBus, Map<string, Slots>>();
+
+function slotsFor(bus: AtspiBus, appBus: string): Slots {
+  let byApp = slotsByBus.get(bus);
+  if (!byApp) slotsByBus.set(bus, (byApp = new Map()));
+  let slots = byApp.get(appBus);
+  if (!slots) byApp.set(appBus, (slots = new Slots()));
+  return slots;
+}
+
+/**
+ * readSubtree reads `root` and everything below it breadth-first, at most READS_IN_FLIGHT
+ * objects of the app at once. Objects that vanish mid-read (or whose calls fail) are skipped:
+ * the caller sees them missing, not broken, and their parent's list still names them.
  */
 export async function readSubtree(
   bus: AtspiBus,
@@ -72,10 +109,11 @@ export async function readSubtree(
   root: string,
 ): Promise<Map<string, NodeData>> {
   const out = new Map<string, NodeData>();
+  const slots = slotsFor(bus, appBus);
   let level = [root];
   while (level.length > 0) {
     const read = await Promise.all(
-      level.map((path) => readNode(bus, { bus: appBus, path }).catch(() => null)),
+      level.map((path) => slots.run(() => readNode(bus, { bus: appBus, path })).catch(() => null)),
     );
     level = [];
     for (const node of read) {
