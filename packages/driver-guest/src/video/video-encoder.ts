@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { AppError } from '@cubicle/contract/errors';
 import type {
@@ -12,8 +11,12 @@ import type {
 } from '@cubicle/contract/guest';
 import { captureStartOf, ffmpegArgs, parsePlaylist, RUN_FILES } from './ffmpeg-args.js';
 
-/** Below normal: driving the desktop (input, AT-SPI, screenshots) stays ahead of the encoder. */
-const ENCODER_NICE = 10;
+/*
+ * The encoder runs at the guest's own priority, not below it: a frame's time is taken around its
+ * capture, and a starved process can be descheduled for seconds between the two. At nice 10 beside
+ * 6 busy loops (loopback Xvfb, colour changed every 0.4 s) frames carried times up to 3.9 s before
+ * their content was drawn (25 frames in 24 s); at nice 0 within -0.16..+0.31 s (every frame).
+ */
 /** Restarts within this window without a finished segment count toward giving up. */
 const FAILURE_WINDOW_MS = 30_000;
 const MAX_QUICK_FAILURES = 5;
@@ -177,13 +180,6 @@ export class VideoEncoder {
     });
     this.child = child;
     if (child.pid) void writeFile(join(run.dir, PID_FILE), String(child.pid)).catch(() => {});
-    if (child.pid) {
-      try {
-        setPriority(child.pid, ENCODER_NICE);
-      } catch {
-        // A sandbox that may not lower priorities still records, at normal priority.
-      }
-    }
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       log = (log + chunk).slice(-8_000);
