@@ -93,8 +93,8 @@ export function sdkSuite(live: () => LiveStack, baseEnv: Record<string, string>)
       const cubicle = new Cubicle({
         apiKey: live().apiKey,
         baseUrl: api.url,
-        // Enough retries to outlast a restart on a loaded 2-core machine (10 ran out in a
-        // loaded clean-clone run: the new process took longer than their 8-16 s).
+        // Enough retries to outlast a restart on a loaded 2-core machine (with 10, 8-16 s of
+        // waiting, the case failed once in a loaded clean-clone run).
         retry: { maxRetries: 30, baseDelayMs: 300, maxDelayMs: 2_000 },
       });
       const claiming = cubicle.claims.create('killed', { wait_seconds: 20 });
