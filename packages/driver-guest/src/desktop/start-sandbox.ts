@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,7 @@ import { thawBeforeStop } from './pause-sandbox.js';
 import { claimSandboxUid, releaseSandboxUid, releaseSandboxUidSync } from './sandbox-uid.js';
 import {
   exitHooks,
+  hostStageDir,
   liveSessions,
   SESSION_FILE,
   sessionDir,
@@ -121,7 +122,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
   const uid = isRoot ? await claimSandboxUid(id) : null;
   const socketDir = join(dir, 'sock');
   const sockets = await bindSandboxSockets(socketDir, uid, options.socketGid);
-  const hostStage = await makeHostStage(join(dir, ARCHIVE_HOST_STAGE_NAME), uid, options.socketGid);
+  const hostStage = await makeHostStage(id, uid, options.socketGid);
   const staged = await stageGuestCode();
   const limits = { ...DEFAULT_LIMITS, ...options.limits, pids: SANDBOX_MAX_TASKS };
   const arch = seccompArch();
@@ -248,6 +249,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
   const killOnExit = () => {
     killSandbox();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(hostStage, { recursive: true, force: true });
     if (uid !== null) releaseSandboxUidSync(id, uid);
   };
   exitHooks.add(killOnExit);
@@ -261,6 +263,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
       await killSession(id, new Set());
       await releaseSandboxResources(id, cgroup);
       await rm(dir, { recursive: true, force: true });
+      await rm(hostStage, { recursive: true, force: true });
       if (uid !== null) await releaseSandboxUid(id, uid);
     })());
   liveSessions.set(id, stop);
@@ -390,10 +393,14 @@ async function bindSandboxSockets(socketDir: string, uid: number | null, socketG
  * are written 0644; the directory keeps every other user of this machine out); its group is the
  * API's (`socketGid`, group-writable) or ours, and we write as its owner or root.
  */
-async function makeHostStage(path: string, uid: number | null, socketGid?: number) {
+async function makeHostStage(id: string, uid: number | null, socketGid?: number) {
+  const path = hostStageDir(id);
+  await rm(path, { recursive: true, force: true });
   await mkdir(path, { mode: 0o700 });
   await chown(path, uid ?? process.getuid?.() ?? 0, socketGid ?? process.getgid?.() ?? 0);
   await chmod(path, socketGid === undefined ? 0o750 : 0o770);
+  // The control plane finds the stage beside the guest's socket (hostStageOf).
+  await symlink(path, join(sessionDir(id), ARCHIVE_HOST_STAGE_NAME));
   return path;
 }
 
