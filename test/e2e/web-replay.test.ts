@@ -188,7 +188,17 @@ describe('replay page (/claims/{id}/replay, /replay/{token}) in Chromium', () =>
     // Scrubbing to the third step's place highlights it.
     const third = steps.nth(2);
     const thirdAt = Number(await third.getAttribute('data-seconds'));
-    await scrubTo(page, thirdAt + 0.1);
+    // Inside its place, before whatever entry follows it (the run started 69 ms after this click
+    // once clicks answered at their evidence).
+    const nextAt = Math.min(
+      ...(
+        await page
+          .locator('[data-testid=replay-steps] button')
+          .evaluateAll((bs) => bs.map((b) => Number(b.getAttribute('data-seconds'))))
+      ).filter((t) => t > thirdAt),
+    );
+    // (The page counts an entry current from 50 ms before its time: currentIndex.)
+    await scrubTo(page, Math.min(thirdAt + 0.1, nextAt - 0.06));
     await waitFor(async () => (await third.getAttribute('data-current')) === 'true', 10_000, 50);
     expect(await second.getAttribute('data-current')).toBeNull();
     await saveArtifact(page, 'replay-dashboard');
