@@ -8,10 +8,13 @@
 // so a Pod's traffic is sent from the Pod's IP by this test (as a CNI would deliver it): an
 // allowed name is reached through the point, a denied one is refused and becomes one
 // `egress.denied` line and webhook, the pool's one-step allow reaches the running claim, a pool
-// without egress reaches nothing, and an address that is no sandbox's Pod gets nothing. No
+// without egress reaches nothing, an address that is no sandbox's Pod gets nothing, and a secret
+// bound to a host is added as a header by the point (TLS terminated with the installation CA the
+// Pod's guest Secret carries; other hosts spliced; the value in no Pod, Secret, log or event). No
 // CNI runs here: nothing enforces the NetworkPolicy (see packages/egress/README.md). No packet
 // leaves this machine: the point asks only the fake DNS and may dial only the fake ranges.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { request, type IncomingMessage } from 'node:http';
 import { Resolver } from 'node:dns/promises';
@@ -59,6 +62,8 @@ interface Through {
   status: number;
   rule: string | null;
   body: string;
+  /** The common name of the TLS certificate's issuer seen through a CONNECT tunnel. */
+  issuer?: string;
 }
 
 describe('egress of Kubernetes sandbox Pods through the chart’s egress point', () => {
@@ -128,8 +133,17 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
     return { claimId, pod, podIp: pod.status!.podIP! };
   };
 
-  /** connectThrough opens CONNECT host:port from `from` and, once tunnelled, speaks HTTPS as `sni`. */
-  const connectThrough = (from: string, target: string, sni: string): Promise<Through> =>
+  /**
+   * connectThrough opens CONNECT host:port from `from` and, once tunnelled, speaks HTTPS as `sni`
+   * (GET `path`, trusting `ca`: the fake internet's CA unless told), noting the certificate's
+   * issuer.
+   */
+  const connectThrough = (
+    from: string,
+    target: string,
+    sni: string,
+    { ca = internet.caPem, path = '/' }: { ca?: string; path?: string } = {},
+  ): Promise<Through> =>
     new Promise((resolve, reject) => {
       const req = request({
         host: '127.0.0.1',
@@ -145,13 +159,15 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
           socket.destroy();
           return resolve({ status: res.statusCode ?? 0, rule, body: '' });
         }
-        const tls = tlsConnect({ socket, servername: sni, ca: internet.caPem });
+        const tls = tlsConnect({ socket, servername: sni, ca });
         let body = '';
-        tls.on('secureConnect', () =>
-          tls.write(`GET / HTTP/1.1\r\nhost: ${sni}\r\nconnection: close\r\n\r\n`),
-        );
+        let issuer: string | undefined;
+        tls.on('secureConnect', () => {
+          issuer = String(tls.getPeerCertificate().issuer?.CN ?? '');
+          tls.write(`GET ${path} HTTP/1.1\r\nhost: ${sni}\r\nconnection: close\r\n\r\n`);
+        });
         tls.on('data', (d: Buffer) => (body += d.toString()));
-        tls.on('end', () => resolve({ status: 200, rule: null, body }));
+        tls.on('end', () => resolve({ status: 200, rule: null, body, ...(issuer && { issuer }) }));
         tls.on('error', (err) => resolve({ status: 200, rule: null, body: `tls: ${err.message}` }));
       });
       req.end();
@@ -286,6 +302,10 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
         KUBE_EGRESS_POINT_PROXY_PORT: String(ports.proxy),
         CUBICLE_EGRESS_UPSTREAM_DNS: FAKE_DNS,
         CUBICLE_EGRESS_UPSTREAM_GUARD: FAKE_RANGES.join(','),
+        // The installation's keyring (bound secrets, the egress CA's key), as the chart gives the
+        // point; bound hosts are verified upstream against the fake internet's CA.
+        CUBICLE_KEYRING: s.workerEnv.CUBICLE_KEYRING!,
+        CUBICLE_EGRESS_UPSTREAM_CA: internet.caPath,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -438,5 +458,82 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
       rule: 'egress%3Aunknown-source',
     });
     expect(await resolveFrom('127.0.0.1', 'allowed.example.test')).toBe('EREFUSED');
+  });
+
+  it('a credential bound to a host is added at the point; the Pod trusts the installation CA and never holds the value', async () => {
+    const value = `cub-kube-${randomBytes(12).toString('hex')}`;
+    const secret = await call('PUT', '/v1/secrets/KUBE_API_TOKEN', {
+      value,
+      inject: { hosts: ['api.example.test'], header: 'Authorization', format: 'Bearer {value}' },
+    });
+    expect(secret.statusCode, secret.body).toBe(201);
+    const { claimId, pod, podIp } = await claimIn('bound', {
+      mode: 'allowlist',
+      allow: ['allowed.example.test', 'api.example.test:443'],
+      deny: [],
+    });
+    // The Pod's trust stores: the system bundle plus the CA over the system path, the CA alone
+    // for Node, both from its guest Secret, which holds the CA's certificate and no value.
+    const container = (pod as V1Pod).spec!.containers[0]!;
+    expect(container.env).toContainEqual({
+      name: 'NODE_EXTRA_CA_CERTS',
+      value: '/run/cubicle/egress-ca.pem',
+    });
+    expect(
+      container.volumeMounts
+        ?.filter((m) => m.name === 'egress-trust')
+        .map((m) => [m.mountPath, m.subPath]),
+    ).toEqual([
+      ['/etc/ssl/certs/ca-certificates.crt', 'ca-certificates.crt'],
+      ['/run/cubicle/egress-ca.pem', 'egress-ca.pem'],
+    ]);
+    const guestSecret = await core().readNamespacedSecret({
+      name: (pod as V1Pod).spec!.volumes!.find((v) => v.name === 'egress-trust')!.secret!
+        .secretName!,
+      namespace,
+    });
+    const file = (key: string) => Buffer.from(guestSecret.data![key]!, 'base64').toString('utf8');
+    const caPem = file('egress-ca.pem');
+    expect(caPem).toContain('BEGIN CERTIFICATE');
+    expect(file('ca-certificates.crt').trimEnd().endsWith(caPem.trim())).toBe(true);
+    for (const text of [JSON.stringify(pod), JSON.stringify(guestSecret)])
+      expect(text).not.toContain(value);
+
+    // From the Pod's address, trusting only what the Pod trusts: the bound host's certificate is
+    // the installation CA's and the fake server sees the header (the claim's credentials reach
+    // the point within moments of the claim).
+    const seenBound = () =>
+      internet.seen.filter((r) => r.host === 'api.example.test' && r.path === '/echo-headers');
+    let bound: Through | undefined;
+    await waitFor(
+      async () => {
+        bound = await connectThrough(podIp, 'api.example.test:443', 'api.example.test', {
+          ca: caPem,
+          path: '/echo-headers',
+        });
+        return seenBound().at(-1)?.headers.authorization === `Bearer ${value}`;
+      },
+      20_000,
+      250,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify(bound)}; point: ${pointOutput}`);
+    });
+    expect(bound).toMatchObject({ status: 200, issuer: 'Cubicle egress CA' });
+    expect(bound!.body).toContain('authorization');
+    expect(bound!.body).not.toContain(value);
+    // Every other host is spliced: its own certificate, no header.
+    const other = await connectThrough(podIp, 'allowed.example.test:443', 'allowed.example.test', {
+      path: '/plain',
+    });
+    expect(other).toMatchObject({ status: 200, issuer: 'Cubicle fake internet test CA' });
+    const plain = internet.seen.filter(
+      (r) => r.host === 'allowed.example.test' && r.path === '/plain',
+    );
+    expect(plain.at(-1)?.headers.authorization).toBeUndefined();
+    // Nothing the claim's owner or operator reads carries the value.
+    const events = await call('GET', `/v1/claims/${claimId}/egress-events`);
+    expect(events.body).not.toContain(value);
+    expect(pointOutput).not.toContain(value);
+    expect(s.worker.output()).not.toContain(value);
   });
 });

@@ -49,6 +49,8 @@ export async function createBackends(
   env: WorkerEnv,
   log: Logger,
   egress: LocalEgress | null = null,
+  /** The installation's egress CA (PEM) sandbox Pods trust; null: injection is off or failed. */
+  egressCa?: () => Promise<string | null>,
 ): Promise<Backends> {
   const backends: Backends = {};
   let kube: KubeBackendOptions | null = null;
@@ -71,11 +73,14 @@ export async function createBackends(
           ...kubeOptions(),
           imagePullPolicy: env.KUBE_IMAGE_PULL_POLICY,
           ephemeralStorageMb: env.KUBE_SANDBOX_EPHEMERAL_STORAGE_MB,
-          ...egressPointOf(env),
+          ...egressPointOf(env, egressCa),
         });
         break;
       case 'kubevirt':
-        backends.kubevirt = createKubevirtBackend({ ...kubeOptions(), ...egressPointOf(env) });
+        backends.kubevirt = createKubevirtBackend({
+          ...kubeOptions(),
+          ...egressPointOf(env, egressCa),
+        });
         break;
       default:
         kind satisfies never;
@@ -92,13 +97,18 @@ function hollowBackend(spec: string, log: Logger) {
   return createHollowBackend({ url, adminToken });
 }
 
-/** egressPointOf: where sandbox Pods and VMIs find the chart's egress point (none: unset). */
-function egressPointOf(env: WorkerEnv) {
+/**
+ * egressPointOf: where sandbox Pods and VMIs find the chart's egress point (none: unset), and
+ * the CA they trust for credentials it injects.
+ */
+function egressPointOf(env: WorkerEnv, trust?: () => Promise<string | null>) {
+  const trusting = trust ? { trust } : {};
   if (env.KUBE_EGRESS_POINT_ADDRESS)
     return {
       egressPoint: {
         address: env.KUBE_EGRESS_POINT_ADDRESS,
         proxyPort: env.KUBE_EGRESS_POINT_PROXY_PORT,
+        ...trusting,
       },
     };
   if (!env.KUBE_EGRESS_POINT_SERVICE) return {};
@@ -107,6 +117,7 @@ function egressPointOf(env: WorkerEnv) {
       service: env.KUBE_EGRESS_POINT_SERVICE,
       ...(env.KUBE_EGRESS_POINT_NAMESPACE && { namespace: env.KUBE_EGRESS_POINT_NAMESPACE }),
       proxyPort: env.KUBE_EGRESS_POINT_PROXY_PORT,
+      ...trusting,
     },
   };
 }

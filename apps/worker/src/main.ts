@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import {
   announceRunsFinished,
   createResources,
-  egressCaOf,
+  egressCredentialsOf,
   egressDenialSink,
   egressInstallationOf,
   egressPolicySource,
@@ -48,8 +47,24 @@ const queues = owned.own('queues', new JobQueues(connection, env.QUEUE_PREFIX), 
 // Backends with background work (Kubernetes watches) stop it once no job needs them.
 // Local sandboxes' way out (root only); started below once the control plane's resources exist.
 const localEgress = localEgressOf(env, log);
-const backends = owned.own('backends', await createBackends(env, log, localEgress), (all) =>
-  Promise.all(Object.values(all).map((b) => b?.close?.())),
+const keyring = parseKeyring(env.CUBICLE_KEYRING);
+// Sandbox Pods trust the installation's egress CA when the Kubernetes point injects credentials
+// (its key stays sealed in the database; only the certificate goes to sandboxes).
+const egressCa = () =>
+  egressCredentialsOf({ db, keyring }, { inject: env.CUBICLE_EGRESS_INJECT }).then(
+    (credentials) => credentials?.ca.certPem ?? null,
+    (err: unknown) => {
+      log.error(
+        { err: err instanceof Error ? err.message : String(err) },
+        'the egress CA is unavailable: sandbox Pods do not trust it (nothing is injected)',
+      );
+      return null;
+    },
+  );
+const backends = owned.own(
+  'backends',
+  await createBackends(env, log, localEgress, egressCa),
+  (all) => Promise.all(Object.values(all).map((b) => b?.close?.())),
 );
 // The control plane's resources over these connections, made once. Claims the worker ends (TTL,
 // idle, max lifetime, lost sandbox) close their viewer streams through `redis`.
@@ -59,7 +74,7 @@ const deps = createResources({
   redis: connection,
   prefix: env.QUEUE_PREFIX,
   backends,
-  keyring: parseKeyring(env.CUBICLE_KEYRING),
+  keyring,
   webhooks: webhookOptionsOf(env),
   egress: egressInstallationOf(env),
   objectStore: objectStoreOf(env),
@@ -72,21 +87,16 @@ if (localEgress) {
   );
   // Bound credentials need the installation's CA (made once, key sealed in the database). Without
   // it (openssl missing, a keyring that no longer opens it) egress works and injects nothing.
-  const credentials =
-    env.CUBICLE_EGRESS_INJECT === 'off'
-      ? undefined
-      : await (async () => ({
-          ca: await egressCaOf(deps),
-          ...(env.CUBICLE_EGRESS_UPSTREAM_CA && {
-            upstreamCa: await readFile(env.CUBICLE_EGRESS_UPSTREAM_CA, 'utf8'),
-          }),
-        }))().catch((err: unknown) => {
-          log.error(
-            { err: err instanceof Error ? err.message : String(err) },
-            'the egress CA is unavailable: credentials bound to hosts are not injected',
-          );
-          return undefined;
-        });
+  const credentials = await egressCredentialsOf(deps, {
+    inject: env.CUBICLE_EGRESS_INJECT,
+    upstreamCaPath: env.CUBICLE_EGRESS_UPSTREAM_CA,
+  }).catch((err: unknown) => {
+    log.error(
+      { err: err instanceof Error ? err.message : String(err) },
+      'the egress CA is unavailable: credentials bound to hosts are not injected',
+    );
+    return undefined;
+  });
   // A machine without nftables (or with the link range taken) still runs desktops, offline.
   await localEgress
     .start(

@@ -45,6 +45,7 @@ export { createKubernetesBackend, podsPath } from './kubernetes/kubernetes-backe
 export { buildSandboxPod } from './kubernetes/pod-spec.js';
 export {
   PROXY_ENV_NAMES,
+  egressPointLookup,
   readEgressPointAddress,
   withEgressPoint,
   type EgressPointAddress,

@@ -11,7 +11,7 @@ export {
   sessionDir,
 } from './desktop/start-desktop.js';
 export { listDesktopIds, listLiveDesktopIds, stopDesktopById } from './desktop/find-desktops.js';
-export { SANDBOX_PATHS, SANDBOX_USER } from './desktop/sandbox-spec.js';
+export { EGRESS_CA_PATH, SANDBOX_PATHS, SANDBOX_USER } from './desktop/sandbox-spec.js';
 export { sandboxOutputTail, sandboxResourceEvents } from './desktop/sandbox-resources.js';
 export {
   isSandboxPaused,

@@ -5,7 +5,8 @@ import { WorkerEnv } from '../env.js';
 /**
  * EgressPointEnv is the Kubernetes egress point's configuration: the worker's variables it
  * shares (database, Redis, queue prefix, sandbox namespace, the installation's egress settings,
- * the point's ports), and nothing else — no keyring: the point opens no stored secret.
+ * the point's ports), the keyring (it opens the secrets bound to hosts it injects, and the
+ * installation CA's key) and the injection switches, and nothing else.
  */
 export const EgressPointEnv = WorkerEnv.pick({
   NODE_ENV: true,
@@ -24,6 +25,9 @@ export const EgressPointEnv = WorkerEnv.pick({
   KUBE_EGRESS_POINT_DNS_PORT: true,
   KUBE_EGRESS_POINT_PROXY_PORT: true,
   CUBICLE_EGRESS_POINT_HOST: true,
+  CUBICLE_KEYRING: true,
+  CUBICLE_EGRESS_INJECT: true,
+  CUBICLE_EGRESS_UPSTREAM_CA: true,
 });
 export type EgressPointEnv = z.infer<typeof EgressPointEnv>;
 

@@ -7,9 +7,11 @@
 // the same egress-events, live stream, webhooks, audit and usage as local desktops'.
 import { createKubeClient, loadKubeConfig, startPodAddressBook } from '@cubicle/backends';
 import {
+  egressCredentialsOf,
   egressDenialSink,
   egressInstallationOf,
   egressPolicySource,
+  parseKeyring,
   secretLogHooks,
 } from '@cubicle/control-plane';
 import { createDb, pingDatabase } from '@cubicle/db';
@@ -55,10 +57,23 @@ const pods = owned.own(
   (book) => book.stop(),
 );
 await pods.synced(AbortSignal.timeout(60_000));
-// The point never holds the keyring: it opens no stored secret (no credential is injected on
-// Kubernetes yet), so policies are loaded without one.
+// Credentials injected at egress: the keyring opens the tenant's secrets bound to hosts (loaded
+// with each claimed sandbox's policy) and the installation CA's key, as the worker's local point
+// does. An unavailable CA leaves the point serving, injecting nothing (TLS never terminated).
+const keyring = parseKeyring(env.CUBICLE_KEYRING);
+const credentials = await egressCredentialsOf(
+  { db, keyring },
+  { inject: env.CUBICLE_EGRESS_INJECT, upstreamCaPath: env.CUBICLE_EGRESS_UPSTREAM_CA },
+).catch((err: unknown) => {
+  log.error(
+    { err: err instanceof Error ? err.message : String(err) },
+    'the egress CA is unavailable: credentials bound to hosts are not injected',
+  );
+  return undefined;
+});
 const policies = egressPolicySource({
   db,
+  ...(credentials && { keyring }),
   egress: egressInstallationOf(env),
   subscriber,
   prefix: env.QUEUE_PREFIX,
@@ -77,6 +92,7 @@ const point = await PodEgressPoint.start({
   upstreamDns: env.CUBICLE_EGRESS_UPSTREAM_DNS,
   ...(env.CUBICLE_EGRESS_UPSTREAM_GUARD && { upstreamGuard: env.CUBICLE_EGRESS_UPSTREAM_GUARD }),
   hostAddresses: env.CUBICLE_EGRESS_HOST_ADDRESSES,
+  ...(credentials && { credentials }),
   onError: warn('egress point'),
 });
 owned.own('egress point', point, (p) => p.close());

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { guestSecretName } from '../kube/names.js';
 import { buildSandboxNetworkPolicy } from '../kube/network-policy.js';
 import { egressPointPorts, networkPolicyOptionsOf } from '../kube/network-policy-settings.js';
 import { buildCloudConfig } from '../kubevirt/cloud-init.js';
-import { egressPointDns, withEgressPoint, withProxyEnv } from './egress-pod.js';
+import {
+  egressPointDns,
+  egressPointLookup,
+  egressTrustSecretData,
+  withEgressPoint,
+  withProxyEnv,
+} from './egress-pod.js';
 import { buildSandboxPod } from './pod-spec.js';
 
 const template = {
@@ -37,6 +44,78 @@ describe('withEgressPoint', () => {
       expect(of(name)).toEqual(['http://10.96.0.53:3128']);
     expect(of('NO_PROXY')).toEqual(['localhost,127.0.0.1,::1']);
     expect(of('LANG')).toEqual(['C.UTF-8']);
+  });
+});
+
+describe('withEgressPoint with credentials injected at egress', () => {
+  const trust = { caPem: 'CA-PEM', bundle: 'SYSTEM\nCA-PEM\n' };
+  const point = { address: '10.96.0.53', proxyPort: 3128, trust };
+  const pod = withEgressPoint(buildSandboxPod(template, { namespace: 'sbx' }), point);
+  const container = pod.spec!.containers[0]!;
+
+  it('mounts only the trust files of the guest Secret over the system bundle and for Node', () => {
+    const volume = pod.spec!.volumes!.find((v) => v.name === 'egress-trust')!;
+    expect(volume.secret).toEqual({
+      secretName: guestSecretName(template.sandboxId),
+      defaultMode: 0o444,
+      items: [
+        { key: 'egress-ca.pem', path: 'egress-ca.pem' },
+        { key: 'ca-certificates.crt', path: 'ca-certificates.crt' },
+      ],
+    });
+    expect(container.volumeMounts?.filter((m) => m.name === 'egress-trust')).toEqual([
+      {
+        name: 'egress-trust',
+        mountPath: '/etc/ssl/certs/ca-certificates.crt',
+        subPath: 'ca-certificates.crt',
+        readOnly: true,
+      },
+      {
+        name: 'egress-trust',
+        mountPath: '/run/cubicle/egress-ca.pem',
+        subPath: 'egress-ca.pem',
+        readOnly: true,
+      },
+    ]);
+    expect(container.env).toContainEqual({
+      name: 'NODE_EXTRA_CA_CERTS',
+      value: '/run/cubicle/egress-ca.pem',
+    });
+  });
+
+  it('puts the trust files in the guest Secret only when the point has a CA', () => {
+    expect(egressTrustSecretData(point)).toEqual({
+      'egress-ca.pem': 'CA-PEM',
+      'ca-certificates.crt': 'SYSTEM\nCA-PEM\n',
+    });
+    expect(egressTrustSecretData({ address: '10.96.0.53', proxyPort: 3128 })).toEqual({});
+    const plain = withEgressPoint(buildSandboxPod(template, { namespace: 'sbx' }), {
+      address: '10.96.0.53',
+      proxyPort: 3128,
+    });
+    expect(plain.spec!.volumes!.some((v) => v.name === 'egress-trust')).toBe(false);
+  });
+});
+
+describe('egressPointLookup', () => {
+  it('reads a given address once, with the CA and the bundle that ends with it', async () => {
+    let asked = 0;
+    const lookup = egressPointLookup({} as never, 'sbx', {
+      address: '10.0.0.1',
+      proxyPort: 3128,
+      trust: () => {
+        asked++;
+        return Promise.resolve('CA-PEM');
+      },
+    });
+    expect(() => lookup.current()).toThrow(/not read/);
+    expect(lookup.read()).toBeNull();
+    const provision = lookup.reading((input: { n: number }) => Promise.resolve(input.n));
+    expect(await provision({ n: 1 })).toBe(1);
+    expect(await provision({ n: 2 })).toBe(2);
+    expect(asked).toBe(1);
+    expect(lookup.current()).toMatchObject({ address: '10.0.0.1', trust: { caPem: 'CA-PEM' } });
+    expect(lookup.current().trust!.bundle.trimEnd().endsWith('CA-PEM')).toBe(true);
   });
 });
 

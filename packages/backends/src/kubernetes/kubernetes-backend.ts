@@ -7,9 +7,9 @@ import {
   type SandboxObjectKind,
 } from '../kube/kube-sandbox-backend.js';
 import {
-  readEgressPointAddress,
+  egressPointLookup,
+  egressTrustSecretData,
   withEgressPoint,
-  type EgressPointAddress,
   type EgressPointService,
 } from './egress-pod.js';
 import { buildSandboxPod, type PodSpecOptions } from './pod-spec.js';
@@ -33,8 +33,10 @@ export const podsPath = (namespace: string) =>
  * ready when the Pod is Ready and the guest's /healthz answers `ok`.
  */
 export function createKubernetesBackend(options: KubernetesBackendOptions): KubeSandboxBackend {
-  // The point's cluster IP, read once from its Service before the first Pod is built.
-  let point: EgressPointAddress | null = null;
+  // The point's cluster IP (and the CA to trust), read once before the first Pod is built.
+  const point = options.egressPoint
+    ? egressPointLookup(options.client, options.namespace, options.egressPoint)
+    : null;
   const kind: SandboxObjectKind<V1Pod> = {
     backend: 'kubernetes',
     noun: 'Pod',
@@ -54,29 +56,12 @@ export function createKubernetesBackend(options: KubernetesBackendOptions): Kube
         shmSizeMb: options.shmSizeMb,
         ephemeralStorageMb: options.ephemeralStorageMb,
       });
-      if (!options.egressPoint) return pod;
-      if (!point) throw new Error('the egress point address was not read before building a Pod');
-      return withEgressPoint(pod, point);
+      return point ? withEgressPoint(pod, point.current()) : pod;
     },
-    secretExtras: () => ({}),
+    secretExtras: () => egressTrustSecretData(point?.read() ?? null),
     readiness: podReadiness,
     isLive: isPodLive,
   };
   const backend = createKubeSandboxBackend(kind, options);
-  const egressPoint = options.egressPoint;
-  if (!egressPoint) return backend;
-  return {
-    ...backend,
-    // A missing Service fails this provisioning (and is read again by the next), rather than
-    // starting a Pod with no resolver.
-    async provision(input) {
-      point ??= await readEgressPointAddress(
-        options.client,
-        options.namespace,
-        egressPoint,
-        input.signal,
-      );
-      return backend.provision(input);
-    },
-  };
+  return point ? { ...backend, provision: point.reading(backend.provision) } : backend;
 }

@@ -9,9 +9,8 @@ import {
 import { buildCloudConfig } from './cloud-init.js';
 import {
   egressPointDns,
-  readEgressPointAddress,
+  egressPointLookup,
   withProxyEnv,
-  type EgressPointAddress,
   type EgressPointService,
 } from '../kubernetes/egress-pod.js';
 import { setVmiPaused } from './pause-vmi.js';
@@ -46,11 +45,9 @@ export function createKubevirtBackend(
   },
 ): KubeSandboxBackend {
   // The point's cluster IP, read once from its Service before the first VMI is built.
-  let point: EgressPointAddress | null = null;
-  const pointOf = () => {
-    if (!point) throw new Error('the egress point address was not read before building a VMI');
-    return point;
-  };
+  const point = options.egressPoint
+    ? egressPointLookup(options.client, options.namespace, options.egressPoint)
+    : null;
   const kind: SandboxObjectKind<VirtualMachineInstance> = {
     backend: 'kubevirt',
     noun: 'VMI',
@@ -73,13 +70,13 @@ export function createKubevirtBackend(
     },
     build: (template, namespace) => {
       const vmi = buildSandboxVmi(template, { namespace });
-      if (!options.egressPoint) return vmi;
-      return { ...vmi, spec: { ...vmi.spec, ...egressPointDns(pointOf()) } };
+      if (!point) return vmi;
+      return { ...vmi, spec: { ...vmi.spec, ...egressPointDns(point.current()) } };
     },
     secretExtras: (template, token) => ({
       userdata: buildCloudConfig({
         token,
-        env: options.egressPoint ? withProxyEnv(template.env, pointOf()) : template.env,
+        env: point ? withProxyEnv(template.env, point.current()) : template.env,
       }),
     }),
     readiness: vmiReadiness,
@@ -88,21 +85,9 @@ export function createKubevirtBackend(
   const backend = createKubeSandboxBackend(kind, options);
   // Pause: the VMI's pause subresource (pause-vmi.ts); a Pod has none (the Kubernetes backend
   // leaves pause out, and the control plane answers not_supported_by_backend).
-  const egressPoint = options.egressPoint;
   return {
     ...backend,
-    ...(egressPoint && {
-      // A missing Service fails this provisioning (the next reads it again).
-      async provision(input) {
-        point ??= await readEgressPointAddress(
-          options.client,
-          options.namespace,
-          egressPoint,
-          input.signal,
-        );
-        return backend.provision(input);
-      },
-    }),
+    ...(point && { provision: point.reading(backend.provision) }),
     pause: (sandboxId) => setVmiPaused(options.client, options.namespace, sandboxId, true),
     resume: (sandboxId) => setVmiPaused(options.client, options.namespace, sandboxId, false),
   };

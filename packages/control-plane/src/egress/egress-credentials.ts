@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { sqlOf } from '@cubicle/db';
-import { makeInjectionCa, type CredentialInjection, type InjectionCa } from '@cubicle/egress';
+import {
+  makeInjectionCa,
+  type CredentialInjection,
+  type EgressCredentials,
+  type InjectionCa,
+} from '@cubicle/egress';
 import { openEnvelope, sealEnvelope, secretAad } from '../crypto/envelope.js';
 import type { Resources } from '../resources.js';
 import {
@@ -82,4 +88,22 @@ export async function egressCaOf(deps: CredentialDeps): Promise<InjectionCa> {
     caAad(INSTALLATION_CA),
   );
   return { certPem: row.cert_pem, keyPem };
+}
+
+/**
+ * egressCredentialsOf is what an egress point (the worker's local one, the Kubernetes
+ * Deployment) injects with: the installation CA (egressCaOf) and, when `upstreamCaPath` is set,
+ * one more PEM it trusts upstream (tests: the fake internet's CA). undefined when injection is
+ * `off`. Rejects when the CA is unavailable (openssl missing, a keyring that no longer opens
+ * it): the caller then runs its point without injection rather than not at all.
+ */
+export async function egressCredentialsOf(
+  deps: CredentialDeps,
+  settings: { inject: 'auto' | 'off'; upstreamCaPath?: string | undefined },
+): Promise<EgressCredentials | undefined> {
+  if (settings.inject === 'off') return undefined;
+  return {
+    ca: await egressCaOf(deps),
+    ...(settings.upstreamCaPath && { upstreamCa: await readFile(settings.upstreamCaPath, 'utf8') }),
+  };
 }

@@ -7,6 +7,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { inheritedEnv } from '../env.js';
+import { trustEgressCaIn, userNssDb } from './egress-trust.js';
 import { loadLauncherEnv } from './env.js';
 import { SANDBOX_PATHS } from './sandbox-spec.js';
 import { isAlive, killSession } from './session-processes.js';
@@ -34,6 +35,10 @@ async function start(values: Record<string, string | boolean | undefined>) {
   const num = (name: string) => (values[name] === undefined ? undefined : Number(values[name]));
   const env = loadLauncherEnv();
   await makeSecretsDir();
+  // A Pod whose egress point injects credentials mounts the egress CA: Chromium (and any NSS
+  // program) trusts it from the start, as in a local sandbox (sandbox-entry.ts).
+  const home = inheritedEnv().HOME;
+  if (home) await trustEgressCaIn(userNssDb(home));
   const session = await startDesktop({
     width: num('width'),
     height: num('height'),

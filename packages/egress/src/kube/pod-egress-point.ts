@@ -13,6 +13,7 @@ import { DenialBatcher } from '../point/denial-batcher.js';
 import { buildAnswer, DNS_RCODE, parseQuery } from '../point/dns-wire.js';
 import { cidrMatcher, ownAddresses } from '../point/egress-point.js';
 import { serveDnsTcp } from '../point/sandbox-attachment.js';
+import { injectorOf, type EgressCredentials } from '../point/inject-credentials.js';
 import { SandboxGate, type AttachmentContext } from '../point/sandbox-gate.js';
 import { UpstreamResolver } from '../point/upstream-resolver.js';
 import { serveConnect, serveForward, type GateOf } from './proxy-requests.js';
@@ -38,6 +39,12 @@ export interface PodEgressPointOptions {
   upstreamGuard?: string[];
   /** Addresses closed to every sandbox besides the point's own (the control plane's). */
   hostAddresses?: string[];
+  /**
+   * Credentials injected at egress: bound hosts' TLS is terminated with leaves of this CA (the
+   * sandbox Pods trust it: the backend's `egressCa`), as on the local point. Without them every
+   * connection is spliced and no value is ever added.
+   */
+  credentials?: EgressCredentials;
   reportEveryMs?: number;
   onError?: (err: unknown) => void;
 }
@@ -51,13 +58,15 @@ const NONE: EffectiveEgressPolicy = effectivePolicy('none', { allow: [] }, null,
  * the sandbox by the Pod IP a query or connection comes from, and applies the same SandboxGate
  * as the local point: names decided and answers filtered (rebinding), CONNECT judged by its host
  * and then by the tunnel's SNI (the name must be at the address), plain HTTP by the request's
- * host, every refusal reported. A source that is no sandbox's Pod gets nothing.
- * Credentials are not injected here (the Pod does not trust the installation CA yet).
+ * host, every refusal reported. A source that is no sandbox's Pod gets nothing. Credentials
+ * bound to hosts are injected as on the local point: a tunnel whose SNI is a bound host is
+ * terminated by the same injector (the gate decides), every other one spliced.
  */
 export class PodEgressPoint {
   private readonly batcher: DenialBatcher;
   private readonly resolver: UpstreamResolver;
   private readonly gates: SandboxGates;
+  private readonly injector: ReturnType<typeof injectorOf>;
   private udp: UdpSocket | null = null;
   private dnsTcp: Server | null = null;
   private proxy: HttpServer | null = null;
@@ -77,9 +86,10 @@ export class PodEgressPoint {
     this.resolver = new UpstreamResolver(options.upstreamDns ?? []);
     const guard = options.upstreamGuard ? cidrMatcher(options.upstreamGuard) : () => true;
     const hostAddresses = [...ownAddresses(), ...(options.hostAddresses ?? [])];
+    this.injector = injectorOf(options.credentials);
     const ctx: AttachmentContext = {
       resolver: this.resolver,
-      injector: null,
+      injector: this.injector,
       report: (denial, id) => this.batcher.add({ ...denial, desktopId: id, at: new Date() }),
       isUpstreamAllowed: guard,
     };
@@ -198,6 +208,7 @@ export class PodEgressPoint {
     );
     this.gates.close();
     this.resolver.close();
+    this.injector?.close();
     await this.batcher.flush();
   }
 }

@@ -16,7 +16,7 @@ const IDLE_MS = 10 * 60_000;
  * SandboxGates keeps one SandboxGate per sandbox an egress point serves, loaded from the policy
  * source on first use and kept current as the control plane announces changes (a pool's, a
  * tenant's credentials, one sandbox's claim): the affected gates reload and take the new policy
- * at once, cutting open connections it refuses. A sandbox the source no longer knows is held to
+ * and bound credentials at once, cutting open connections they refuse. A sandbox the source no longer knows is held to
  * `none`. Gates nobody used for ten minutes are dropped.
  */
 export class SandboxGates {
@@ -50,6 +50,7 @@ export class SandboxGates {
   private async load(sandboxId: string): Promise<Entry> {
     const egress = await this.policies.load(sandboxId);
     const gate = this.make(sandboxId, this.enforce(egress?.policy ?? null));
+    gate.setInjections(egress?.injections ?? []);
     return { gate, loaded: egress ? identity(egress) : null, usedAt: Date.now() };
   }
 
@@ -64,6 +65,9 @@ export class SandboxGates {
         try {
           const egress = await this.policies.load(sandboxId);
           if (egress && egress.version === entry.loaded?.version) return;
+          // Credentials first, as the local point does: a connection carrying a value no longer
+          // bound is cut before the new policy lets anything else through.
+          entry.gate.setInjections(egress?.injections ?? []);
           entry.gate.setPolicy(this.enforce(egress?.policy ?? null));
           entry.loaded = egress ? identity(egress) : null;
         } catch (err) {

@@ -22,9 +22,10 @@ import {
 } from './sandbox-link.js';
 import {
   caBundleWith,
-  CredentialInjector,
+  injectorOf,
   type CredentialInjection,
-  type InjectionCa,
+  type CredentialInjector,
+  type EgressCredentials,
 } from './inject-credentials.js';
 import { UdpDenialWatch } from './udp-denial-watch.js';
 import { UpstreamResolver } from './upstream-resolver.js';
@@ -46,11 +47,10 @@ export interface EgressPointOptions {
   upstreamGuard?: string[];
   onError?: (err: unknown) => void;
   /**
-   * Credentials injected at egress: the installation CA that signs bound hosts' certificates
-   * (sandboxes trust it through SandboxNetwork.caBundle) and, in tests, a CA the point trusts
-   * upstream. Without it no TLS is ever terminated.
+   * Credentials injected at egress (sandboxes trust the CA through SandboxNetwork.caBundle).
+   * Without them no TLS is ever terminated.
    */
-  credentials?: { ca: InjectionCa; upstreamCa?: string };
+  credentials?: EgressCredentials;
 }
 
 /** What a sandbox needs to use its link: the namespace to join and its resolv.conf. */
@@ -109,9 +109,7 @@ export class EgressPoint {
       ...(options.onError ? { onError: options.onError } : {}),
     });
     this.resolver = new UpstreamResolver(options.upstreamDns ?? []);
-    this.injector = options.credentials
-      ? new CredentialInjector(options.credentials.ca, options.credentials.upstreamCa)
-      : null;
+    this.injector = injectorOf(options.credentials);
     this.udpWatch = new UdpDenialWatch((sandboxAddress, ip, port) => {
       for (const attachment of this.attachments.values())
         if (attachment.plan.sandboxAddress === sandboxAddress)

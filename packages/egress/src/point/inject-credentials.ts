@@ -30,6 +30,20 @@ export interface InjectionCa {
   keyPem: string;
 }
 
+/**
+ * Credentials injected at egress, as an egress point (local or Kubernetes) is given them: the
+ * installation CA that signs bound hosts' certificates and, in tests, a CA the point trusts
+ * upstream (the fake internet's). Without them no TLS is ever terminated.
+ */
+export interface EgressCredentials {
+  ca: InjectionCa;
+  upstreamCa?: string;
+}
+
+/** injectorOf is the injector an egress point holds for its credentials (null: none given). */
+export const injectorOf = (credentials: EgressCredentials | undefined) =>
+  credentials ? new CredentialInjector(credentials.ca, credentials.upstreamCa) : null;
+
 /** Request headers a proxy must not pass on (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = [
   'connection',
