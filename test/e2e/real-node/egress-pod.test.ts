@@ -11,6 +11,7 @@
 // said so). No packet leaves this machine: the point asks only the fake DNS and may dial only the
 // fake ranges.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -31,15 +32,17 @@ const POINT_MAIN = fileURLToPath(
   new URL('../../../apps/worker/dist/egress-point/main.js', import.meta.url),
 );
 const PROXY_PORT = 3128;
+/** A stored secret bound to api.example.test: only the point and the fake server may see it. */
+const TOKEN = `cub-rn-${randomBytes(12).toString('hex')}`;
 
 /**
  * fetchIn is a Python script for the Pod's shell (urllib honours HTTPS_PROXY, as most clients
  * do): the page, or `refused: <why>`. Single-quoted for sh, so the code holds double quotes only.
  */
-const fetchIn = (url: string) =>
+const fetchIn = (url: string, cafile = '/tmp/fake-ca.pem') =>
   `python3 -c '
 import ssl, urllib.request
-ctx = ssl.create_default_context(cafile="/tmp/fake-ca.pem")
+ctx = ssl.create_default_context(cafile="${cafile}")
 try:
     print(urllib.request.urlopen(${JSON.stringify(url)}, context=ctx, timeout=10).read().decode())
 except Exception as e:
@@ -122,6 +125,10 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
         KUBE_EGRESS_POINT_PROXY_PORT: String(PROXY_PORT),
         CUBICLE_EGRESS_UPSTREAM_DNS: FAKE_DNS,
         CUBICLE_EGRESS_UPSTREAM_GUARD: FAKE_RANGES.join(','),
+        // The keyring opens bound secrets and the egress CA's key (as the chart gives it); bound
+        // hosts are verified upstream against the fake internet's CA.
+        CUBICLE_KEYRING: s.workerEnv.CUBICLE_KEYRING!,
+        CUBICLE_EGRESS_UPSTREAM_CA: internet.caPath,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -134,12 +141,17 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
     });
     expect(hook.statusCode, hook.body).toBe(201);
 
+    const secret = await call('PUT', '/v1/secrets/API_TOKEN', {
+      value: TOKEN,
+      inject: { hosts: ['api.example.test'], header: 'Authorization', format: 'Bearer {value}' },
+    });
+    expect(secret.statusCode, secret.body).toBe(201);
     const put = await call('PUT', '/v1/pools/web', {
       ...s.backend.pool,
       cpu: 0.5,
       memory_mb: 1024,
       autoscaling: { min: 0, initial: 1, max: 1 },
-      egress: { mode: 'allowlist', allow: ['allowed.example.test'], deny: [] },
+      egress: { mode: 'allowlist', allow: ['allowed.example.test', 'api.example.test'], deny: [] },
     });
     expect(put.statusCode, put.body).toBe(201);
     await waitFor(
@@ -214,5 +226,41 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
       `python3 -c "import socket\ntry:\n socket.create_connection(('198.51.100.10', 443), timeout=3); print('open')\nexcept Exception as e: print('refused', e)"`,
     );
     expect(raw.stdout).toMatch(/^refused/);
+  });
+
+  it('a credential bound to a host is added at the point; the Pod trusts the egress CA and never holds the value', async () => {
+    // The Pod's own trust files (from its guest Secret): the system bundle with the CA, the CA
+    // alone for Node; a client reading the system bundle accepts the point's certificate.
+    const trust = await shell(
+      'grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt; head -1 /run/cubicle/egress-ca.pem; echo "$NODE_EXTRA_CA_CERTS"',
+    );
+    expect(trust.stdout).toContain('-----BEGIN CERTIFICATE-----');
+    expect(trust.stdout).toContain('/run/cubicle/egress-ca.pem');
+    const seen = () =>
+      internet.seen.filter((r) => r.host === 'api.example.test' && r.path === '/echo-headers');
+    let bound = { stdout: '', stderr: '' };
+    await waitFor(
+      async () => {
+        bound = await shell(
+          fetchIn('https://api.example.test/echo-headers', '/etc/ssl/certs/ca-certificates.crt'),
+        );
+        return seen().at(-1)?.headers.authorization === `Bearer ${TOKEN}`;
+      },
+      30_000,
+      500,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify(bound)}; point: ${pointOutput}`);
+    });
+    expect(bound.stdout).toContain('authorization');
+    // Nowhere in the Pod: its environment, every process's environment and command line, its
+    // writable files and trust files; a decoy of the same shape shows the search finds one.
+    const decoy = `cub-rn-${'0'.repeat(24)}`;
+    const search = await shell(
+      `echo ${decoy} > /tmp/decoy; { env; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline; grep -rsa . /tmp /home /run /etc/ssl/certs/ca-certificates.crt; } 2>/dev/null | grep -ao 'cub-rn-[0-9a-f]*' | sort -u`,
+    );
+    expect(search.stdout.split('\n')).toContain(decoy);
+    expect(search.stdout).not.toContain(TOKEN);
+    expect(pointOutput).not.toContain(TOKEN);
+    expect(s.worker.output()).not.toContain(TOKEN);
   });
 });
