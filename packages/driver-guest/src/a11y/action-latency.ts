@@ -15,6 +15,19 @@ function isDeferringApp(mirror: AppMirror): boolean {
   return /firefox/i.test(mirror.nodes.get(APP_ROOT)?.name ?? '');
 }
 
+/**
+ * keyGapMs is the pause between typed keys for this app: none for Chromium, the input layer's
+ * default (undefined) for the others. Chromium reads keys from its own X connection in order
+ * and hands them to the page one by one; the 6 ms pauses stretched to 7-20 ms each on a loaded
+ * machine. A four-letter word typed by token into a field of the 6,350-node page (bench:observe's
+ * type_web_field), paced and unpaced runs interleaved at load 8: p50 55.0 / 44.8 ms paced
+ * against 28.7 / 27.4 ms unpaced, every run confirmed by read-back. Firefox garbled words sent
+ * too fast (see input/type-text.ts), so it stays paced.
+ */
+export function keyGapMs(mirror: AppMirror): number | undefined {
+  return /^chrom/i.test(mirror.nodes.get(APP_ROOT)?.name ?? '') ? 0 : undefined;
+}
+
 /** effectWindowMs is how long to wait for an action's effect in this app, at least `base`. */
 export function effectWindowMs(mirror: AppMirror, base: number): number {
   return isDeferringApp(mirror) ? Math.max(base, DEFERRED_ACTION_MS) : base;

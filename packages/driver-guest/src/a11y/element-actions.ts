@@ -12,10 +12,10 @@ import { typeText as typeKeys } from '../input/type-text.js';
 import { XTestPointer } from '../input/xtest-input.js';
 import { awaitEvidence, deliverWatched } from './action-evidence.js';
 import { inWebPage } from './auto-delivery.js';
-import { effectWindowMs } from './action-latency.js';
+import { effectWindowMs, keyGapMs } from './action-latency.js';
 import { IFACE, isSecure, isTypedField } from './atspi-constants.js';
 import { call, defaultActionIndex, evidenceScope, type Target } from './element-target.js';
-import { raiseForTyping } from './raise-for-typing.js';
+import { focusForTyping, raiseForTyping } from './raise-for-typing.js';
 import { readBack, settleText } from './read-back.js';
 import { readLength, readValue } from './read-values.js';
 import { replaceByKeys } from './replace-by-keys.js';
@@ -187,11 +187,16 @@ export async function typeText(
     const raised = await raiseForTyping(t, ctx);
     if (!raised.isRaised) return raised.refusal;
     const fg = raised.ctx;
-    await call(t, IFACE.component, 'GrabFocus');
+    await focusForTyping(t, raised);
     let settled: string | number | undefined;
-    const typed = await typeKeys(t.x11, text, async () => {
-      settled = await settleText(t, secure ? [...expected].length : expected);
-    });
+    const typed = await typeKeys(
+      t.x11,
+      text,
+      async () => {
+        settled = await settleText(t, secure ? [...expected].length : expected);
+      },
+      keyGapMs(t.mirror),
+    );
     if (typed.delivered === 0 && typed.error)
       return refused(fg, 'unsupported_text', `Nothing was typed: ${typed.error}`);
     return readBack(t, fg, secure, before, expected, 'Typed with XTest', settled);

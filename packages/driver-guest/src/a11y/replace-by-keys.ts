@@ -2,9 +2,10 @@ import type { ActionResult } from '@cubicle/contract/guest';
 import { type ActionContext, refused } from '../actions/action-results.js';
 import { pressKeys } from '../input/press-keys.js';
 import { typeText as typeKeys } from '../input/type-text.js';
-import { IFACE, isSecure } from './atspi-constants.js';
-import { call, type Target } from './element-target.js';
-import { raiseForTyping } from './raise-for-typing.js';
+import { keyGapMs } from './action-latency.js';
+import { isSecure } from './atspi-constants.js';
+import type { Target } from './element-target.js';
+import { focusForTyping, raiseForTyping } from './raise-for-typing.js';
 import { readBack, settleText } from './read-back.js';
 import { readLength, readValue } from './read-values.js';
 
@@ -36,7 +37,7 @@ export async function replaceByKeys(
   const before = secure
     ? await readLength(t.desktop.bus, t.mirror.appBus, t.node)
     : await readValue(t.desktop.bus, t.mirror.appBus, t.node);
-  await call(t, IFACE.component, 'GrabFocus');
+  await focusForTyping(t, raised);
   // Select all, then type over it: an empty value deletes the selection instead.
   const selected = await pressKeys(t.x11, 'ctrl+a', 1);
   if (selected.delivered === 0)
@@ -48,7 +49,9 @@ export async function replaceByKeys(
     settled = await settleText(t, expected);
   };
   const typed =
-    value === '' ? await pressKeys(t.x11, 'BackSpace', 1) : await typeKeys(t.x11, value, settle);
+    value === ''
+      ? await pressKeys(t.x11, 'BackSpace', 1)
+      : await typeKeys(t.x11, value, settle, keyGapMs(t.mirror));
   if (typed.delivered === 0 && typed.error)
     return refused(fg, 'unsupported_text', `Nothing was typed: ${typed.error}`);
   if (value === '') await settle();

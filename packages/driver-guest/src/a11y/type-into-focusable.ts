@@ -2,6 +2,7 @@ import type { ActionResult } from '@cubicle/contract/guest';
 import { type ActionContext, judged, refused } from '../actions/action-results.js';
 import { typeText as typeKeys } from '../input/type-text.js';
 import { awaitEvidence, deliverWatched } from './action-evidence.js';
+import { keyGapMs } from './action-latency.js';
 import { IFACE } from './atspi-constants.js';
 import { call, evidenceScope, type Target } from './element-target.js';
 import { raiseForTyping } from './raise-for-typing.js';
@@ -33,7 +34,9 @@ export async function typeIntoFocusable(
   const fg = raised.ctx;
   const scope = await evidenceScope(t);
   await call(t, IFACE.component, 'GrabFocus');
-  const { value: typed, window } = await deliverWatched(t.mirror, () => typeKeys(t.x11, text));
+  const { value: typed, window } = await deliverWatched(t.mirror, () =>
+    typeKeys(t.x11, text, undefined, keyGapMs(t.mirror)),
+  );
   if (typed.delivered === 0 && typed.error)
     return refused(fg, 'unsupported_text', `Nothing was typed: ${typed.error}`);
   const seen = await awaitEvidence(t.mirror, window, scope, 500);

@@ -24,25 +24,30 @@ export function keysymOf(char: string): number {
  * key event with the keymap it holds when it reads the event, so under load (its UI thread busy
  * serialising a large page) it read the last bound key after the restore and dropped it
  * (measured: "…ünïcode 本" read back without "本" on the 2,000-row page).
+ *
+ * `keyGapMs` spaces the keys apart (KEY_DELAY_MS unless the caller knows the app takes keys
+ * unpaced: see keyGapMs in a11y/action-latency.ts). Every key still ends with its own round
+ * trip, so the server has processed one before the next is sent.
  */
 export async function typeText(
   x11: X11Display,
   text: string,
   settled?: () => Promise<void>,
+  keyGapMs = KEY_DELAY_MS,
 ): Promise<{ delivered: number; requested: number; error?: string }> {
   const chars = [...text];
   const keymap = await Keymap.open(x11);
   let delivered = 0;
   try {
-    // Keys go one at a time, paced (Keymap.press): a whole word sent as one XTest batch lost
-    // or garbled characters in Firefox on a loaded machine (the clean-clone run's
-    // web-form-defaults), so the pacing stays until an app-safe batch is measured.
+    // Keys go one at a time (Keymap.press), paced unless the caller says the app needs no
+    // pause: a whole word sent as one XTest batch lost or garbled characters in Firefox on a
+    // loaded machine (the clean-clone run's web-form-defaults).
     await keymap.prepare(chars.map(keysymOf));
     for (const ch of chars) {
       await keymap.press(await keymap.keyFor(keysymOf(ch)));
       delivered += 1;
       // The pause spaces keys apart; after the last one there is nothing to space.
-      if (delivered < chars.length) await sleep(KEY_DELAY_MS);
+      if (delivered < chars.length && keyGapMs > 0) await sleep(keyGapMs);
     }
     return { delivered, requested: chars.length };
   } catch (err) {
