@@ -167,18 +167,25 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
     expect(kindsOf(objects)).toEqual(
       [
         'Deployment/cubicle-api',
+        'Deployment/cubicle-egress',
         'Deployment/cubicle-web',
         'Deployment/cubicle-worker',
         'Job/cubicle-migrate',
         'Namespace/cubicle-sandboxes',
         'PodDisruptionBudget/cubicle-api',
         'PodDisruptionBudget/cubicle-worker',
+        'Role/cubicle-egress',
+        'Role/cubicle-egress-reader',
         'Role/cubicle-worker',
+        'RoleBinding/cubicle-egress',
+        'RoleBinding/cubicle-egress-reader',
         'RoleBinding/cubicle-worker',
         'Secret/cubicle-keys',
         'Service/cubicle-api',
+        'Service/cubicle-egress',
         'Service/cubicle-web',
         'ServiceAccount/cubicle',
+        'ServiceAccount/cubicle-egress',
         'ServiceAccount/cubicle-worker',
       ].sort(),
     );
@@ -558,10 +565,54 @@ describe('Helm chart helm/cubicle on the real test API server', () => {
     ).toBe(false);
   });
 
+  it('by default sandboxes reach only the egress point, and pools without a policy get none', () => {
+    const worker = find(
+      render('cubicle', [join(chart, 'ci/default-values.yaml')]).objects,
+      'Deployment',
+      'cubicle-worker',
+    );
+    const env = envOf(worker);
+    expect(env.get('KUBE_EGRESS_POINT_SERVICE')?.value).toBe('cubicle-egress');
+    expect(env.get('CUBICLE_EGRESS_DEFAULT')?.value).toBe('none');
+    const policy = buildSandboxNetworkPolicy({
+      namespace: 'sbx',
+      ...networkPolicyOptionsOf({
+        controlPlaneSelector: env.get('KUBE_CONTROL_PLANE_SELECTOR')!.value!,
+        controlPlaneNamespace: env.get('KUBE_CONTROL_PLANE_NAMESPACE')?.value,
+        egress: env.get('KUBE_SANDBOX_EGRESS')?.value as 'internet' | 'none' | undefined,
+        deniedEgressCidrs: env.get('KUBE_DENIED_EGRESS_CIDRS')?.value,
+        egressPointSelector: env.get('KUBE_EGRESS_POINT_SELECTOR')?.value,
+        egressPointNamespace: env.get('KUBE_EGRESS_POINT_NAMESPACE')?.value,
+        egressPointPorts: {
+          dns: Number(env.get('KUBE_EGRESS_POINT_DNS_PORT')!.value),
+          proxy: Number(env.get('KUBE_EGRESS_POINT_PROXY_PORT')!.value),
+        },
+      }),
+    });
+    // No ipBlock anywhere: the point's Pods are the only peer sandboxes may send to.
+    const peers = policy.spec.egress.flatMap((rule) => rule.to);
+    expect(peers.length).toBeGreaterThan(0);
+    expect(peers.some((peer) => 'ipBlock' in peer)).toBe(false);
+    // The one line that opens the default pool reaches the api, the worker and the point.
+    const opened = render(
+      'cubicle',
+      [join(chart, 'ci/default-values.yaml')],
+      ['egress.default=open'],
+    ).objects;
+    for (const name of ['cubicle-api', 'cubicle-worker', 'cubicle-egress'])
+      expect(envOf(find(opened, 'Deployment', name)).get('CUBICLE_EGRESS_DEFAULT')?.value).toBe(
+        'open',
+      );
+  });
+
   it('egress mode and denied CIDRs are values; the IPv6 deny list holds NAT64, 6to4 and Teredo', () => {
     const policyOf = (set: string[]) => {
       const worker = find(
-        render('cubicle', [join(chart, 'ci/default-values.yaml')], set).objects,
+        render(
+          'cubicle',
+          [join(chart, 'ci/default-values.yaml')],
+          ['sandboxes.egress.mode=internet', ...set],
+        ).objects,
         'Deployment',
         'cubicle-worker',
       );

@@ -202,6 +202,11 @@ describe('the Helm chart on a real node (kubelet, containerd, kube-proxy)', () =
           pdb: { enabled: false },
           resources: { requests: { cpu: '100m', memory: '192Mi' }, limits: { memory: '768Mi' } },
         },
+        // The chart's default egress point (sandboxes.egress.mode: point), one small replica.
+        egressPoint: {
+          replicas: 1,
+          resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '384Mi' } },
+        },
         web: { enabled: false },
         sandboxes: { namespace: SANDBOXES, imagePullPolicy: 'Never' },
       }),
