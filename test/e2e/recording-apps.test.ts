@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, waitFor, type Stack } from './support/stack.js';
 import {
   decodeErrors,
+  encoderPidOf,
   frameTimes,
   framesByIndex,
   grayImage,
@@ -37,15 +38,24 @@ body.painted { background: #1f5fd0; color: #fff; }
 </main></body></html>`;
 
 /**
- * How late (s) past a screenshot showing a step's effect the video may first show it. Measured on
- * a 2-core machine at load 25-32 with Chromium and LibreOffice in the desktop: in most runs the
- * first frame at or after the step already shows it, but in 3 of 8 runs the video showed every
- * step's effect late (1-2.2 s; once ~10 s after an 11-s hole in the frames). A known defect, not
- * fixed: FFmpeg 5.1's x11grab stalled (SIGSTOP for 8 s, a loopback experiment) stamps the frames
- * after the stall seconds later than they were captured, so a starved encoder's video lags the
- * timeline. This test fails when that happens; the figures print `effect_seen` to follow it.
+ * How much newer (s) than its time a frame's content may be. The guest puts every frame at the
+ * time x11grab stamped it, taken just before the grab (fmp4-retime.ts): a frame never shows the
+ * screen from before its time, but a starved encoder may grab a moment after stamping (on a
+ * private Xvfb beside 6 busy loops, 0-56 ms; scripts/bench/recording-clock.mjs). Before that fix
+ * FFmpeg's muxer moved frames after a hole by seconds, and 3 runs in 8 at load 25-32 saw every
+ * effect 1-2.2 s late.
  */
-const LATE_S = 3;
+const CLOCK_S = 0.5;
+/** The screen stays still this long (ms) after each step, so the video has frames of it. */
+const SETTLE_MS = 1_500;
+/**
+ * The encoder is stopped (SIGSTOP) this long (ms) just before the paint step, as a starved one is
+ * on a loaded machine: FFmpeg's muxer moved the frames after such a hole by seconds (the paint
+ * showed before it was sent), and grabbed every missed frame at once after it.
+ */
+const STALL_MS = 4_000;
+/** A span without frames longer than this (s) is a hole in the video (a starved encoder). */
+const HOLE_S = 1;
 
 /** Frames and screenshots are compared at half size, as grey bytes. */
 const W = 640;
@@ -96,10 +106,7 @@ function afterLikeness(frame: Buffer, step: Step, changed: number[]): number {
  * effect, and just before the step was sent it does not. (Encoder and worker kill -9, another
  * tenant's 404 and retention are recording.test.ts's, on a GTK app.)
  */
-// Not in the default run yet: not deterministic on this 2-core machine (issue 35 stays open).
-// Under load the video showed effects 1-2 s late (3 runs in 8 at load 25-32), and in a clean-clone
-// run beside another e2e file Chromium's page never became observable within 60 s. Run it with
-// CUBICLE_E2E_RECORDING_APPS=1.
+// Not in the default run yet (issue 35): run it with CUBICLE_E2E_RECORDING_APPS=1.
 describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
   'recording a scripted browser and LibreOffice session',
   () => {
@@ -207,6 +214,9 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
           before,
           after,
         });
+        // Not a timing assertion: the still screen after the effect gives the video frames to
+        // compare, before the next step changes it.
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
         return result;
       };
 
@@ -238,10 +248,17 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
       });
       expect(browser.window_wait).toBe('found');
       const browserWindow = browser.window.window_id as number;
-      const [headline, paint] = await tokensOf(browserWindow, [
-        (r) => r.role === 'entry' && r.name === 'Headline',
-        (r) => r.role === 'push_button' && r.name === 'Paint',
-      ]);
+      // Chromium fills its tree late on a loaded machine (once not within 60 s beside another
+      // e2e file).
+      const [headline, paint] = await tokensOf(
+        browserWindow,
+        [
+          (r) => r.role === 'entry' && r.name === 'Headline',
+          (r) => r.role === 'push_button' && r.name === 'Paint',
+        ],
+        {},
+        120_000,
+      );
       // Whether every character arrived is the driver's web typing (desktop-browser.test.ts); here
       // the typing is a step with a visible effect, whatever its read-back says.
       await step('browser-type', 'set_value', () =>
@@ -252,6 +269,14 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
           value: HEADLINE,
         }),
       );
+      // A starved encoder, made on purpose: a hole in the video right before the paint step.
+      const sandboxId = (await ok('GET', `/v1/claims/${claimId}`)).sandbox.id as string;
+      const encoderPid = encoderPidOf(sandboxId);
+      const stoppedAt = Date.now();
+      process.kill(encoderPid, 'SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, STALL_MS));
+      process.kill(encoderPid, 'SIGCONT');
+      const resumedAt = Date.now();
       await step('browser-paint', 'click', () =>
         ok('POST', `/v1/claims/${claimId}/act`, {
           window_id: browserWindow,
@@ -320,9 +345,9 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
       const { duration, frames } = probe(file);
       const span = (Date.parse(done.ended_at!) - origin) / 1000;
       expect(Math.abs(duration - span)).toBeLessThanOrEqual(1);
-      // Frames keep their capture times: a starved encoder (nice 10, beside Chromium and
-      // LibreOffice on a loaded machine) stores fewer frames than fps × duration, never more.
-      expect(frames).toBeGreaterThanOrEqual(Math.floor(done.fps * duration * 0.5));
+      // Frames keep their capture times: a starved encoder (beside Chromium and LibreOffice on a
+      // loaded machine) stores fewer frames than fps × duration (holes), never more.
+      expect(frames).toBeGreaterThanOrEqual(Math.floor(done.fps * duration * 0.3));
       expect(frames).toBeLessThanOrEqual(Math.ceil(done.fps * duration * 1.05));
 
       // Each step's place on the timeline, in the video.
@@ -343,13 +368,16 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
         at: actions[i]!.offset_ms / 1000,
         shown: (x.shownAt - origin) / 1000,
       }));
-      // The frames from the previous step's shown effect (a starved encoder may have a gap before
-      // this step) to two frames past this one's.
+      // The holes: spans without frames, where the video cannot say what the screen showed.
+      const holes = times.flatMap((t, n) =>
+        n > 0 && t - times[n - 1]! > HOLE_S ? [[times[n - 1]!, t] as const] : [],
+      );
+      // The frames from the previous step's shown effect to the next step's sending: before the
+      // one, the screen is this step's "before"; after the other, the next step changes it.
       const windows = places.map((p, i) => {
         const from = Math.max(i > 0 ? places[i - 1]!.shown : 0, p.sent - 10);
-        // Past the bound the assertions use, to say where the effect did show when it fails.
-        const to = Math.min(places[i + 1]?.sent ?? Infinity, p.shown + LATE_S + 10);
-        return times.flatMap((t, n) => (t >= from && t <= to ? [n] : []));
+        const to = places[i + 1]?.sent ?? Infinity;
+        return times.flatMap((t, n) => (t >= from && t < to ? [n] : []));
       });
       const decoded = framesByIndex(file, windows.flat(), W, H);
       let next = 0;
@@ -365,14 +393,13 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
           effect: x.effect,
           ...p,
           changed_px: changed.length,
-          /** The last frame captured before the step was sent. */
-          before: seen.findLast((f) => f.t < p.sent) ?? null,
+          /** The last frame surely captured before the step was sent. */
+          before: seen.findLast((f) => f.t < p.sent - CLOCK_S) ?? null,
           /** The first frame captured at or after the step's place. */
           at_place: seen.find((f) => f.t >= p.at) ?? null,
-          /** The first frame at or after the step's place that shows its effect. */
-          shows_effect:
-            seen.find((f) => f.t >= p.at && f.t <= p.shown + LATE_S && f.like >= 0.8) ?? null,
-          /** The first frame after the step was sent that shows its effect, however late. */
+          /** The first frame captured after a screenshot had shown the effect. */
+          after: seen.find((f) => f.t >= p.shown) ?? null,
+          /** The first frame after the step was sent that shows its effect. */
           effect_seen: seen.find((f) => f.t >= p.sent && f.like >= 0.8)?.t ?? null,
           seen,
         };
@@ -386,21 +413,33 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
           fps: done.fps,
           // Where each segment sits (ms): a gap or a push shows as a jump between end and start.
           segments: done.segments.map((x) => [x.offset_ms, x.duration_ms]),
+          holes,
+          stall: [(stoppedAt - origin) / 1000, (resumedAt - origin) / 1000],
           steps: figures.map(({ seen: _, ...f }) => f),
         }),
       );
+      // The stall is a hole in the video, where it happened: no frame claims to show that span.
+      const stall = [(stoppedAt - origin) / 1000, (resumedAt - origin) / 1000] as const;
+      expect(
+        holes.some(([a, b]) => a <= stall[0] + 0.5 && b >= stall[1] - 0.5),
+        JSON.stringify({ stall, holes }),
+      ).toBe(true);
+      let checked = 0;
       for (const f of figures) {
         const why = JSON.stringify(f);
         // The timeline's clock is the test's: the step sits between its sending and its effect.
         expect(f.sent, why).toBeLessThanOrEqual(f.at);
         expect(f.at, why).toBeLessThanOrEqual(f.shown);
-        // Before the step was sent the video shows the screen as it was...
-        expect(f.before?.like, why).toBeLessThanOrEqual(0.2);
-        // ...and from the step's place on it shows the effect once the app painted it (a web page
-        // paints a click's effect after the accessibility events that confirm the step), by
-        // LATE_S after a screenshot had shown it.
-        expect(f.shows_effect, why).not.toBeNull();
+        // Every frame is at its capture time, so a frame captured before the step was sent shows
+        // the screen as it was, and one captured after a screenshot showed the effect shows it
+        // too. Only where a hole in the video leaves no such frame (the encoder starved for the
+        // whole span) is there nothing to compare, and the figures say so.
+        if (f.before) expect(f.before.like, why).toBeLessThanOrEqual(0.2);
+        if (f.after) expect(f.after.like, why).toBeGreaterThanOrEqual(0.8);
+        if (f.before && f.after) checked++;
       }
+      // A hole may hide one step, never the whole script (a 3-s step span at 5 fps is 15 frames).
+      expect(checked, JSON.stringify(holes)).toBeGreaterThanOrEqual(figures.length - 1);
       // Two apps start and are driven on a loaded 2-core machine: more than the e2e default.
     }, 420_000);
   },

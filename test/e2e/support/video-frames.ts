@@ -1,6 +1,7 @@
 // Reading a downloaded recording with Debian's FFmpeg: what the recording e2e tests compare a
 // claim's video against (its length, its frames, the pixels at a step's instant).
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** probe is ffprobe's view of a file: duration (s) and decoded frame count. */
 export function probe(file: string): { duration: number; frames: number } {
@@ -121,4 +122,29 @@ export function framesByIndex(
     const at = wanted.indexOf(n) * size;
     return raw.subarray(at, at + size);
   });
+}
+
+/**
+ * encoderPidOf finds the FFmpeg recording a sandbox's screen, on the host: the one in the
+ * sandbox's cgroup (named after its id), or the only recording FFmpeg when cgroups are not in use.
+ */
+export function encoderPidOf(sandboxId: string): number {
+  const encoders = readdirSync('/proc').filter((p) => {
+    try {
+      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+      return /^\d+$/.test(p) && cmd.startsWith('ffmpeg') && cmd.includes('x11grab');
+    } catch {
+      return false;
+    }
+  });
+  const ours = encoders.filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cgroup`, 'utf8').includes(sandboxId);
+    } catch {
+      return false;
+    }
+  });
+  const pids = ours.length > 0 ? ours : encoders;
+  if (pids.length !== 1) throw new Error(`${pids.length} recording encoders for ${sandboxId}`);
+  return Number(pids[0]);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { captureStartOf, ffmpegArgs, parsePlaylist } from './ffmpeg-args.js';
+import { captureStartOf, encodedTimesOf, ffmpegArgs, parsePlaylist } from './ffmpeg-args.js';
 
 describe('the encoder command line and its outputs', () => {
   it('keyframes start every segment, frames keep ms capture times and one thread encodes', () => {
@@ -12,6 +12,9 @@ describe('the encoder command line and its outputs', () => {
     expect(after('-crf')).toBe('34');
     expect(after('-threads')).toBe('1');
     expect(after('-i')).toBe(':3');
+    // Frames grabbed in a burst after a stall: one per half interval (100 ms at 5 fps) is kept.
+    expect(after('-vf')).toBe('select=isnan(prev_selected_t)+gte(t-prev_selected_t\\,0.100)');
+    expect(args).toContain('-debug_ts');
     expect(args.at(-1)).toBe('/tmp/v/run-0/index.m3u8');
   });
 
@@ -20,6 +23,20 @@ describe('the encoder command line and its outputs', () => {
       "Input #0, x11grab, from ':3':\n  Duration: N/A, start: 1796601095.977231, bitrate: N/A";
     expect(captureStartOf(log)).toBe(1796601095977);
     expect(captureStartOf('ffmpeg version 5.1')).toBeNull();
+  });
+
+  it("reads each frame's time (ms) as the encoder was handed it, from -debug_ts lines", () => {
+    const log = [
+      'filter -> pts:2600 pts_time:2.6 exact:2600.01 time_base:1/1000',
+      'encoder <- type:video frame_pts:2600 frame_pts_time:2.6 time_base:1/1000',
+      'encoder -> type:video pkt_pts:2600 pkt_pts_time:2.6 pkt_dts:2600 pkt_dts_time:2.6 duration:0 duration_time:0',
+      'encoder -> type:video pkt_pts:41600 pkt_pts_time:41.6 pkt_dts:41600 pkt_dts_time:41.6 duration:0 duration_time:0',
+      'muxer <- type:video pkt_pts:41600 pkt_pts_time:2.6 pkt_dts:41600 pkt_dts_time:2.6 duration:0 duration_time:0 size:113',
+      'encoder <- type:video frame_pts:6736 frame_pts_time:6.736 time_base:1/1000',
+      'encoder <- type:video frame_pts:337 frame_pts_time:6.74 time_base:1/50',
+      '',
+    ].join('\n');
+    expect(encodedTimesOf(log)).toEqual([2600, 6736, 6740]);
   });
 
   it('lists closed segments with their offsets from the run start', () => {

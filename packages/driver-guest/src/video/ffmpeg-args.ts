@@ -27,6 +27,9 @@ export function ffmpegArgs(display: string, runDir: string, start: VideoStartReq
     '-nostdin',
     '-loglevel',
     'info',
+    // Every encoded packet's time on stderr ("encoder -> ... pkt_pts:<ms>"): the muxer loses
+    // capture times at segment cuts, and the guest puts them back (fmp4-retime.ts).
+    '-debug_ts',
     '-f',
     'x11grab',
     '-draw_mouse',
@@ -40,6 +43,11 @@ export function ffmpegArgs(display: string, runDir: string, start: VideoStartReq
     // encoder captures late) the video drifted behind the clock the timeline uses.
     '-fps_mode',
     'passthrough',
+    // After a stall x11grab grabs every frame it missed at once (measured: 20 frames within 10 ms
+    // after a 4-s SIGSTOP), all of the same screen: keep one frame per half interval, which costs
+    // a starved encoder nothing and keeps capture times rising at the ms.
+    '-vf',
+    `select=isnan(prev_selected_t)+gte(t-prev_selected_t\\,${(0.5 / start.fps).toFixed(3)})`,
     // ...to the millisecond: the encoder's time base defaulted to 1/fps, which rounded every
     // capture time onto the frame grid (up to half an interval off: 100 ms at 5 fps, 500 ms at
     // 1) and stamped frames grabbed in a burst after a stall with one instant. A frame then said
@@ -91,6 +99,20 @@ export function ffmpegArgs(display: string, runDir: string, start: VideoStartReq
 export function captureStartOf(log: string): number | null {
   const m = /Input #0, x11grab,[\s\S]*?start: (\d+(?:\.\d+)?)/.exec(log);
   return m ? Math.round(Number(m[1]) * 1000) : null;
+}
+
+/**
+ * encodedTimesOf reads the times (ms from the run's first frame) of the frames handed to the
+ * encoder from complete lines of FFmpeg's -debug_ts log, in order. With zerolatency (no
+ * B-frames, no lookahead) each frame is one packet at once, so these are the run's samples in
+ * the segments' order.
+ */
+export function encodedTimesOf(lines: string): number[] {
+  const out: number[] = [];
+  const line = /^encoder <- type:video frame_pts:(-?\d+) \S+ time_base:(\d+)\/(\d+)/gm;
+  for (const m of lines.matchAll(line))
+    out.push(Math.round((Number(m[1]) * Number(m[2]) * 1000) / Number(m[3])));
+  return out;
 }
 
 export interface PlaylistEntry {

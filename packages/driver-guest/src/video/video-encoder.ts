@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '@cubicle/contract/errors';
 import type {
@@ -9,7 +9,15 @@ import type {
   VideoStartRequest,
   VideoStatus,
 } from '@cubicle/contract/guest';
-import { captureStartOf, ffmpegArgs, parsePlaylist, RUN_FILES } from './ffmpeg-args.js';
+import {
+  captureStartOf,
+  encodedTimesOf,
+  ffmpegArgs,
+  parsePlaylist,
+  RUN_FILES,
+  type PlaylistEntry,
+} from './ffmpeg-args.js';
+import { initTimescale, retimeSegment, sampleCount } from './fmp4-retime.js';
 
 /*
  * The encoder runs at the guest's own priority, not below it: a frame's time is taken around its
@@ -22,11 +30,22 @@ const FAILURE_WINDOW_MS = 30_000;
 const MAX_QUICK_FAILURES = 5;
 const START_FILE = 'capture-start-ms';
 const PID_FILE = 'encoder.pid';
+/** Every encoded frame's time (ms from the run's first frame), a line each, in order. */
+const TIMES_FILE = 'frame-times';
+/** "index first count" a line per segment: which of the run's frames each segment holds. */
+const SAMPLES_FILE = 'segment-samples';
+const DEBUG_TS_LINES = /^(?:demuxer|decoder|filter|encoder|muxer) .*\n/gm;
 
 interface Run {
   run: number;
   dir: string;
   startMs: number | null;
+}
+
+/** What the guest knows of a run's frames: their times, and which frames each segment holds. */
+interface RunFrames {
+  times: number[];
+  samples: Map<number, { first: number; count: number }>;
 }
 
 /**
@@ -46,6 +65,8 @@ export class VideoEncoder {
   private error: string | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
   private exited: Promise<void> = Promise.resolve();
+  /** Per run number; a run of an earlier guest is read back from its files. */
+  private frames = new Map<number, RunFrames>();
 
   constructor(
     private readonly display: string,
@@ -93,10 +114,95 @@ export class VideoEncoder {
 
   async segment(id: string): Promise<VideoSegmentData> {
     const file = this.fileOf(id);
-    const body = await readFile(file).catch(() => {
+    const raw = await readFile(file).catch(() => {
       throw new AppError('not_found', `no video segment ${id}`);
     });
+    const body = await this.retimed(id, raw);
     return { id, bytes: body.length, data_base64: body.toString('base64') };
+  }
+
+  /**
+   * retimed puts a media segment's frames at their capture times (the muxer's own times drift at
+   * segment cuts, fmp4-retime.ts). A segment whose frames the guest cannot place (its times were
+   * lost with an earlier guest) is served as FFmpeg wrote it.
+   */
+  private async retimed(id: string, raw: Buffer): Promise<Buffer> {
+    const m = /^r(\d+)-(\d+)$/.exec(id);
+    if (!m) return raw;
+    const runNumber = Number(m[1]);
+    const frames = await this.framesOf(runNumber);
+    const span = frames.samples.get(Number(m[2]));
+    if (!span) return raw;
+    const times = frames.times.slice(span.first, span.first + span.count);
+    if (times.length !== span.count) return raw;
+    try {
+      const dir = join(this.root, `run-${runNumber}`);
+      const unitsPerMs = initTimescale(await readFile(join(dir, RUN_FILES.init))) / 1000;
+      const interval = 1000 / (this.settings?.fps ?? 5);
+      const next = frames.times[span.first + span.count];
+      // The last frame lasts until the next one (the one that began the next segment), across a
+      // hole too: the video stays contiguous and the hole shows as one long frame, at its place.
+      const gap = next === undefined ? interval : next - times.at(-1)!;
+      const last = gap > 0 ? gap : interval;
+      return Buffer.from(
+        retimeSegment(
+          raw,
+          times.map((t) => Math.round(t * unitsPerMs)),
+          Math.round(last * unitsPerMs),
+        ),
+      );
+    } catch {
+      return raw;
+    }
+  }
+
+  private async framesOf(run: number): Promise<RunFrames> {
+    const known = this.frames.get(run);
+    if (known) return known;
+    const dir = join(this.root, `run-${run}`);
+    const times = (await readFile(join(dir, TIMES_FILE), 'utf8').catch(() => ''))
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+    const samples = new Map<number, { first: number; count: number }>();
+    for (const line of (await readFile(join(dir, SAMPLES_FILE), 'utf8').catch(() => '')).split(
+      '\n',
+    )) {
+      const [index, first, count] = line.split(' ').map(Number);
+      if (count !== undefined && !Number.isNaN(count))
+        samples.set(index!, { first: first!, count });
+    }
+    const frames = { times, samples };
+    this.frames.set(run, frames);
+    return frames;
+  }
+
+  /**
+   * countSamples records which of the run's frames each closed segment holds, in playlist order,
+   * before any is acknowledged (and deleted): a segment's first frame follows the previous one's.
+   */
+  private async countSamples(run: Run, entries: PlaylistEntry[]): Promise<RunFrames> {
+    const frames = await this.framesOf(run.run);
+    let next = 0;
+    for (const entry of entries) {
+      const known = frames.samples.get(entry.index);
+      if (known) {
+        next = known.first + known.count;
+        continue;
+      }
+      const body = await readFile(join(run.dir, entry.file)).catch(() => null);
+      if (!body) break; // gone uncounted: later segments cannot be placed
+      let count: number;
+      try {
+        count = sampleCount(body);
+      } catch {
+        break;
+      }
+      frames.samples.set(entry.index, { first: next, count });
+      await appendFile(join(run.dir, SAMPLES_FILE), `${entry.index} ${next} ${count}\n`);
+      next += count;
+    }
+    return frames;
   }
 
   /** ack deletes stored segments, and a finished run's directory once none of its are left. */
@@ -145,15 +251,20 @@ export class VideoEncoder {
       const startMs = run.run === this.current?.run ? this.current.startMs : run.startMs;
       if (startMs === null) continue;
       const playlist = await readFile(join(run.dir, RUN_FILES.playlist), 'utf8').catch(() => '');
-      for (const entry of parsePlaylist(playlist)) {
+      const entries = parsePlaylist(playlist);
+      const frames = await this.countSamples(run, entries);
+      for (const entry of entries) {
         const info = await stat(join(run.dir, entry.file)).catch(() => null);
         if (!info) continue; // acknowledged already
+        // Its first frame's capture time when known (the playlist's offsets lose holes).
+        const span = frames.samples.get(entry.index);
+        const first = span ? frames.times[span.first] : undefined;
         out.push({
           id: `r${run.run}-${entry.index}`,
           run: run.run,
           index: entry.index,
           run_started_at_ms: startMs,
-          started_at_ms: startMs + entry.offsetMs,
+          started_at_ms: startMs + (first ?? entry.offsetMs),
           duration_ms: entry.durationMs,
           bytes: info.size,
           init_id: `r${run.run}-init`,
@@ -174,6 +285,10 @@ export class VideoEncoder {
     await mkdir(run.dir, { recursive: true, mode: 0o700 });
     this.current = run;
     let log = '';
+    let partial = '';
+    let appended: Promise<void> = Promise.resolve();
+    const frames: RunFrames = { times: [], samples: new Map() };
+    this.frames.set(number, frames);
     const child = spawn('ffmpeg', ffmpegArgs(this.display, run.dir, settings), {
       env: this.env,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -182,7 +297,20 @@ export class VideoEncoder {
     if (child.pid) void writeFile(join(run.dir, PID_FILE), String(child.pid)).catch(() => {});
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
-      log = (log + chunk).slice(-8_000);
+      // Whole lines only: a packet's line may arrive in two chunks.
+      const text = partial + chunk;
+      const cut = text.lastIndexOf('\n') + 1;
+      partial = text.slice(cut);
+      const lines = text.slice(0, cut);
+      const times = encodedTimesOf(lines);
+      if (times.length > 0) {
+        frames.times.push(...times);
+        // One append after another, so the file keeps the frames' order.
+        const line = times.join('\n') + '\n';
+        appended = appended.then(() => appendFile(join(run.dir, TIMES_FILE), line)).catch(() => {});
+      }
+      // FFmpeg's own words, without the per-packet lines.
+      log = (log + lines.replace(DEBUG_TS_LINES, '')).slice(-8_000);
       if (run.startMs === null) {
         const start = captureStartOf(log);
         if (start !== null) {
