@@ -110,12 +110,30 @@ describe('egressPointLookup', () => {
     });
     expect(() => lookup.current()).toThrow(/not read/);
     expect(lookup.read()).toBeNull();
-    const provision = lookup.reading((input: { n: number }) => Promise.resolve(input.n));
+    const provision = lookup.reading((input: { n: number; signal?: AbortSignal }) =>
+      Promise.resolve(input.n),
+    );
     expect(await provision({ n: 1 })).toBe(1);
     expect(await provision({ n: 2 })).toBe(2);
     expect(asked).toBe(1);
     expect(lookup.current()).toMatchObject({ address: '10.0.0.1', trust: { caPem: 'CA-PEM' } });
     expect(lookup.current().trust!.bundle.trimEnd().endsWith('CA-PEM')).toBe(true);
+  });
+});
+
+describe('a VMI whose egress point injects credentials', () => {
+  it('trusts the CA in its system bundle before the desktop starts, for Node and NSS too', () => {
+    const userdata = buildCloudConfig({ token: 't', env: {}, egressCa: 'CA-PEM\n' });
+    expect(userdata).toContain('  - path: /usr/local/share/ca-certificates/cubicle-egress-ca.crt');
+    expect(userdata).toContain('  - path: /run/cubicle/egress-ca.pem');
+    expect(userdata.split('\n').filter((l) => l === '    content: "CA-PEM\\n"')).toHaveLength(2);
+    expect(userdata).toContain("export NODE_EXTRA_CA_CERTS='/run/cubicle/egress-ca.pem'");
+    const run = userdata.slice(userdata.indexOf('runcmd:'));
+    expect(run.indexOf('update-ca-certificates')).toBeGreaterThan(0);
+    expect(run.indexOf('update-ca-certificates')).toBeLessThan(run.indexOf('enable'));
+    const plain = buildCloudConfig({ token: 't', env: {} });
+    expect(plain).not.toContain('update-ca-certificates');
+    expect(plain).not.toContain('NODE_EXTRA_CA_CERTS');
   });
 });
 

@@ -1,3 +1,4 @@
+import { EGRESS_CA_PATH } from '@cubicle/driver-guest';
 import { GUEST_PORT } from '../kube/names.js';
 import { poolEnvEntries } from '../kube/template.js';
 
@@ -7,15 +8,26 @@ export const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}
 /** Where the desktop image installs the launcher (images/desktop/Dockerfile puts it on PATH). */
 export const LAUNCHER = 'cubicle-desktop';
 
+/** Where Debian's update-ca-certificates picks up a local CA for the system bundle. */
+export const LOCAL_CA_FILE = '/usr/local/share/ca-certificates/cubicle-egress-ca.crt';
+
 /**
  * buildCloudConfig is a VM's cloud-init user data (stored in the sandbox Secret, key `userdata`,
  * never inline in the VMI). It writes the guest token and the pool's env to an env file only the desktop user reads
  * and runs the same launcher as the container image under systemd, so a crashed desktop is
  * restarted in place. JSON strings are valid YAML scalars, which keeps quoting exact.
+ * With `egressCa` (the egress point injects credentials) the guest trusts that CA as a Pod does:
+ * in the system bundle (update-ca-certificates, before the desktop starts), alone at
+ * EGRESS_CA_PATH with NODE_EXTRA_CA_CERTS, and in the user's NSS database (the launcher).
  */
-export function buildCloudConfig(input: { token: string; env: Record<string, string> }): string {
+export function buildCloudConfig(input: {
+  token: string;
+  env: Record<string, string>;
+  egressCa?: string | undefined;
+}): string {
   const envFile = [
     ...poolEnvEntries(input.env),
+    ...(input.egressCa ? [['NODE_EXTRA_CA_CERTS', EGRESS_CA_PATH]] : []),
     ['CUBICLE_GUEST_TOKEN', input.token],
     ['CUBICLE_GUEST_PORT', String(GUEST_PORT)],
   ]
@@ -48,7 +60,15 @@ export function buildCloudConfig(input: { token: string; env: Record<string, str
     `  - path: /etc/systemd/system/cubicle-desktop.service`,
     `    permissions: "0644"`,
     `    content: ${JSON.stringify(unit)}`,
+    ...(input.egressCa
+      ? [LOCAL_CA_FILE, EGRESS_CA_PATH].flatMap((path) => [
+          `  - path: ${path}`,
+          `    permissions: "0644"`,
+          `    content: ${JSON.stringify(input.egressCa)}`,
+        ])
+      : []),
     'runcmd:',
+    ...(input.egressCa ? [`  - ["update-ca-certificates"]`] : []),
     `  - ["systemctl", "daemon-reload"]`,
     `  - ["systemctl", "enable", "--now", "cubicle-desktop.service"]`,
     '',

@@ -77,6 +77,7 @@ export function createKubevirtBackend(
       userdata: buildCloudConfig({
         token,
         env: point ? withProxyEnv(template.env, point.current()) : template.env,
+        egressCa: point?.current().trust?.caPem,
       }),
     }),
     readiness: vmiReadiness,
