@@ -14,8 +14,12 @@
 // Primed pools (`prime` in the pool spec) are used when the API accepts them. Otherwise the
 // browser is launched through the windows launch API after the claim, and that launch (and the
 // page load) is left out of the measured span: the line says `"primed": false`.
-// Prints one JSON object per line.
+// Prints one JSON object per line, with the guest's own time for the observe and the click
+// beside their round trips (the difference is the way through the API, the lane and the worker),
+// the HTTP floor (GET /v1/version: one at a time for the sequential line, a burst for the
+// concurrent one) and the machine's 1-min load average (the machine is shared).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { burstLatencies, log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
@@ -38,6 +42,8 @@ const pageUrl = `file://${page.file}`;
 /** The goals of issue 38 (sequential, ms) and the concurrent one's floor multiple. */
 const GOAL = { p50Ms: 100, p99Ms: 250, floorTimes: 3 };
 
+/** The machine is shared: its load when the bench started, printed beside the figures. */
+const startLoad = round(loadavg()[0]);
 const stack = await startStack();
 try {
   const spec = (initial) => ({
@@ -157,6 +163,10 @@ try {
     return {
       observeMs: observed - started,
       clickMs: done - observed,
+      // The guest's own time for each (duration_ms of its answer): the rest of the round trip is
+      // the way through the API, the lane and the worker.
+      observeGuestMs: seen.body?.duration_ms ?? null,
+      clickGuestMs: act.body?.duration_ms ?? null,
       effect: act.body?.effect ?? `http ${act.status}`,
     };
   }
@@ -207,6 +217,13 @@ try {
     log(`sequential ${i + 1}/${iterations}: ${round(flow.ms)} ms (${flow.effect})`);
   }
   const seq = summary(sequential);
+  // The sequential floor: one GET /v1/version at a time (no key, no database), as many as flows.
+  const seqFloor = [];
+  for (let i = 0; i < Math.max(20, iterations); i++) {
+    const t0 = performance.now();
+    await client('GET', '/v1/version');
+    seqFloor.push(performance.now() - t0);
+  }
   process.stdout.write(
     `${JSON.stringify({
       bench: 'first-action',
@@ -219,6 +236,11 @@ try {
       claim_p50_ms: seq.claimP50,
       observe_p50_ms: seq.observeP50,
       click_p50_ms: seq.clickP50,
+      observe_guest_p50_ms: seq.observeGuestP50,
+      click_guest_p50_ms: seq.clickGuestP50,
+      http_floor_p50_ms: round(percentile(seqFloor, 50)),
+      loadavg_1m_start: startLoad,
+      loadavg_1m: round(loadavg()[0]),
       // The claim's own figure (created → the click's ActionResult stored): includes the
       // launch and page load when unprimed.
       server_ttfca_p50_ms: seq.serverP50,
@@ -259,6 +281,9 @@ try {
       claim_p50_ms: con.claimP50,
       observe_p50_ms: con.observeP50,
       click_p50_ms: con.clickP50,
+      observe_guest_p50_ms: con.observeGuestP50,
+      click_guest_p50_ms: con.clickGuestP50,
+      loadavg_1m: round(loadavg()[0]),
       http_floor_p50_ms: round(percentile(floor, 50)),
       http_floor_p99_ms: round(floorP99),
       goals: [
@@ -421,6 +446,8 @@ function summary(flows) {
     claimP50: p('claimMs', 50),
     observeP50: p('observeMs', 50),
     clickP50: p('clickMs', 50),
+    observeGuestP50: p('observeGuestMs', 50),
+    clickGuestP50: p('clickGuestMs', 50),
     serverP50: p('serverMs', 50),
     confirmed: `${flows.filter((f) => f.effect === 'confirmed').length}/${flows.length}`,
   };
