@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { access, chmod, constants, link, lstat, rename, unlink, writeFile } from 'node:fs/promises';
+import { access, chmod, constants, link, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ARCHIVE_HOST_STAGE_NAME } from '@cubicle/contract/guest';
 import { ObjectStoreError } from '@cubicle/object-store';
@@ -34,7 +34,9 @@ export async function hostStageOf(endpoint: string | null): Promise<string | nul
   if (!socket) return null;
   const dir = join(dirname(dirname(socket)), ARCHIVE_HOST_STAGE_NAME);
   try {
-    if (!(await lstat(dir)).isDirectory()) return null;
+    // A link the launcher made in the session directory, which the sandbox cannot write
+    // (start-sandbox.ts makeHostStage): the stage itself lives where its path names nothing.
+    if (!(await stat(dir)).isDirectory()) return null;
     await access(dir, constants.W_OK | constants.X_OK);
     return dir;
   } catch {

@@ -13,6 +13,7 @@ import {
   readStatSync,
 } from './session-processes.js';
 import {
+  hostStageDir,
   lifeOf,
   liveSessions,
   SESSION_DIR_PREFIX,
@@ -97,5 +98,6 @@ export async function stopDesktopById(id: string): Promise<void> {
   // (an orphan whose directory is gone).
   await releaseSandboxResources(id, record?.id === id ? record.cgroup : undefined);
   await rm(sessionDir(id), { recursive: true, force: true });
+  await rm(hostStageDir(id), { recursive: true, force: true });
   if (sandbox?.uid != null) await releaseSandboxUid(id, sandbox.uid);
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxCgroup } from './sandbox-cgroup.js';
@@ -5,6 +6,15 @@ import type { SandboxCgroup } from './sandbox-cgroup.js';
 /** sessionDir is where a session keeps its runtime files; derived from the id so others can remove it. */
 export const sessionDir = (id: string) => join(tmpdir(), `cubicle-desktop-${id}`);
 export const SESSION_DIR_PREFIX = 'cubicle-desktop-';
+
+/**
+ * hostStageDir is where a sandbox's host stage really lives (its session directory links to it):
+ * a bind's source path shows in the sandbox's /proc/self/mountinfo, and the session's would name
+ * the desktop and where this machine keeps it. Derived from the id so whoever removes the
+ * session removes it too.
+ */
+export const hostStageDir = (id: string) =>
+  join(tmpdir(), `cubicle-stage-${createHash('sha256').update(id).digest('hex').slice(0, 24)}`);
 
 /**
  * The session file names the process whose life is the session's (the X server, or a sandbox's

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { chmod, chown, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { ARCHIVE_HOST_STAGE_NAME } from '@cubicle/contract/guest';
 import { bindUnixSocket } from '@cubicle/unix-peer';
 import { inheritedEnv } from '../env.js';
 import { daemonNodeArgs } from './daemon-node-flags.js';
@@ -28,6 +29,7 @@ import { thawBeforeStop } from './pause-sandbox.js';
 import { claimSandboxUid, releaseSandboxUid, releaseSandboxUidSync } from './sandbox-uid.js';
 import {
   exitHooks,
+  hostStageDir,
   liveSessions,
   SESSION_FILE,
   sessionDir,
@@ -120,10 +122,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
   const uid = isRoot ? await claimSandboxUid(id) : null;
   const socketDir = join(dir, 'sock');
   const sockets = await bindSandboxSockets(socketDir, uid, options.socketGid);
-  // No host stage (SandboxSpec.hostStage) is bound yet; restores stream through the guest, as
-  // for Pods. Bound from the session directory, its source path shows in the sandbox's mountinfo
-  // and names the desktop and the checkout (sandbox-limits); bound from a neutral path, a
-  // restored Chromium login was lost (profiles e2e, 2026-12-07, cause not found).
+  const hostStage = await makeHostStage(id, uid, options.socketGid);
   const staged = await stageGuestCode();
   const limits = { ...DEFAULT_LIMITS, ...options.limits, pids: SANDBOX_MAX_TASKS };
   const arch = seccompArch();
@@ -133,6 +132,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     seccompFd: arch === null ? null : DATA_FD.seccomp,
     memoryMb: limits.memoryMb,
     code: [{ host: staged.dir, sandbox: SANDBOX_PATHS.code }],
+    hostStage,
     env: sandboxEnv(inheritedEnv()),
     infoFd: FD.info,
     ...(options.network ? { resolvConfFd: DATA_FD.resolvConf } : {}),
@@ -249,6 +249,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
   const killOnExit = () => {
     killSandbox();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(hostStage, { recursive: true, force: true });
     if (uid !== null) releaseSandboxUidSync(id, uid);
   };
   exitHooks.add(killOnExit);
@@ -262,6 +263,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
       await killSession(id, new Set());
       await releaseSandboxResources(id, cgroup);
       await rm(dir, { recursive: true, force: true });
+      await rm(hostStage, { recursive: true, force: true });
       if (uid !== null) await releaseSandboxUid(id, uid);
     })());
   liveSessions.set(id, stop);
@@ -382,6 +384,26 @@ async function bindSandboxSockets(socketDir: string, uid: number | null, socketG
     throw err;
   }
   return { guestPath, vncPath, guestFd, vncFd };
+}
+
+/**
+ * makeHostStage makes the sandbox's host stage (ARCHIVE_HOST_STAGE_NAME, bound read-only into
+ * it): the control plane on this machine writes a restore's chunks there. It belongs to the
+ * sandbox's host uid, which bubblewrap runs as to bind it and the guest reads it as (the files
+ * are written 0644; the directory keeps every other user of this machine out); its group is the
+ * API's (`socketGid`, group-writable) or ours, and we write as its owner or root. It lives at
+ * hostStageDir, not in the session directory: a bind's source path shows in the sandbox's
+ * /proc/self/mountinfo, and the session's names the desktop (sandbox-limits e2e).
+ */
+async function makeHostStage(id: string, uid: number | null, socketGid?: number) {
+  const path = hostStageDir(id);
+  await rm(path, { recursive: true, force: true });
+  await mkdir(path, { mode: 0o700 });
+  await chown(path, uid ?? process.getuid?.() ?? 0, socketGid ?? process.getgid?.() ?? 0);
+  await chmod(path, socketGid === undefined ? 0o750 : 0o770);
+  // The control plane finds the stage beside the guest's socket (hostStageOf).
+  await symlink(path, join(sessionDir(id), ARCHIVE_HOST_STAGE_NAME));
+  return path;
 }
 
 /** readJsonObject reads a stream until what arrived parses as one JSON value. */
