@@ -75,17 +75,20 @@ export async function observeWindow(
   const page = inDepth.find((e) => e.node.role === 'document_web');
   if (page) void pokePage(mirror, page.node.path, { idle: true });
 
-  const values = await readValues(
+  const readingValues = readValues(
     desktop.bus,
     mirror.appBus,
     inDepth.map((e) => e.node),
   );
   const query = req.query?.toLowerCase();
   const roles = req.roles ? new Set(req.roles) : null;
+  // A query matches values too, so its rows wait for them; without one the rows do not depend
+  // on their values, and their frames are read while the values are (one round trip less).
+  const queried = query ? await readingValues : null;
   const matching = inDepth.filter(({ node }) => {
     if (roles && !roles.has(node.role)) return false;
     if (!query) return true;
-    const v = values.get(node.path);
+    const v = queried?.get(node.path);
     const value = v?.kind === 'value' ? v.value : '';
     return [node.name, node.description, value].some((s) => s.toLowerCase().includes(query));
   });
@@ -94,12 +97,15 @@ export async function observeWindow(
   if (matching.length > returned.length) truncation.push('max_elements');
   if (depthCut) truncation.push('max_depth');
 
-  const extents = await readFrames(
-    desktop,
-    mirror,
-    frame.path,
-    returned.map((r) => r.node),
-  );
+  const [values, extents] = await Promise.all([
+    readingValues,
+    readFrames(
+      desktop,
+      mirror,
+      frame.path,
+      returned.map((r) => r.node),
+    ),
+  ]);
 
   let screenshot: ScreenshotImage | undefined;
   if (req.include_screenshot) {
