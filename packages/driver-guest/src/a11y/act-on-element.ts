@@ -5,7 +5,7 @@ import type { X11Display } from '../windows/x11/x11-display.js';
 import { actionsFor } from './atspi-constants.js';
 import { autoDelivery, inWebPage, markAutoSelected } from './auto-delivery.js';
 import { click, setValue, typeText } from './element-actions.js';
-import type { Target } from './element-target.js';
+import { readEarly, type Target } from './element-target.js';
 import { focus, select, toggle } from './state-actions.js';
 import { resolveToken } from './resolve-token.js';
 import { scrollIntoView } from './scroll-into-view.js';
@@ -25,6 +25,8 @@ export async function actOnElement(
   req: ElementActionRequest,
 ): Promise<ActionResult | null> {
   const started = performance.now();
+  const early =
+    req.action === 'click' ? readEarly(desktop, req.element_token, req.window_id) : undefined;
   const resolved = await resolveToken(desktop, req.element_token, req.window_id);
   if (resolved.kind === 'window_not_found') return null;
   if (resolved.kind === 'refused') {
@@ -71,6 +73,7 @@ export async function actOnElement(
     framePath: snapshot.framePath,
     windowId: snapshot.windowId,
     tokenOf: (path) => snapshot.tokenOf(mirror.appBus, path),
+    ...(early?.path === node.path ? { early } : {}),
   };
   const ctx: ActionContext = {
     ...base,

@@ -168,15 +168,20 @@ function isLateEffect(mirror: AppMirror, path: string, since: number): boolean {
   );
 }
 
-/** relatedPaths reads the target's relation set and returns the tied elements and subtrees. */
+/**
+ * relatedPaths reads the target's relation set (or takes `early`, the same read already in
+ * flight) and returns the tied elements and subtrees.
+ */
 export async function relatedPaths(
   bus: AtspiBus,
   mirror: AppMirror,
   target: string,
+  early?: Promise<unknown[] | null>,
 ): Promise<Set<string>> {
   const out = new Set<string>(mirror.subtree(target));
   try {
-    const [set] = await bus.call(mirror.appBus, target, IFACE.accessible, 'GetRelationSet');
+    const [set] =
+      (await early) ?? (await bus.call(mirror.appBus, target, IFACE.accessible, 'GetRelationSet'));
     for (const [type, targets] of set as [number, [string, string][]][]) {
       if (!TIED_RELATIONS.has(type)) continue;
       for (const [busName, path] of targets) {
