@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { captureStartOf, encodedTimesOf, ffmpegArgs, parsePlaylist } from './ffmpeg-args.js';
+import {
+  captureStartOf,
+  ffmpegArgs,
+  frameTimeBaseOf,
+  frameTimesOf,
+  parsePlaylist,
+} from './ffmpeg-args.js';
 
 describe('the encoder command line and its outputs', () => {
   it('keyframes start every segment, frames keep ms capture times and one thread encodes', () => {
     const args = ffmpegArgs(':3', '/tmp/v/run-0', { fps: 5, quality: 'low', segment_seconds: 2 });
-    const after = (flag: string) => args[args.indexOf(flag) + 1];
+    const after = (flag: string, nth = 0) =>
+      args[
+        args.findIndex(
+          (a, i) => a === flag && args.slice(0, i).filter((b) => b === flag).length === nth,
+        ) + 1
+      ];
     expect(after('-force_key_frames')).toBe('expr:gte(t,n_forced*2)');
     expect(after('-fps_mode')).toBe('passthrough');
     // Capture times kept to the ms, not rounded onto the 1/fps grid.
@@ -14,8 +25,11 @@ describe('the encoder command line and its outputs', () => {
     expect(after('-i')).toBe(':3');
     // Frames grabbed in a burst after a stall: one per half interval (100 ms at 5 fps) is kept.
     expect(after('-vf')).toBe('select=isnan(prev_selected_t)+gte(t-prev_selected_t\\,0.100)');
-    expect(args).toContain('-debug_ts');
-    expect(args.at(-1)).toBe('/tmp/v/run-0/index.m3u8');
+    // The segments, and beside them every frame's time in a file.
+    expect(after('-f', 1)).toBe('tee');
+    expect(args.at(-1)).toBe(
+      '[f=hls:hls_segment_type=fmp4:hls_time=2:hls_list_size=0:hls_flags=independent_segments+temp_file:hls_fmp4_init_filename=init.mp4:hls_segment_filename=/tmp/v/run-0/seg_%06d.m4s]/tmp/v/run-0/index.m3u8|[f=framecrc:flush_packets=1]/tmp/v/run-0/frames.txt',
+    );
   });
 
   it("reads the first frame's wall-clock time from x11grab's input line", () => {
@@ -25,18 +39,20 @@ describe('the encoder command line and its outputs', () => {
     expect(captureStartOf('ffmpeg version 5.1')).toBeNull();
   });
 
-  it("reads each frame's time (ms) as the encoder was handed it, from -debug_ts lines", () => {
-    const log = [
-      'filter -> pts:2600 pts_time:2.6 exact:2600.01 time_base:1/1000',
-      'encoder <- type:video frame_pts:2600 frame_pts_time:2.6 time_base:1/1000',
-      'encoder -> type:video pkt_pts:2600 pkt_pts_time:2.6 pkt_dts:2600 pkt_dts_time:2.6 duration:0 duration_time:0',
-      'encoder -> type:video pkt_pts:41600 pkt_pts_time:41.6 pkt_dts:41600 pkt_dts_time:41.6 duration:0 duration_time:0',
-      'muxer <- type:video pkt_pts:41600 pkt_pts_time:2.6 pkt_dts:41600 pkt_dts_time:2.6 duration:0 duration_time:0 size:113',
-      'encoder <- type:video frame_pts:6736 frame_pts_time:6.736 time_base:1/1000',
-      'encoder <- type:video frame_pts:337 frame_pts_time:6.74 time_base:1/50',
+  it("reads each frame's time (ms) from the framecrc file, whole lines only", () => {
+    const text = [
+      '#software: Lavf59.27.100',
+      '#tb 0: 1/1000',
+      '#media_type 0: video',
+      '0,          0,          0,      200,     1088, 0xf75f5ee0, S=1,        8',
+      '0,        188,        188,      200,      113, 0x76dd2bd2, F=0x0, S=1,        8',
+      '0,       6736,       6736,      200,       43, 0xd1280707, F=0x0, S=1,        8',
       '',
     ].join('\n');
-    expect(encodedTimesOf(log)).toEqual([2600, 6736, 6740]);
+    expect(frameTimeBaseOf(text)).toEqual([1, 1000]);
+    expect(frameTimesOf(text)).toEqual([0, 188, 6736]);
+    expect(frameTimesOf('0,   337,   337,   1,   43, 0x0\n', [1, 50])).toEqual([6740]);
+    expect(frameTimeBaseOf('#software: Lavf59.27.100\n')).toBeNull();
   });
 
   it('lists closed segments with their offsets from the run start', () => {

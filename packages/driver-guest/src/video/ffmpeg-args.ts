@@ -7,6 +7,8 @@ export const CRF = { low: 34, medium: 28, high: 23 } as const;
 export const RUN_FILES = {
   init: 'init.mp4',
   playlist: 'index.m3u8',
+  /** Every frame's time as muxed, a line each (FFmpeg's framecrc), flushed per frame. */
+  frames: 'frames.txt',
   segmentPattern: 'seg_%06d.m4s',
   segment: /^seg_(\d{6})\.m4s$/,
 } as const;
@@ -27,9 +29,6 @@ export function ffmpegArgs(display: string, runDir: string, start: VideoStartReq
     '-nostdin',
     '-loglevel',
     'info',
-    // Every encoded packet's time on stderr ("encoder -> ... pkt_pts:<ms>"): the muxer loses
-    // capture times at segment cuts, and the guest puts them back (fmp4-retime.ts).
-    '-debug_ts',
     '-f',
     'x11grab',
     '-draw_mouse',
@@ -73,21 +72,20 @@ export function ffmpegArgs(display: string, runDir: string, start: VideoStartReq
     'yuv420p',
     '-threads',
     '1',
+    // Two outputs of the same packets: the HLS segments, and a line per frame with its time
+    // (ms), which the muxer loses at segment cuts and the guest puts back (fmp4-retime.ts). A
+    // file, not FFmpeg's log: a guest slow to read a pipe would block the encoder. (Tee options
+    // are `:`-separated; the run's directory has no `:`, `|` or `]`.)
+    '-map',
+    '0:v',
     '-f',
-    'hls',
-    '-hls_segment_type',
-    'fmp4',
-    '-hls_time',
-    String(start.segment_seconds),
-    '-hls_list_size',
-    '0',
-    '-hls_flags',
-    'independent_segments+temp_file',
-    '-hls_fmp4_init_filename',
-    RUN_FILES.init,
-    '-hls_segment_filename',
-    `${runDir}/${RUN_FILES.segmentPattern}`,
-    `${runDir}/${RUN_FILES.playlist}`,
+    'tee',
+    [
+      `[f=hls:hls_segment_type=fmp4:hls_time=${start.segment_seconds}:hls_list_size=0`,
+      `:hls_flags=independent_segments+temp_file:hls_fmp4_init_filename=${RUN_FILES.init}`,
+      `:hls_segment_filename=${runDir}/${RUN_FILES.segmentPattern}]${runDir}/${RUN_FILES.playlist}`,
+      `|[f=framecrc:flush_packets=1]${runDir}/${RUN_FILES.frames}`,
+    ].join(''),
   ];
 }
 
@@ -102,17 +100,21 @@ export function captureStartOf(log: string): number | null {
 }
 
 /**
- * encodedTimesOf reads the times (ms from the run's first frame) of the frames handed to the
- * encoder from complete lines of FFmpeg's -debug_ts log, in order. With zerolatency (no
- * B-frames, no lookahead) each frame is one packet at once, so these are the run's samples in
- * the segments' order.
+ * frameTimesOf reads the muxed frames' times (ms from the run's first frame) from complete lines
+ * of the run's framecrc file (`#tb 0: 1/1000`, then `0, dts, pts, duration, size, crc...` per
+ * packet), in order: one per sample of the run's segments, in the same order.
  */
-export function encodedTimesOf(lines: string): number[] {
+export function frameTimesOf(text: string, timeBase: [number, number] = [1, 1000]): number[] {
   const out: number[] = [];
-  const line = /^encoder <- type:video frame_pts:(-?\d+) \S+ time_base:(\d+)\/(\d+)/gm;
-  for (const m of lines.matchAll(line))
-    out.push(Math.round((Number(m[1]) * Number(m[2]) * 1000) / Number(m[3])));
+  for (const m of text.matchAll(/^0,\s*-?\d+,\s*(-?\d+),/gm))
+    out.push(Math.round((Number(m[1]) * timeBase[0] * 1000) / timeBase[1]));
   return out;
+}
+
+/** frameTimeBaseOf reads the framecrc file's time base (`#tb 0: 1/1000`), or null before it. */
+export function frameTimeBaseOf(text: string): [number, number] | null {
+  const m = /^#tb 0: (\d+)\/(\d+)$/m.exec(text);
+  return m ? [Number(m[1]), Number(m[2])] : null;
 }
 
 export interface PlaylistEntry {

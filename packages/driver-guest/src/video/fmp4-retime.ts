@@ -5,7 +5,7 @@
  * after a hole in the frames (a starved or stopped encoder) the next segment starts as early as
  * the hole was long, and a burst of frames after a stall gets composition offsets of seconds
  * (measured: a 5-s SIGSTOP left frames shown 4.8 s after their capture). The guest knows every
- * packet's capture time (FFmpeg's -debug_ts), so it rewrites the segment's `tfdt`, per-sample
+ * frame's capture time (FFmpeg's framecrc beside the segments), so it rewrites the segment's `tfdt`, per-sample
  * durations and composition offsets (0: no B-frames) from those times. Pure functions over bytes.
  */
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '@cubicle/contract/errors';
 import type {
@@ -11,7 +11,8 @@ import type {
 } from '@cubicle/contract/guest';
 import {
   captureStartOf,
-  encodedTimesOf,
+  frameTimeBaseOf,
+  frameTimesOf,
   ffmpegArgs,
   parsePlaylist,
   RUN_FILES,
@@ -30,11 +31,8 @@ const FAILURE_WINDOW_MS = 30_000;
 const MAX_QUICK_FAILURES = 5;
 const START_FILE = 'capture-start-ms';
 const PID_FILE = 'encoder.pid';
-/** Every encoded frame's time (ms from the run's first frame), a line each, in order. */
-const TIMES_FILE = 'frame-times';
 /** "index first count" a line per segment: which of the run's frames each segment holds. */
 const SAMPLES_FILE = 'segment-samples';
-const DEBUG_TS_LINES = /^(?:demuxer|decoder|filter|encoder|muxer) .*\n/gm;
 
 interface Run {
   run: number;
@@ -44,7 +42,10 @@ interface Run {
 
 /** What the guest knows of a run's frames: their times, and which frames each segment holds. */
 interface RunFrames {
+  /** Times read so far from the run's frames file, and how many of its bytes that took. */
   times: number[];
+  readBytes: number;
+  timeBase: [number, number] | null;
   samples: Map<number, { first: number; count: number }>;
 }
 
@@ -157,23 +158,21 @@ export class VideoEncoder {
   }
 
   private async framesOf(run: number): Promise<RunFrames> {
-    const known = this.frames.get(run);
-    if (known) return known;
     const dir = join(this.root, `run-${run}`);
-    const times = (await readFile(join(dir, TIMES_FILE), 'utf8').catch(() => ''))
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-    const samples = new Map<number, { first: number; count: number }>();
-    for (const line of (await readFile(join(dir, SAMPLES_FILE), 'utf8').catch(() => '')).split(
-      '\n',
-    )) {
-      const [index, first, count] = line.split(' ').map(Number);
-      if (count !== undefined && !Number.isNaN(count))
-        samples.set(index!, { first: first!, count });
+    let frames = this.frames.get(run);
+    if (!frames) {
+      const samples = new Map<number, { first: number; count: number }>();
+      for (const line of (await readFile(join(dir, SAMPLES_FILE), 'utf8').catch(() => '')).split(
+        '\n',
+      )) {
+        const [index, first, count] = line.split(' ').map(Number);
+        if (count !== undefined && !Number.isNaN(count))
+          samples.set(index!, { first: first!, count });
+      }
+      frames = { times: [], readBytes: 0, timeBase: null, samples };
+      this.frames.set(run, frames);
     }
-    const frames = { times, samples };
-    this.frames.set(run, frames);
+    await readNewFrames(join(dir, RUN_FILES.frames), frames);
     return frames;
   }
 
@@ -285,10 +284,6 @@ export class VideoEncoder {
     await mkdir(run.dir, { recursive: true, mode: 0o700 });
     this.current = run;
     let log = '';
-    let partial = '';
-    let appended: Promise<void> = Promise.resolve();
-    const frames: RunFrames = { times: [], samples: new Map() };
-    this.frames.set(number, frames);
     const child = spawn('ffmpeg', ffmpegArgs(this.display, run.dir, settings), {
       env: this.env,
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -297,20 +292,7 @@ export class VideoEncoder {
     if (child.pid) void writeFile(join(run.dir, PID_FILE), String(child.pid)).catch(() => {});
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
-      // Whole lines only: a packet's line may arrive in two chunks.
-      const text = partial + chunk;
-      const cut = text.lastIndexOf('\n') + 1;
-      partial = text.slice(cut);
-      const lines = text.slice(0, cut);
-      const times = encodedTimesOf(lines);
-      if (times.length > 0) {
-        frames.times.push(...times);
-        // One append after another, so the file keeps the frames' order.
-        const line = times.join('\n') + '\n';
-        appended = appended.then(() => appendFile(join(run.dir, TIMES_FILE), line)).catch(() => {});
-      }
-      // FFmpeg's own words, without the per-packet lines.
-      log = (log + lines.replace(DEBUG_TS_LINES, '')).slice(-8_000);
+      log = (log + chunk).slice(-8_000);
       if (run.startMs === null) {
         const start = captureStartOf(log);
         if (start !== null) {
@@ -366,5 +348,28 @@ async function stopOrphan(pidFile: string): Promise<void> {
     process.kill(pid, 'SIGINT');
   } catch {
     // Gone meanwhile.
+  }
+}
+
+/**
+ * readNewFrames reads what the encoder appended to a run's frames file since the last read
+ * (whole lines only: FFmpeg may be mid-line), so a long recording is not re-read on every call.
+ */
+async function readNewFrames(file: string, frames: RunFrames): Promise<void> {
+  const handle = await open(file, 'r').catch(() => null);
+  if (!handle) return;
+  try {
+    const { size } = await handle.stat();
+    if (size <= frames.readBytes) return;
+    const buf = Buffer.alloc(size - frames.readBytes);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, frames.readBytes);
+    const text = buf.subarray(0, bytesRead).toString('utf8');
+    const whole = text.slice(0, text.lastIndexOf('\n') + 1);
+    frames.timeBase ??= frameTimeBaseOf(whole);
+    if (!frames.timeBase) return; // the header is not written yet
+    frames.times.push(...frameTimesOf(whole, frames.timeBase));
+    frames.readBytes += Buffer.byteLength(whole);
+  } finally {
+    await handle.close();
   }
 }
