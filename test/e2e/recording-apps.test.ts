@@ -106,7 +106,10 @@ function afterLikeness(frame: Buffer, step: Step, changed: number[]): number {
  * effect, and just before the step was sent it does not. (Encoder and worker kill -9, another
  * tenant's 404 and retention are recording.test.ts's, on a GTK app.)
  */
-// Not in the default run yet (issue 35): run it with CUBICLE_E2E_RECORDING_APPS=1.
+// Not in the default run yet (issue 35), run it with CUBICLE_E2E_RECORDING_APPS=1. The video's
+// clock is now honest (the failures seen before: effects 1-2.2 s late, a hole moved by 4 s, are
+// gone), but at load ~35 with 6 busy loops the browser's launch once answered 504 ("the worker
+// running the call stopped") before any recording check: 5 loaded runs in a row have not passed yet.
 describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
   'recording a scripted browser and LibreOffice session',
   () => {
@@ -321,16 +324,24 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
       );
       expect(minutes.effect, JSON.stringify(minutes)).toBe('confirmed');
 
-      // The video covers the last step before the claim ends.
+      // The video covers the last step before the claim ends (a starved encoder and puller at load
+      // ~30 on 2 cores once needed more than 30 s; the figures say how long it took).
       const lastAt = Date.now();
+      let covering: Awaited<ReturnType<typeof recording>> | null = null;
       await waitFor(
         async () => {
-          const r = await recording();
-          return r.started_at !== null && Date.parse(r.started_at) + r.duration_ms > lastAt + 1000;
+          covering = await recording();
+          return (
+            covering.started_at !== null &&
+            Date.parse(covering.started_at) + covering.duration_ms > lastAt + 1000
+          );
         },
-        30_000,
-        250,
-      );
+        120_000,
+        500,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}: ${JSON.stringify(covering)}`);
+      });
+      const coveredAfterS = (Date.now() - lastAt) / 1000;
       await ok('DELETE', `/v1/claims/${claimId}`);
       await waitFor(async () => (await recording()).state === 'finished', 60_000, 250);
       const done = await recording();
@@ -414,6 +425,7 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
           // Where each segment sits (ms): a gap or a push shows as a jump between end and start.
           segments: done.segments.map((x) => [x.offset_ms, x.duration_ms]),
           holes,
+          covered_after_s: coveredAfterS,
           stall: [(stoppedAt - origin) / 1000, (resumedAt - origin) / 1000],
           steps: figures.map(({ seen: _, ...f }) => f),
         }),
