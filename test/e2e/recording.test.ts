@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { sweepRecordings, type RecordingDeps } from '@cubicle/control-plane';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, waitFor, type Stack } from './support/stack.js';
-import { decodeErrors, grayImage, probe } from './support/video-frames.js';
+import { decodeErrors, encoderPidOf, grayImage, probe } from './support/video-frames.js';
 import { launchBrowser } from './support/web.js';
 
 // A GTK window whose button paints the whole window red: an effect a video frame shows plainly.
@@ -319,28 +319,11 @@ describe('claim video recording', () => {
   it('kill -9 of the encoder and then of the worker loses at most a segment each; every stored segment plays', async () => {
     const claimId = await claimWarm();
     await waitFor(async () => (await recording(claimId)).segment_count >= 2, 30_000, 250);
-    // The encoder: the FFmpeg in this claim's sandbox, found on the host by the sandbox's cgroup
-    // (named after the sandbox id), or the only recording FFmpeg when cgroups are not in use.
+    // The encoder: the FFmpeg in this claim's sandbox, found on the host (encoderPidOf).
     const sandboxId = (await call('GET', `/v1/claims/${claimId}`)).json().sandbox.id as string;
-    const encoders = readdirSync('/proc').filter((p) => {
-      try {
-        const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
-        return /^\d+$/.test(p) && cmd.startsWith('ffmpeg') && cmd.includes('x11grab');
-      } catch {
-        return false;
-      }
-    });
-    const ours = encoders.filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cgroup`, 'utf8').includes(sandboxId);
-      } catch {
-        return false;
-      }
-    });
-    const pids = ours.length > 0 ? ours : encoders;
-    expect(pids).toHaveLength(1);
+    const encoder = encoderPidOf(sandboxId);
     const beforeKill = (await recording(claimId)).segment_count;
-    process.kill(Number(pids[0]), 'SIGKILL');
+    process.kill(encoder, 'SIGKILL');
     await waitFor(
       async () => (await recording(claimId)).segment_count >= beforeKill + 2,
       30_000,

@@ -5,50 +5,10 @@
  * segment keeps its byte length. Pure functions over bytes; nothing else of the file is touched.
  */
 
-interface Box {
-  type: string;
-  start: number;
-  /** Offset of the box's payload (after size/type and a 64-bit size when present). */
-  body: number;
-  end: number;
-}
+import { boxes, findBox as find, timescaleOf } from '@cubicle/contract/media';
 
-function* boxes(buf: Uint8Array, from: number, to: number): Generator<Box> {
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  let at = from;
-  while (at + 8 <= to) {
-    let size = view.getUint32(at);
-    let body = at + 8;
-    if (size === 1) {
-      size = Number(view.getBigUint64(at + 8));
-      body = at + 16;
-    } else if (size === 0) size = to - at;
-    if (size < 8 || at + size > to) throw new Error(`malformed MP4 box at ${at}`);
-    const type = String.fromCharCode(buf[at + 4]!, buf[at + 5]!, buf[at + 6]!, buf[at + 7]!);
-    yield { type, start: at, body, end: at + size };
-    at += size;
-  }
-}
-
-function find(buf: Uint8Array, path: string[], from = 0, to = buf.length): Box | undefined {
-  for (const box of boxes(buf, from, to)) {
-    if (box.type !== path[0]) continue;
-    if (path.length === 1) return box;
-    const inner = find(buf, path.slice(1), box.body, box.end);
-    if (inner) return inner;
-  }
-  return undefined;
-}
-
-/** timescaleOf reads the video track's timescale (`moov/trak/mdia/mdhd`) from an init segment. */
-export function timescaleOf(init: Uint8Array): number {
-  const mdhd = find(init, ['moov', 'trak', 'mdia', 'mdhd']);
-  if (!mdhd) throw new Error('init segment has no mdhd');
-  const view = new DataView(init.buffer, init.byteOffset, init.byteLength);
-  const version = init[mdhd.body]!;
-  // version 1: creation/modification are 64-bit; the timescale follows them.
-  return view.getUint32(mdhd.body + (version === 1 ? 20 : 12));
-}
+// The box reader and the timescale are shared with the guest, which writes these segments.
+export { timescaleOf };
 
 /** firstDecodeTime reads the first `tfdt` of a media segment. */
 export function firstDecodeTime(segment: Uint8Array): number {

@@ -9,45 +9,8 @@
  * durations and composition offsets (0: no B-frames) from those times. Pure functions over bytes.
  */
 
-interface Box {
-  type: string;
-  start: number;
-  body: number;
-  end: number;
-}
-
-function* boxes(buf: Uint8Array, from: number, to: number): Generator<Box> {
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  let at = from;
-  while (at + 8 <= to) {
-    let size = view.getUint32(at);
-    let body = at + 8;
-    if (size === 1) {
-      size = Number(view.getBigUint64(at + 8));
-      body = at + 16;
-    } else if (size === 0) size = to - at;
-    if (size < 8 || at + size > to) throw new Error(`malformed MP4 box at ${at}`);
-    const type = String.fromCharCode(buf[at + 4]!, buf[at + 5]!, buf[at + 6]!, buf[at + 7]!);
-    yield { type, start: at, body, end: at + size };
-    at += size;
-  }
-}
-
-const child = (buf: Uint8Array, parent: Box, type: string) => {
-  for (const b of boxes(buf, parent.body, parent.end)) if (b.type === type) return b;
-  return undefined;
-};
-
-/** initTimescale reads the video track's timescale (moov/trak/mdia/mdhd) from an init segment. */
-export function initTimescale(init: Uint8Array): number {
-  const view = new DataView(init.buffer, init.byteOffset, init.byteLength);
-  const moov = [...boxes(init, 0, init.length)].find((b) => b.type === 'moov');
-  const trak = moov && child(init, moov, 'trak');
-  const mdia = trak && child(init, trak, 'mdia');
-  const mdhd = mdia && child(init, mdia, 'mdhd');
-  if (!mdhd) throw new Error('init segment has no mdhd');
-  return view.getUint32(mdhd.body + (init[mdhd.body] === 1 ? 20 : 12));
-}
+// The box reader is shared with the control plane, which stores these segments.
+import { boxes, childBox as child } from '@cubicle/contract/media';
 
 /** sampleCount is how many frames a media segment holds (one moof/traf/trun each, as FFmpeg writes). */
 export function sampleCount(segment: Uint8Array): number {

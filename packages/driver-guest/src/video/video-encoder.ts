@@ -18,7 +18,8 @@ import {
   RUN_FILES,
   type PlaylistEntry,
 } from './ffmpeg-args.js';
-import { initTimescale, retimeSegment, sampleCount } from './fmp4-retime.js';
+import { timescaleOf } from '@cubicle/contract/media';
+import { retimeSegment, sampleCount } from './fmp4-retime.js';
 
 /*
  * The encoder runs at the guest's own priority, not below it: a frame's time is taken around its
@@ -138,7 +139,7 @@ export class VideoEncoder {
     if (times.length !== span.count) return raw;
     try {
       const dir = join(this.root, `run-${runNumber}`);
-      const unitsPerMs = initTimescale(await readFile(join(dir, RUN_FILES.init))) / 1000;
+      const unitsPerMs = timescaleOf(await readFile(join(dir, RUN_FILES.init))) / 1000;
       const interval = 1000 / (this.settings?.fps ?? 5);
       const next = frames.times[span.first + span.count];
       // The last frame lasts until the next one (the one that began the next segment), across a

@@ -1,0 +1,1 @@
+export * from './fmp4-boxes.js';
