@@ -349,6 +349,15 @@ describe('the Helm chart on a real node (kubelet, containerd, kube-proxy)', () =
     });
     expect(shell.status, shell.text).toBe(200);
     expect(shell.json.stdout).toBe('driven\n');
+    // The worker in its Pod made the installation's egress CA (its image has the openssl that
+    // takes), and the desktop Pod got it through its guest Secret: bound credentials can be
+    // injected at the chart's egress point.
+    const trust = await api('POST', `/v1/claims/${claimId}/shell`, {
+      command: 'grep -c "BEGIN CERTIFICATE" /run/cubicle/egress-ca.pem',
+      timeout_ms: 20_000,
+    });
+    expect(trust.status, trust.text).toBe(200);
+    expect(trust.json.stdout, trust.text).toBe('1\n');
   }, 420_000);
 
   it('observes, acts and screenshots through the guest, via the api Pod', async () => {
