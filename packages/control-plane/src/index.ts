@@ -138,7 +138,7 @@ export {
   type EgressInstallation,
 } from './egress/egress-installation.js';
 export { egressPolicySource, loadSandboxEgress } from './egress/sandbox-egress.js';
-export { egressCaOf, egressCredentialsOf } from './egress/egress-credentials.js';
+export { egressCredentialsOf } from './egress/egress-credentials.js';
 export { getClaimEgress } from './egress/claim-egress.js';
 export { egressDenialSink, ingestEgressDenials } from './egress/ingest-egress-reports.js';
 export { hasClaimEnded, listEgressEvents } from './egress/list-egress-events.js';

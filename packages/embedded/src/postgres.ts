@@ -19,7 +19,12 @@ import {
   requirePasswordStopped,
   run,
 } from './postgres-auth.js';
-import { findLivePostmaster, readPostmaster, type Postmaster } from './postmaster-pid.js';
+import {
+  awaitLeftoverBackends,
+  findLivePostmaster,
+  readPostmaster,
+  type Postmaster,
+} from './postmaster-pid.js';
 import { stopProcess, type ProcessExit } from './proc.js';
 import {
   spawnServer,
@@ -104,6 +109,7 @@ export async function startPostgres(options: StartPostgresOptions): Promise<Post
     log(`postgres: stopping the leftover server (pid ${live.pid}) on ${dataDir}`);
     await stopPostgresAt(dataDir);
   }
+  await awaitLeftoverBackends(dataDir, log);
 
   const binaries = await ensureInitialised(dataDir, user, options.isDurable ?? true, log);
   if (!isPasswordOnly(dataDir) || password.isNew) {

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRunning, redisOptionsFromUrl, startPostgres, startRedis } from '../src/index.js';
+import { descendantPids } from '../src/proc.js';
 
 let root: string;
 beforeAll(() => {
@@ -61,6 +62,23 @@ describe('startPostgres', () => {
     expect(await selectOne(second.adminUrl)).toBe(1);
     await second.stop();
   });
+
+  it('starts after kill -9 while a child of the killed server still holds its shared memory', async () => {
+    const dataDir = join(root, 'pg');
+    const first = await startPostgres({ dataDir, isDurable: false });
+    // A child that cannot notice its parent's death (stopped) keeps the old shared memory
+    // attached: a new postmaster alone refuses to start beside it.
+    const child = descendantPids(first.pid)[0]!;
+    process.kill(child, 'SIGSTOP');
+    process.kill(first.pid, 'SIGKILL');
+    await first.exited;
+    const lines: string[] = [];
+    const second = await startPostgres({ dataDir, isDurable: false, log: (l) => lines.push(l) });
+    expect(lines.some((l) => l.includes(`killing pid ${child}`)), lines.join('\n')).toBe(true);
+    expect(isRunning(child)).toBe(false);
+    expect(await selectOne(second.adminUrl)).toBe(1);
+    await second.stop();
+  }, 30_000);
 
   it('moves the socket to a short directory when the data dir path is too long', async () => {
     const server = await startPostgres({
