@@ -407,13 +407,6 @@ export async function awaitEvidence(
   let isReplaced = false;
   let probedSeq = window.from;
   for (;;) {
-    // Evidence already applied needs no fence: later events can only add to it (the busy rule
-    // reads events from before the delivery). The fence is for the other case, before it is
-    // judged that nothing came: a round trip to the app's main thread, which during a
-    // navigation answered 16 ms after the new title had arrived (measured on Chromium).
-    const early = sortEvents(mirror, window, scope, isReplaced);
-    if (early.evidence.length > 0)
-      return { ...early, evidence: await withText(mirror, early.evidence) };
     await mirror.fence().catch(() => undefined);
     let sorted = sortEvents(mirror, window, scope, isReplaced);
     // A new title the busy rule did not take: was the document swapped (a navigation)?

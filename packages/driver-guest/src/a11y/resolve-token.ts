@@ -78,14 +78,10 @@ export async function resolveToken(
     !mirror.nodes.has(binding.ref.path)
   )
     return goneRefusal(mirror, snapshot, binding.fingerprint);
-  // The fence and the identity read go out together: the app answers in order, so the mirror
-  // is fenced when the identity arrives, one round trip instead of two.
-  const [, live] = await Promise.all([
-    mirror.fence().catch(() => undefined),
-    readIdentity(desktop, binding.ref.bus, binding.ref.path),
-  ]);
+  await mirror.fence().catch(() => undefined);
   if (!mirror.nodes.has(snapshot.framePath)) return { kind: 'window_not_found' };
 
+  const live = await readIdentity(desktop, binding.ref.bus, binding.ref.path);
   const mirrored = mirror.nodes.get(binding.ref.path);
   if (!live || !mirrored) {
     if (mirrored) mirror.remove(binding.ref.path);
