@@ -73,10 +73,12 @@ export async function saveClaimProfile(
   tenantId: string,
   claimId: string,
 ): Promise<ProfileSaveResult> {
-  const guest = await guestClientFor(deps, { tenantId, claimId, now: nowOf(deps) });
+  // A claim that holds no profile is 404 before its desktop is looked at (one still starting
+  // has no guest to ask, and a save it never needed is no backend failure).
   const profile = await deps.db.profile.findFirst({ where: { tenantId, liveClaimId: claimId } });
   if (!profile || profile.restoredClaimId !== claimId)
     throw new AppError('not_found', `claim ${claimId} holds no profile`);
+  const guest = await guestClientFor(deps, { tenantId, claimId, now: nowOf(deps) });
   const claim = await deps.db.claim.findUniqueOrThrow({
     where: { id: claimId },
     select: { pool: { select: { profilePaths: true } } },
