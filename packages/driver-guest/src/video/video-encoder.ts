@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '@cubicle/contract/errors';
+import { timescaleOf } from '@cubicle/contract/media';
 import type {
   VideoSegment,
   VideoSegmentData,
@@ -18,7 +19,6 @@ import {
   RUN_FILES,
   type PlaylistEntry,
 } from './ffmpeg-args.js';
-import { timescaleOf } from '@cubicle/contract/media';
 import { retimeSegment, sampleCount } from './fmp4-retime.js';
 
 /*
@@ -215,7 +215,10 @@ export class VideoEncoder {
       if (run.run === this.current?.run && this.state === 'recording') continue;
       const left = (await readdir(run.dir)).filter((f) => RUN_FILES.segment.test(f));
       const isClosed = run.run !== this.current?.run || this.child?.exitCode !== null;
-      if (left.length === 0 && isClosed) await rm(run.dir, { recursive: true, force: true });
+      if (left.length === 0 && isClosed) {
+        await rm(run.dir, { recursive: true, force: true });
+        this.frames.delete(run.run); // its frame times went with its files
+      }
     }
     return this.status();
   }
