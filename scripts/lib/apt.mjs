@@ -23,7 +23,9 @@ export const APT_PACKAGES = {
   // Local desktop sessions (packages/driver-guest startDesktop, the local backend and every
   // desktop test). One list, shared with the default sandbox image (images/desktop/Dockerfile).
   // It includes FFmpeg: x11grab + libx264 encode a recorded claim's screen beside its desktop
-  // (packages/driver-guest/src/video), and the recording tests decode with ffprobe.
+  // (packages/driver-guest/src/video), and the recording tests decode with ffprobe; and
+  // libnss3-tools, whose certutil makes the browsers trust the egress CA (credentials injected at
+  // egress), so the desktop image has it too.
   desktop: DESKTOP_PACKAGES,
   // The local backend runs every desktop in a bubblewrap sandbox (user, mount, PID, IPC and
   // network namespaces; packages/driver-guest/src/desktop/start-sandbox.ts). setpriv, which
@@ -33,9 +35,6 @@ export const APT_PACKAGES = {
   // and redirects every sandbox link. Debian's nftables.service is left disabled and loads
   // nothing; `nft` is only a command here. (iproute2's `ip` makes the links.)
   egress: ['nftables', 'iproute2'],
-  // Credentials injected at egress: the sandbox's browsers trust the installation's egress CA
-  // through NSS databases (Chromium's ~/.pki/nssdb, the Firefox profile), written with certutil.
-  egressTrust: ['libnss3-tools'],
   // A C compiler for packages/unix-peer's Node-API addon (SO_PEERCRED and bind-without-listen,
   // which Node lacks): the control plane checks who serves a sandbox socket before using it.
   native: ['gcc', 'libc6-dev'],

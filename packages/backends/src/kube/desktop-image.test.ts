@@ -25,6 +25,8 @@ describe('desktop image (images/desktop/Dockerfile)', () => {
     };
     expect(apt.APT_PACKAGES.desktop).toEqual(packageList.packages);
     expect(packageList.packages).toContain('xvfb');
+    // certutil: the image's browsers trust the egress CA as local desktops' do.
+    expect(packageList.packages).toContain('libnss3-tools');
   });
 
   it('installs its desktop packages from that list and names no other package but tini', () => {

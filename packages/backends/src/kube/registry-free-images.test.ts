@@ -34,6 +34,8 @@ describe('registry-free images read their Dockerfiles', () => {
       ...lists.minimal,
       'tini',
     ]);
+    // The full desktop's browsers trust the egress CA through NSS, written with certutil.
+    expect(imageConfigOf(root, 'desktop').packages).toContain('libnss3-tools');
   });
 
   it('the desktop runs the launcher as uid 1000 `cubicle` with the guest port set', () => {

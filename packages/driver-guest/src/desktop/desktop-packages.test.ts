@@ -15,4 +15,11 @@ describe('desktop-packages.json', () => {
     for (const p of ['chromium', 'firefox-esr', 'libreoffice-calc', 'libreoffice-gtk3'])
       expect(list.apps).toContain(p);
   });
+
+  it('gives the browsers certutil, so they trust the egress CA (credentials injected at egress)', () => {
+    // Chromium and Firefox read NSS databases, not the system bundle: egress-trust.ts writes the
+    // CA into them with certutil. With the apps, since only the browsers need it.
+    expect(list.apps).toContain('libnss3-tools');
+    expect(list.minimal).not.toContain('libnss3-tools');
+  });
 });
