@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { loadYaml } from '@kubernetes/client-node';
+import { EGRESS_CA_PATH } from '@cubicle/driver-guest';
 import { describe, expect, it } from 'vitest';
 import { guestSecretName } from '../kube/names.js';
 import { buildSandboxNetworkPolicy } from '../kube/network-policy.js';
@@ -134,6 +137,34 @@ describe('a VMI whose egress point injects credentials', () => {
     const plain = buildCloudConfig({ token: 't', env: {} });
     expect(plain).not.toContain('update-ca-certificates');
     expect(plain).not.toContain('NODE_EXTRA_CA_CERTS');
+  });
+
+  it('its browsers trust the CA too: the launcher adds it to the desktop user’s NSS database', () => {
+    // The launcher's start (cubicle-desktop start) adds EGRESS_CA_PATH to $HOME/.pki/nssdb with
+    // certutil (driver-guest egress-trust, unit-tested with a real certutil). So cloud-init must
+    // write the CA there, readable by that user, and start the launcher as that user (systemd
+    // sets HOME for User=) only after writing it; and the disk image needs the same package list
+    // as the container image, which has certutil (libnss3-tools) with the browsers.
+    const parsed = loadYaml<{
+      write_files: { path: string; content: string; permissions: string }[];
+      runcmd: string[][];
+    }>(buildCloudConfig({ token: 't', env: {}, egressCa: 'CA-PEM\n' }));
+    const ca = parsed.write_files.find((f) => f.path === EGRESS_CA_PATH);
+    expect(ca).toMatchObject({ content: 'CA-PEM\n', permissions: '0644' });
+    const unit = parsed.write_files.find((f) => f.path.endsWith('cubicle-desktop.service'));
+    expect(unit?.content).toMatch(/^User=cubicle$/m);
+    expect(unit?.content).toContain('exec cubicle-desktop start');
+    // write_files runs in cloud-init's first stage, runcmd in its last: the CA is there first.
+    expect(parsed.runcmd.at(-1)).toEqual([
+      'systemctl',
+      'enable',
+      '--now',
+      'cubicle-desktop.service',
+    ]);
+    const packages = JSON.parse(
+      readFileSync(new URL('../../../driver-guest/desktop-packages.json', import.meta.url), 'utf8'),
+    ) as { apps: string[] };
+    expect(packages.apps).toContain('libnss3-tools');
   });
 });
 
