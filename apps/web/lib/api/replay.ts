@@ -5,6 +5,7 @@ import {
   ReplayLinkIntrospection,
   Routes,
   ViewerTicketString,
+  type RecordingGap,
   type RouteDef,
   type TimelineEntry,
 } from '@cubicle/contract/api';
@@ -60,10 +61,17 @@ const MAX_PAGES = 10;
 export async function readTimeline(
   auth: ReplayAuth,
   claimId: string,
-): Promise<{ origin: string; isLive: boolean; entries: TimelineEntry[]; isCut: boolean }> {
+): Promise<{
+  origin: string;
+  isLive: boolean;
+  entries: TimelineEntry[];
+  gaps: RecordingGap[];
+  isCut: boolean;
+}> {
   const entries: TimelineEntry[] = [];
   let cursor: string | null = null;
   let first: ClaimTimeline | null = null;
+  let last: ClaimTimeline | null = null;
   for (let i = 0; i < MAX_PAGES; i++) {
     const query: Record<string, string> = { limit: String(TIMELINE_PAGE_LIMIT) };
     if (cursor) query.cursor = cursor;
@@ -71,11 +79,19 @@ export async function readTimeline(
       await getJson(auth, urlOf(Routes.getClaimTimeline, claimId, query)),
     );
     first ??= page;
+    last = page;
     entries.push(...page.data);
     cursor = page.next_cursor;
     if (!cursor) break;
   }
-  return { origin: first!.origin, isLive: first!.is_live, entries, isCut: cursor !== null };
+  return {
+    origin: first!.origin,
+    isLive: first!.is_live,
+    entries,
+    // Every page carries all gaps: the last page read has the newest.
+    gaps: last!.gaps,
+    isCut: cursor !== null,
+  };
 }
 
 /** readRecording is the claim's recording, or null when it was not recorded (404). */

@@ -99,6 +99,35 @@ export const RecordingSegment = named(
 export type RecordingSegment = z.infer<typeof RecordingSegment>;
 
 /**
+ * RecordingGapReason says why the video has no new frame in a span: `no_frames` (the encoder
+ * captured nothing: it was starved of CPU or stopped, or the desktop was paused), `encoder_restarted`
+ * (the encoder died; the segment it had open was lost, and a new one started later), or
+ * `segment_lost` (a stored segment is missing from the run for another reason).
+ */
+export const RecordingGapReason = named(
+  'RecordingGapReason',
+  z.enum(['no_frames', 'encoder_restarted', 'segment_lost']),
+);
+export type RecordingGapReason = z.infer<typeof RecordingGapReason>;
+
+/**
+ * RecordingGap is a span of the video without frames, on the video's axis (ms from the
+ * recording's `started_at`, like a timeline entry's `offset_ms`): what a player shows there is the
+ * last frame before it held still (or nothing), not the live screen. It starts one frame interval
+ * after the last frame before it (that frame's own time on screen) and ends at the next frame.
+ * Only spans of at least a second (two frame intervals at low fps) are gaps.
+ */
+export const RecordingGap = named(
+  'RecordingGap',
+  z.strictObject({
+    start_ms: z.number().int().min(0),
+    end_ms: z.number().int().min(0),
+    reason: RecordingGapReason,
+  }),
+);
+export type RecordingGap = z.infer<typeof RecordingGap>;
+
+/**
  * Recording is `GET /v1/claims/{id}/recording`. The video's time axis IS the claim's wall clock:
  * media time t (seconds) shows the screen at `started_at + t`, so an event at wall time T is at
  * `(T − started_at) / 1000` s in the video, including after an encoder restart (the gap holds the
@@ -124,6 +153,8 @@ export const Recording = named(
     size_bytes: z.number().int().min(0),
     segment_count: z.number().int().min(0),
     segments: z.array(RecordingSegment),
+    /** Spans without frames (oldest first), where the picture is not the live screen. */
+    gaps: z.array(RecordingGap),
     /** When the retention sweep deletes it (the tenant's `recording_retention_days` after the end). */
     expires_at: Timestamp.nullable(),
     /** Why the encoder stopped for good (`failed`), else null. */

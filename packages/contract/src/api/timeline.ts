@@ -4,6 +4,7 @@ import { ScreenshotId } from '../guest/screenshot.js';
 import { named } from '../registry.js';
 import { ClaimId, HandoffId, OpaqueCursor, RunId, Timestamp, ViewerTicketId } from './common.js';
 import { ActionRecordId } from './action-record.js';
+import { RecordingGap } from './recording.js';
 import { ViewerMode } from './viewer-ticket.js';
 
 /** TIMELINE_MAX_LIMIT bounds one page of a claim's timeline (entries, not bytes). */
@@ -138,6 +139,12 @@ export const ClaimTimeline = named(
     /** The claim is still active: later pages (and later calls) may bring more entries. */
     is_live: z.boolean(),
     data: z.array(TimelineEntry),
+    /**
+     * The recording's spans without frames (every gap so far, on every page; empty when the claim
+     * does not record), on the same axis as `offset_ms`: an entry inside one happened while the
+     * video held a still picture.
+     */
+    gaps: z.array(RecordingGap),
     next_cursor: z.string().nullable(),
   }),
 );

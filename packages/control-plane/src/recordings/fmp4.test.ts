@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { durationUnitsOf, firstDecodeTime, shiftDecodeTimes, timescaleOf } from './fmp4.js';
+import {
+  durationUnitsOf,
+  firstDecodeTime,
+  sampleSpans,
+  shiftDecodeTimes,
+  timescaleOf,
+} from './fmp4.js';
 
 const box = (type: string, ...payload: Uint8Array[]) => {
   const body = Buffer.concat(payload);
@@ -76,5 +82,22 @@ describe('fragmented MP4 timing', () => {
       box('traf', box('tfhd', u32(0x08), u32(1), u32(2048)), box('trun', u32(0), u32(4))),
     );
     expect(durationUnitsOf(byDefault)).toBe(8192);
+  });
+
+  it('lists each frame from the tfdt on, by its duration', () => {
+    const withHole = box(
+      'moof',
+      box(
+        'traf',
+        box('tfhd', u32(0), u32(1)),
+        box('tfdt', Buffer.from([1, 0, 0, 0]), u64(5000)),
+        box('trun', u32(0x100), u32(3), u32(200), u32(4000), u32(200)),
+      ),
+    );
+    expect(sampleSpans(withHole)).toEqual([
+      { start: 5000, duration: 200 },
+      { start: 5200, duration: 4000 },
+      { start: 9200, duration: 200 },
+    ]);
   });
 });

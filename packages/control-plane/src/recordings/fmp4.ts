@@ -57,13 +57,29 @@ export function shiftDecodeTimes(segment: Uint8Array, delta: number): Uint8Array
  * playlist only approximates for frames of uneven spacing.
  */
 export function durationUnitsOf(segment: Uint8Array, fallbackDuration = 0): number {
+  return sampleSpans(segment, fallbackDuration).reduce((n, s) => n + s.duration, 0);
+}
+
+/** One frame of a media segment: its decode time and how long it stays on screen (units). */
+export interface SampleSpan {
+  start: number;
+  duration: number;
+}
+
+/**
+ * sampleSpans lists a media segment's frames in order: each traf's samples start at its `tfdt`
+ * and follow one another by their durations (the trun's, or `tfhd`'s default). A frame that lasts
+ * long is a span in which the encoder captured nothing new (recording-gaps.ts).
+ */
+export function sampleSpans(segment: Uint8Array, fallbackDuration = 0): SampleSpan[] {
   const view = new DataView(segment.buffer, segment.byteOffset, segment.byteLength);
-  let total = 0;
+  const out: SampleSpan[] = [];
   for (const top of boxes(segment, 0, segment.length)) {
     if (top.type !== 'moof') continue;
     for (const traf of boxes(segment, top.body, top.end)) {
       if (traf.type !== 'traf') continue;
       let defaultDuration = fallbackDuration;
+      let time: number | null = null;
       for (const inner of boxes(segment, traf.body, traf.end)) {
         const flags = view.getUint32(inner.body) & 0xff_ffff;
         if (inner.type === 'tfhd') {
@@ -72,7 +88,14 @@ export function durationUnitsOf(segment: Uint8Array, fallbackDuration = 0): numb
           if (flags & 0x02) at += 4;
           if (flags & 0x08) defaultDuration = view.getUint32(at);
         }
+        if (inner.type === 'tfdt')
+          time =
+            segment[inner.body] === 1
+              ? Number(view.getBigUint64(inner.body + 4))
+              : view.getUint32(inner.body + 4);
         if (inner.type !== 'trun') continue;
+        // A traf without tfdt follows the previous one (FFmpeg always writes it).
+        let t = time ?? (out.length > 0 ? out.at(-1)!.start + out.at(-1)!.duration : 0);
         const count = view.getUint32(inner.body + 4);
         let at = inner.body + 8;
         if (flags & 0x001) at += 4;
@@ -82,10 +105,14 @@ export function durationUnitsOf(segment: Uint8Array, fallbackDuration = 0): numb
           (flags & 0x200 ? 4 : 0) +
           (flags & 0x400 ? 4 : 0) +
           (flags & 0x800 ? 4 : 0);
-        for (let i = 0; i < count; i++, at += perSample)
-          total += flags & 0x100 ? view.getUint32(at) : defaultDuration;
+        for (let i = 0; i < count; i++, at += perSample) {
+          const duration = flags & 0x100 ? view.getUint32(at) : defaultDuration;
+          out.push({ start: t, duration });
+          t += duration;
+        }
+        time = t;
       }
     }
   }
-  return total;
+  return out;
 }

@@ -15,6 +15,12 @@ export type RecordingDeps = Pick<Resources, 'db' | 'keyring' | 'objects'> &
 export const RECORDING_LEASE_MS = 10_000;
 /** A released claim whose desktop was never flushed (its worker died) is finished after this. */
 const UNFLUSHED_GRACE_MS = 60_000;
+/**
+ * ...but while its desktop still stands (destroy pending: the release flush will come), only
+ * after this: finishing at the release time with what was stored left out whatever a puller
+ * behind by tens of seconds had not stored yet, and the video ended before `ended_at`.
+ */
+const RELEASING_GRACE_MS = 10 * 60_000;
 
 /**
  * leaseRecording takes (or renews) `owner`'s hold on a recording still recording; false when
@@ -96,6 +102,27 @@ export async function pullRecording(deps: RecordingDeps, recording: Recording): 
 }
 
 /**
+ * pullReleasing stores the finished segments of a released claim's desktop that is still
+ * standing (its destroy, which flushes the rest, is pending). The encoder is not started again.
+ */
+async function pullReleasing(
+  deps: RecordingDeps,
+  recording: Recording,
+  sandboxId: string,
+): Promise<number> {
+  const guest = await guestOfSandbox(deps, sandboxId);
+  if (!guest) return 0;
+  const status = await guest.call('video.status', {}, { timeoutMs: VIDEO_CALL_TIMEOUT_MS });
+  return storeSegments(
+    deps.db,
+    deps.objects.forTenant(recording.tenantId),
+    guest,
+    recording.claimId,
+    status,
+  );
+}
+
+/**
  * pullDueRecordings is the worker's periodic pass: every recording still `recording` that this
  * worker can lease is pulled; one whose claim ended long ago without a flush is finished with
  * what was stored. Errors of one recording never stop the others.
@@ -111,7 +138,17 @@ export async function pullDueRecordings(
       state: 'recording',
       OR: [{ leaseOwner: null }, { leaseOwner: owner }, { leaseUntil: { lt: now } }],
     },
-    include: { claim: { select: { status: true, expiresAt: true, releasedAt: true } } },
+    include: {
+      claim: {
+        select: {
+          status: true,
+          expiresAt: true,
+          releasedAt: true,
+          sandboxId: true,
+          sandbox: { select: { state: true } },
+        },
+      },
+    },
     take: 200,
   });
   let stored = 0;
@@ -121,8 +158,16 @@ export async function pullDueRecordings(
         if (!isClaimLive(claim, now)) {
           // Pending or past its deadline: wait. Released long ago without a flush: finish.
           const endedAt = claim.releasedAt;
-          if (endedAt && now.getTime() - endedAt.getTime() > UNFLUSHED_GRACE_MS)
+          const standing = claim.sandbox?.state === 'releasing' && claim.sandboxId !== null;
+          const grace = standing ? RELEASING_GRACE_MS : UNFLUSHED_GRACE_MS;
+          if (endedAt && now.getTime() - endedAt.getTime() > grace) {
             await finishRecording(deps, recording.claimId, endedAt);
+            return;
+          }
+          // Released, its desktop not destroyed yet: keep storing what the encoder finished, so
+          // the release flush (which takes the lease) is left only the last segments.
+          if (endedAt && standing && (await leaseRecording(deps, recording.claimId, owner)))
+            stored += await pullReleasing(deps, recording, claim.sandboxId!);
           return;
         }
         if (!(await leaseRecording(deps, recording.claimId, owner))) return;

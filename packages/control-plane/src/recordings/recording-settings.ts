@@ -77,6 +77,9 @@ export async function checkClaimRecording(
 /**
  * startClaimRecording makes a new claim's recording row when its pool (or the claim) turns
  * recording on; the worker's puller starts the encoder once the claim holds a desktop.
+ * `poolRecording`: the pool's `recording` column as the caller already read it (the claim
+ * statement returns it with the claim), so a claim of a pool without recording costs no query;
+ * left out, the pool is read here.
  */
 export async function startClaimRecording(
   deps: Pick<Deps, 'db'>,
@@ -84,12 +87,18 @@ export async function startClaimRecording(
   claimId: string,
   poolId: string,
   options: RecordingOptions | undefined,
+  poolRecording?: Prisma.JsonValue | null,
 ): Promise<void> {
-  const pool = await deps.db.pool.findUnique({
-    where: { id: poolId },
-    select: { recording: true },
-  });
-  const settings = effectiveRecording(storedPoolRecording(pool?.recording ?? null), options);
+  const stored =
+    poolRecording !== undefined
+      ? poolRecording
+      : ((
+          await deps.db.pool.findUnique({
+            where: { id: poolId },
+            select: { recording: true },
+          })
+        )?.recording ?? null);
+  const settings = effectiveRecording(storedPoolRecording(stored), options);
   if (!settings) return;
   await deps.db.recording.upsert({
     where: { claimId },

@@ -5,6 +5,7 @@ import {
   type RecordingState,
 } from '@cubicle/contract/api';
 import type { Recording, RecordingSegment } from '@cubicle/db';
+import { allGaps } from './recording-gaps.js';
 
 /** The codec `media_url` carries: H.264 Main (libx264's choice for yuv420p at these sizes). */
 export const RECORDING_CODECS = 'avc1.4d401f';
@@ -30,6 +31,7 @@ export function toRecordingView(row: Recording, segments: RecordingSegment[]): R
       duration_ms: s.durationMs,
       bytes: s.bytes,
     })),
+    gaps: allGaps(segments),
     expires_at: row.expiresAt?.toISOString() ?? null,
     error: row.error,
     media_url: child('media'),

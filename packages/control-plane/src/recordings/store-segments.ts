@@ -2,15 +2,25 @@ import type { VideoSegment, VideoStatus } from '@cubicle/contract/guest';
 import type { Db, Recording } from '@cubicle/db';
 import type { TenantObjects } from '@cubicle/object-store';
 import type { SandboxGuestClient } from '../guest/guest-client.js';
-import { durationUnitsOf, firstDecodeTime, shiftDecodeTimes, timescaleOf } from './fmp4.js';
+import {
+  durationUnitsOf,
+  firstDecodeTime,
+  sampleSpans,
+  shiftDecodeTimes,
+  timescaleOf,
+} from './fmp4.js';
+import { followsOf, segmentGaps } from './recording-gaps.js';
 
 /** Every guest call of the puller is short: the guest answers from its disk. */
 export const VIDEO_CALL_TIMEOUT_MS = 15_000;
 
 /** recordingPrefix is where a recording's objects live in the tenant's store. */
 export const recordingPrefix = (claimId: string) => `recordings/${claimId}/`;
-const segmentKey = (claimId: string, seq: number) =>
-  `${recordingPrefix(claimId)}seg-${String(seq).padStart(8, '0')}.m4s`;
+// The guest's id is in the key: two storers racing for one seq (a puller's pass still running when
+// the release flush starts) never overwrite each other's object; the loser's is an orphan under
+// the prefix, which the retention sweep deletes with the rest.
+const segmentKey = (claimId: string, seq: number, guestId: string) =>
+  `${recordingPrefix(claimId)}seg-${String(seq).padStart(8, '0')}-${guestId}.m4s`;
 const initKey = (claimId: string) => `${recordingPrefix(claimId)}init.mp4`;
 
 /**
@@ -50,9 +60,20 @@ export async function storeSegments(
     const recording = await db.recording.findUniqueOrThrow({ where: { claimId } });
     if (recording.state !== 'recording') break;
     timescale ??= await ensureInit(db, objects, guest, recording, segment);
-    await storeOne(db, objects, guest, recording, segment, timescale);
+    try {
+      await storeOne(db, objects, guest, recording, segment, timescale);
+      stored++;
+    } catch (err) {
+      // Another storer (the puller's pass that listed it before the release flush took over)
+      // stored this one meanwhile: it is stored, so go on with the next. Giving up here lost
+      // every later segment, and the video ended tens of seconds before the recording did.
+      const mine = await db.recordingSegment.findUnique({
+        where: { claimId_guestId: { claimId, guestId: segment.id } },
+        select: { seq: true },
+      });
+      if (!mine) throw err;
+    }
     acked.push(segment.id);
-    stored++;
   }
   // Inits of runs whose segments are all acknowledged go with them (the guest decides).
   if (acked.length > 0)
@@ -112,7 +133,22 @@ async function storeOne(
   // The samples' own durations: the playlist's figure is rounded to its keyframes' spacing.
   const durationMs = Math.round(durationUnitsOf(raw) / unitsPerMs) || segment.duration_ms;
   const seq = recording.segmentCount;
-  const key = segmentKey(recording.claimId, seq);
+  // Where the video has no frames: inside this segment, and between it and the one before.
+  const previous =
+    seq === 0
+      ? null
+      : await db.recordingSegment.findUnique({
+          where: { claimId_seq: { claimId: recording.claimId, seq: seq - 1 } },
+          select: { guestId: true },
+        });
+  const gaps = segmentGaps({
+    spans: sampleSpans(shifted),
+    unitsPerMs,
+    fps: recording.fps,
+    storedEndMs: seq === 0 ? null : recording.durationMs,
+    follows: followsOf(previous?.guestId ?? null, segment.id),
+  });
+  const key = segmentKey(recording.claimId, seq, segment.id);
   await objects.put(key, shifted);
   await db.$transaction(async (tx) => {
     // Guarded by the seq this pull expected: a second puller that raced us stores nothing.
@@ -136,6 +172,7 @@ async function storeOne(
         durationMs,
         bytes: shifted.length,
         objectKey: key,
+        gaps,
       },
     });
   });

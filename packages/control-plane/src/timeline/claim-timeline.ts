@@ -1,5 +1,6 @@
 import type { ClaimTimeline, TimelineEntry, TimelineQuery } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
+import { allGaps } from '../recordings/recording-gaps.js';
 import { RECORDING_DELETED } from '../recordings/recording-kept.js';
 import type { Resources } from '../resources.js';
 import { claimRedactor } from '../secrets/claim-redactor.js';
@@ -70,11 +71,22 @@ export async function getClaimTimeline(
   const page = pageOf(entries, after, query.limit);
   await dropUnkeptScreenshots(deps, tenantId, claimId, page.data);
   const redactor = await claimRedactor(deps, tenantId, claimId);
+  // The video's spans without frames, on the same axis (only segments that have any are read).
+  const gaps = recording
+    ? allGaps(
+        await deps.db.recordingSegment.findMany({
+          where: { claimId, NOT: { gaps: { equals: [] } } },
+          orderBy: { seq: 'asc' },
+          select: { gaps: true },
+        }),
+      )
+    : [];
   return {
     claim_id: claimId,
     origin: origin.toISOString(),
     is_live: claim.status !== 'released',
     data: redactor.hasSecrets ? redactor.redactDeep(page.data) : page.data,
+    gaps,
     next_cursor: page.next_cursor,
   };
 }

@@ -1,10 +1,10 @@
 'use client';
 
-import type { TimelineEntry } from '@cubicle/contract/api';
+import type { RecordingGap, TimelineEntry } from '@cubicle/contract/api';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { FrameAt } from './frame-at';
 import styles from './replay.module.css';
-import { clock, currentIndex, stepTitle, videoSecondsOf } from './step-text';
+import { clock, currentIndex, gapAt, gapText, stepTitle, videoSecondsOf } from './step-text';
 
 export interface ReplayPlayerProps {
   /** The video (through this web app, which holds the credential); null: the claim was not recorded. */
@@ -12,6 +12,8 @@ export interface ReplayPlayerProps {
   /** The recording's media time 0 (`started_at`); entries are placed relative to it. */
   startedAt: string | null;
   entries: TimelineEntry[];
+  /** The video's spans without frames (ms on its axis): there the picture is held, not live. */
+  gaps: RecordingGap[];
   /** Where this page re-reads the timeline while the claim is live (JSON `{entries}`). */
   timelineUrl: string;
   isLive: boolean;
@@ -33,6 +35,8 @@ export function ReplayPlayer(props: ReplayPlayerProps) {
   const video = useRef<HTMLVideoElement>(null);
   const list = useRef<HTMLOListElement>(null);
   const [entries, setEntries] = useState(props.entries);
+  const [gaps, setGaps] = useState(props.gaps);
+  const [time, setTime] = useState(0);
   const [current, setCurrent] = useState(-1);
   const [selected, setSelected] = useState<string | null>(null);
   const [mediaNonce, setMediaNonce] = useState(0);
@@ -59,6 +63,7 @@ export function ReplayPlayer(props: ReplayPlayerProps) {
     const v = video.current;
     if (!v) return;
     setCurrent(currentIndex(seconds, v.currentTime));
+    setTime(v.currentTime);
   }, [seconds]);
 
   // Keep the highlighted step in view as the video plays.
@@ -75,8 +80,9 @@ export function ReplayPlayer(props: ReplayPlayerProps) {
     const timer = setInterval(() => {
       void fetch(timelineUrl, { cache: 'no-store' })
         .then((r) => (r.ok ? r.json() : null))
-        .then((body: { entries?: TimelineEntry[] } | null) => {
+        .then((body: { entries?: TimelineEntry[]; gaps?: RecordingGap[] } | null) => {
           if (body?.entries) setEntries(body.entries);
+          if (body?.gaps) setGaps(body.gaps);
         })
         .catch(() => undefined);
     }, LIVE_REFRESH_MS);
@@ -101,6 +107,7 @@ export function ReplayPlayer(props: ReplayPlayerProps) {
   };
 
   const chosen = entries.find((e) => e.key === selected) ?? null;
+  const inGap = src ? gapAt(gaps, time) : null;
   return (
     <div className={styles.replay} data-testid="replay">
       <section>
@@ -122,6 +129,31 @@ export function ReplayPlayer(props: ReplayPlayerProps) {
             This claim was not recorded: the timeline is all there is.
           </p>
         )}
+        {inGap ? (
+          <p className="alert" data-testid="replay-gap-now">
+            No frames here ({gapText(inGap)}): the picture is held from before, not the live screen.
+          </p>
+        ) : null}
+        {src && gaps.length > 0 ? (
+          <p className="muted" data-testid="replay-gaps">
+            Without frames:{' '}
+            {gaps.map((g, i) => (
+              <button
+                key={i}
+                type="button"
+                className={styles.gap}
+                data-start-ms={g.start_ms}
+                data-end-ms={g.end_ms}
+                data-reason={g.reason}
+                onClick={() => {
+                  if (video.current) video.current.currentTime = g.start_ms / 1000;
+                }}
+              >
+                {clock(g.start_ms / 1000)}–{clock(g.end_ms / 1000)}
+              </button>
+            ))}
+          </p>
+        ) : null}
         {isLive && src ? (
           <p className="row" style={{ alignItems: 'center' }}>
             <span className="badge active">recording</span>

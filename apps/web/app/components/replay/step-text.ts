@@ -1,4 +1,4 @@
-import type { TimelineEntry } from '@cubicle/contract/api';
+import type { RecordingGap, TimelineEntry } from '@cubicle/contract/api';
 
 /** clock prints a media time (seconds) as m:ss.t, the way the step list and the player agree. */
 export function clock(seconds: number): string {
@@ -61,4 +61,21 @@ export function currentIndex(seconds: readonly number[], t: number): number {
     } else hi = mid - 1;
   }
   return found;
+}
+
+/** gapAt is the span without frames the video is in at `seconds`, if any. */
+export function gapAt(gaps: readonly RecordingGap[], seconds: number): RecordingGap | null {
+  const ms = seconds * 1000;
+  return gaps.find((g) => ms >= g.start_ms && ms < g.end_ms) ?? null;
+}
+
+/** gapText says why a span has no frames, in a few words. */
+export function gapText(gap: RecordingGap): string {
+  const why =
+    gap.reason === 'no_frames'
+      ? 'the encoder captured nothing'
+      : gap.reason === 'encoder_restarted'
+        ? 'the encoder restarted'
+        : 'a segment is missing';
+  return `${clock(gap.start_ms / 1000)}–${clock(gap.end_ms / 1000)}, ${why}`;
 }

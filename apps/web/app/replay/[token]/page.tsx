@@ -57,6 +57,7 @@ export default async function SharedReplayPage({ params }: { params: Promise<{ t
         mediaUrl={recording?.started_at ? `${base}/media` : null}
         startedAt={recording?.started_at ?? null}
         entries={timeline.entries}
+        gaps={timeline.gaps}
         timelineUrl={`${base}/timeline`}
         isLive={timeline.isLive}
       />

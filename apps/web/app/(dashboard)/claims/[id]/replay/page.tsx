@@ -63,6 +63,7 @@ export default async function ReplayPage({ params }: { params: Promise<{ id: str
           mediaUrl={hasVideo ? `/claims/${id}/replay/media` : null}
           startedAt={recording?.started_at ?? null}
           entries={timeline.entries}
+          gaps={timeline.gaps}
           timelineUrl={`/claims/${id}/replay/timeline`}
           isLive={timeline.isLive}
           screenshotBase={`/claims/${id}/screenshots/`}
