@@ -30,6 +30,16 @@ export default tseslint.config(
           message: "Read configuration through this process's env.ts only.",
         },
       ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          // A file URL's pathname is percent-encoded: a clone under a path with spaces
+          // (`/tmp/ci%20dir/`) breaks whatever is handed that string (Next's build did).
+          selector:
+            "MemberExpression[property.name='pathname'][object.type='NewExpression'][object.callee.name='URL'][object.arguments.1.object.type='MetaProperty']",
+          message: 'Use fileURLToPath(new URL(…, import.meta.url)): a pathname is percent-encoded.',
+        },
+      ],
     },
   },
   {

@@ -4,8 +4,9 @@
 // display reads 42, prints every ActionResult, and releases the claim (also on failure).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 // CUBICLE_URL and CUBICLE_API_KEY, the names the SDKs, the CLI and the Terraform provider read
 // (CUBICLE_API_URL and CUBICLE_KEY, the demo's former names, still work).
 const api =

@@ -1,10 +1,11 @@
 import type { NextConfig } from 'next';
+import { fileURLToPath } from 'node:url';
 
 const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
   // The workspace root is two levels up; this keeps Next from guessing from lockfiles.
-  outputFileTracingRoot: new URL('../..', import.meta.url).pathname,
+  outputFileTracingRoot: fileURLToPath(new URL('../..', import.meta.url)),
   // Node-side Redis client: loaded from node_modules at run time, not bundled.
   serverExternalPackages: ['ioredis'],
   async headers() {

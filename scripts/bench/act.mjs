@@ -5,13 +5,13 @@
 // see the same machine load. overhead = via API − direct, per pair. Prints one JSON line.
 import http from 'node:http';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, fileURLToPath } from 'node:url';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
 import { timedRequest } from './lib/timed-request.mjs';
 
 const args = process.argv.slice(2);
 const iterations = Number(args[args.indexOf('--iterations') + 1]) || 60;
-const root = new URL('../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const { open, parseKeyring } = await import(
   pathToFileURL(join(root, 'packages/control-plane/dist/index.js')).href
 );

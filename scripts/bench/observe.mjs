@@ -23,12 +23,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, fileURLToPath } from 'node:url';
 import { log, percentile, round } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1]) || 15;
-const root = new URL('../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const load = (p) => import(pathToFileURL(join(root, p)).href);
 const { startDesktop } = await load('packages/driver-guest/dist/desktop/start-desktop.js');
 const { X11Display } = await load('packages/driver-guest/dist/windows/x11/x11-display.js');

@@ -11,6 +11,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -22,7 +23,7 @@ const busy = option('--busy', 0);
 const stopAt = option('--stop-at', 0);
 const stopFor = option('--stop-for', 0);
 const fps = option('--fps', 5);
-const root = new URL('../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const { VideoEncoder } = await import(
   join(root, 'packages/driver-guest/dist/video/video-encoder.js')
 );

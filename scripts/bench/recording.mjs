@@ -16,7 +16,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, fileURLToPath } from 'node:url';
 import { median, replayFirstFrameMs } from './lib/replay-first-frame.mjs';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
 import { isWebBuilt, startWeb } from './lib/web-app.mjs';
@@ -31,7 +31,7 @@ const seconds = Number(option('--seconds', 30));
 const steps = Number(option('--steps', 8));
 const fps = Number(option('--fps', 5));
 const quality = option('--quality', 'medium');
-const root = new URL('../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const TICK_MS = 10;
 
 // A page that scrolls forever (wraps at the bottom): every frame is mostly new pixels.

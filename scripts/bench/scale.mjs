@@ -8,12 +8,12 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, fileURLToPath } from 'node:url';
 import { leanClient } from './lib/lean-http.mjs';
 import { cpuSnapshot, cpuSpent } from './lib/process-cpu.mjs';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
 
-const root = new URL('../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const load = (p) => import(pathToFileURL(join(root, p)).href);
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -7,12 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ensureDatabase, migrateDatabase } from '../lib/data.mjs';
 import { log, percentile, round } from './lib/stack.mjs';
 
-const root = new URL('../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const load = (p) => import(pathToFileURL(join(root, p)).href);
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {

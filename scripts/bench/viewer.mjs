@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, fileURLToPath } from 'node:url';
 import { RfbClient, tcpTransport, wsTransport } from './lib/rfb-client.mjs';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
 import { startWeb } from './lib/web-app.mjs';
@@ -20,7 +20,7 @@ const option = (name, fallback) => {
   return i >= 0 ? Number(args[i + 1]) || fallback : fallback;
 };
 const iterations = option('--iterations', 10);
-const root = new URL('../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const fromRoot = (p) => import(pathToFileURL(join(root, p)).href);
 const CHROMIUM = '/usr/bin/chromium';
 

@@ -10,10 +10,10 @@
 //          "rate_limited_key","database_url","redis_url","keyring"}
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, fileURLToPath } from 'node:url';
 import { startStack } from '../../scripts/bench/lib/stack.mjs';
 
-const root = new URL('../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const log = (line) => process.stderr.write(`live-cubicle: ${line}\n`);
 
 const load = (p) => {

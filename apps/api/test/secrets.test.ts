@@ -11,9 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, createTestRedisNamespace } from '../../../test/harness/index.js';
 import { buildApp, redactPaths } from '../src/app.js';
 import { testAppOptions } from './app-options.js';
+import { fileURLToPath } from 'node:url';
 
 const run = promisify(execFile);
-const cli = new URL('../../../scripts/cubicle-cli.mjs', import.meta.url).pathname;
+const cli = fileURLToPath(new URL('../../../scripts/cubicle-cli.mjs', import.meta.url));
 const VALUE = `tok-${Math.random().toString(36).slice(2)}/x+y z`;
 
 /**

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-const bin = new URL('../bin/cubicle.mjs', import.meta.url).pathname;
+const bin = fileURLToPath(new URL('../bin/cubicle.mjs', import.meta.url));
 
 export interface CliResult {
   code: number;

@@ -7,8 +7,9 @@ import { afterAll, expect, it } from 'vitest';
 import { Cubicle } from '../src/index.js';
 import { runCli } from './cli-process.js';
 import type { LiveStack } from './live-stack.js';
+import { fileURLToPath } from 'node:url';
 
-const bin = new URL('../bin/cubicle.mjs', import.meta.url).pathname;
+const bin = fileURLToPath(new URL('../bin/cubicle.mjs', import.meta.url));
 /** The claim the desktop tests share, from `cubicle claim` until `cubicle release`. */
 let claimId = '';
 const dir = mkdtempSync(join(tmpdir(), 'cubicle-cli-'));

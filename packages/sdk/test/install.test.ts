@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveStack, type LiveStack } from './live-stack.js';
+import { fileURLToPath } from 'node:url';
 
 // The install path a user takes: `npm pack` the SDK, install the tarball ALONE in an empty
 // project (no workspace, no links: its dependencies come from the registry, through this
@@ -12,8 +13,8 @@ import { startLiveStack, type LiveStack } from './live-stack.js';
 // declarations (skipLibCheck off: they must stand alone) and run it against a live Cubicle.
 
 const run = promisify(execFile);
-const sdkDir = new URL('..', import.meta.url).pathname;
-const root = new URL('../../../', import.meta.url).pathname;
+const sdkDir = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
 
 /** quickStartOf extracts the SDK README's quick start (the ts block after its marker). */

@@ -6,6 +6,7 @@ import { startStack } from '../../../scripts/bench/lib/stack.mjs';
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 
 export interface LiveStack {
   url: string;
@@ -36,7 +37,7 @@ export async function startLiveStack(): Promise<LiveStack> {
   };
   const started = new Set<() => Promise<void>>();
   const startApi = async (port: number, baseEnv: Record<string, string>) => {
-    const main = new URL('../../../apps/api/dist/main.js', import.meta.url).pathname;
+    const main = fileURLToPath(new URL('../../../apps/api/dist/main.js', import.meta.url));
     const child = spawn(process.execPath, [main], {
       env: {
         ...baseEnv,

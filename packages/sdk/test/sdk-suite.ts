@@ -6,9 +6,10 @@ import { expect, it } from 'vitest';
 import { Cubicle, CubicleError } from '../src/index.js';
 import { startFaultProxy } from './fault-proxy.js';
 import type { LiveStack } from './live-stack.js';
+import { fileURLToPath } from 'node:url';
 
 const run = promisify(execFile);
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** quickStartOf extracts the README's SDK quick start (the ts block after its marker). */
 function quickStartOf(): string {

@@ -4,9 +4,9 @@
 // Prints {"netnsPath"} when ready and {"denied":[…]} per batch; detaches and exits on SIGTERM.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, fileURLToPath } from 'node:url';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const { EgressPoint } = await import(
   pathToFileURL(join(root, 'packages/egress/dist/index.js')).href
 );

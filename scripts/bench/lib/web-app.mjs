@@ -6,8 +6,9 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** isWebBuilt: `npm run build` has produced the dashboard's production build. */
 export const isWebBuilt = () => existsSync(join(root, 'apps/web/.next/BUILD_ID'));
