@@ -13,7 +13,6 @@
 // Pod's guest Secret carries; other hosts spliced; the value in no Pod, Secret, log or event). No
 // CNI runs here: nothing enforces the NetworkPolicy (see packages/egress/README.md). No packet
 // leaves this machine: the point asks only the fake DNS and may dial only the fake ranges.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { request, type IncomingMessage } from 'node:http';
@@ -35,19 +34,15 @@ import {
 import { helm, parseManifests } from '../harness/kube/helm.js';
 import { writeKubeconfigFile } from '../harness/kube/kubeconfig.js';
 import type { KubeObject } from '../harness/kube/dry-run.js';
+import { startFakeInternet, type FakeInternet } from '../support/fake-internet/fake-internet.js';
 import {
-  FAKE_DNS,
-  FAKE_RANGES,
-  startFakeInternet,
-  type FakeInternet,
-} from '../support/fake-internet/fake-internet.js';
+  startEgressPointProcess,
+  type EgressPointProcess,
+} from './support/egress-point-process.js';
 import { startStack, waitFor, type Stack } from './support/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const CHART = fileURLToPath(new URL('../../helm/cubicle', import.meta.url));
-const POINT_MAIN = fileURLToPath(
-  new URL('../../apps/worker/dist/egress-point/main.js', import.meta.url),
-);
 
 const freePort = async () => {
   const server = createServer().listen(0, '127.0.0.1');
@@ -70,8 +65,7 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
   let s: Stack;
   let internet: FakeInternet;
   let receiver: WebhookReceiver;
-  let point: ChildProcess | undefined;
-  let pointOutput = '';
+  let point: EgressPointProcess | undefined;
   let namespace = '';
   let serviceIp = '';
   const ports = { dns: 0, proxy: 0 };
@@ -288,32 +282,18 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
 
     ports.dns = await freePort();
     ports.proxy = await freePort();
-    point = spawn(process.execPath, [POINT_MAIN], {
-      env: {
-        PATH: process.env.PATH,
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: s.workerEnv.DATABASE_URL,
-        REDIS_URL: s.workerEnv.REDIS_URL!,
-        QUEUE_PREFIX: s.workerEnv.QUEUE_PREFIX!,
-        KUBECONFIG: pointKubeconfig,
-        KUBE_NAMESPACE: namespace,
-        CUBICLE_EGRESS_POINT_HOST: '127.0.0.1',
-        KUBE_EGRESS_POINT_DNS_PORT: String(ports.dns),
-        KUBE_EGRESS_POINT_PROXY_PORT: String(ports.proxy),
-        CUBICLE_EGRESS_UPSTREAM_DNS: FAKE_DNS,
-        CUBICLE_EGRESS_UPSTREAM_GUARD: FAKE_RANGES.join(','),
-        // The installation's keyring (bound secrets, the egress CA's key), as the chart gives the
-        // point; bound hosts are verified upstream against the fake internet's CA.
-        CUBICLE_KEYRING: s.workerEnv.CUBICLE_KEYRING!,
-        CUBICLE_EGRESS_UPSTREAM_CA: internet.caPath,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    point = startEgressPointProcess({
+      stack: s,
+      internet,
+      kubeconfigPath: pointKubeconfig,
+      namespace,
+      host: '127.0.0.1',
+      dnsPort: ports.dns,
+      proxyPort: ports.proxy,
     });
-    point.stdout!.on('data', (d: Buffer) => (pointOutput = (pointOutput + d).slice(-20_000)));
-    point.stderr!.on('data', (d: Buffer) => (pointOutput = (pointOutput + d).slice(-20_000)));
     await waitFor(
       async () => {
-        if (point!.exitCode !== null) throw new Error(`the point exited: ${pointOutput}`);
+        point!.assertRunning();
         const answer = await getThrough('127.0.0.1', 'http://allowed.example.test/').catch(
           () => null, // not listening yet
         );
@@ -330,10 +310,7 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
     expect(hook.statusCode, hook.body).toBe(201);
   });
   afterAll(async () => {
-    if (point && point.exitCode === null) {
-      point.kill('SIGTERM');
-      await once(point, 'exit');
-    }
+    await point?.stop();
     await s?.close();
     await receiver?.close();
     await internet?.stop();
@@ -516,7 +493,7 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
       20_000,
       250,
     ).catch((err: Error) => {
-      throw new Error(`${err.message}: ${JSON.stringify(bound)}; point: ${pointOutput}`);
+      throw new Error(`${err.message}: ${JSON.stringify(bound)}; point: ${point!.output()}`);
     });
     expect(bound).toMatchObject({ status: 200, issuer: 'Cubicle egress CA' });
     expect(bound!.body).toContain('authorization');
@@ -533,7 +510,7 @@ describe('egress of Kubernetes sandbox Pods through the chart’s egress point',
     // Nothing the claim's owner or operator reads carries the value.
     const events = await call('GET', `/v1/claims/${claimId}/egress-events`);
     expect(events.body).not.toContain(value);
-    expect(pointOutput).not.toContain(value);
+    expect(point!.output()).not.toContain(value);
     expect(s.worker.output()).not.toContain(value);
   });
 });

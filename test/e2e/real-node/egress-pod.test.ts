@@ -10,27 +10,20 @@
 // process is stopped here only because the Pods have no route off the bridge (checked too, and
 // said so). No packet leaves this machine: the point asks only the fake DNS and may dial only the
 // fake ranges.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { sandboxIdOfObjectName, sandboxObjectName } from '@cubicle/backends';
+import { sandboxObjectName } from '@cubicle/backends';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRealNodeCluster, type RealNodeCluster } from '../../harness/kube/real-node/index.js';
+import { startFakeInternet, type FakeInternet } from '../../support/fake-internet/fake-internet.js';
 import {
-  FAKE_DNS,
-  FAKE_RANGES,
-  startFakeInternet,
-  type FakeInternet,
-} from '../../support/fake-internet/fake-internet.js';
-import type { E2eBackend } from '../support/sandbox-backend.js';
+  startEgressPointProcess,
+  type EgressPointProcess,
+} from '../support/egress-point-process.js';
 import { startStack, waitFor, type Stack } from '../support/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { realNodeBackend } from './support/real-node-backend.js';
 
-const POINT_MAIN = fileURLToPath(
-  new URL('../../../apps/worker/dist/egress-point/main.js', import.meta.url),
-);
 const PROXY_PORT = 3128;
 /** A stored secret bound to api.example.test: only the point and the fake server may see it. */
 const TOKEN = `cub-rn-${randomBytes(12).toString('hex')}`;
@@ -54,8 +47,7 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
   let s: Stack;
   let internet: FakeInternet;
   let receiver: WebhookReceiver;
-  let point: ChildProcess | undefined;
-  let pointOutput = '';
+  let point: EgressPointProcess | undefined;
   let namespace = '';
   let claimId = '';
   let sandboxId = '';
@@ -74,66 +66,34 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
   const core = () => rn.cluster.kubeconfig.makeApiClient(CoreV1Api);
 
   beforeAll(async () => {
+    // The full desktop image (desktop-packages.json `packages`): its browsers are part of the case.
+    // Built (if its inputs changed) before the fake internet is up: that routes the documentation
+    // ranges into its namespace, and this machine's Debian mirror may answer on one of them.
+    rn = await startRealNodeCluster({ images: ['desktop'], log: console.log });
     internet = await startFakeInternet();
-    rn = await startRealNodeCluster({ images: ['desktop-minimal'], log: console.log });
     namespace = await rn.cluster.createNamespace();
     const hostIp = rn.network.hostIp;
-    const pods = async () =>
-      (await core().listNamespacedPod({ namespace })).items.filter(
-        (p) => !p.metadata?.deletionTimestamp,
-      );
-    const backend = async (): Promise<E2eBackend> => ({
-      kind: 'kubernetes',
-      workerEnv: {
-        CUBICLE_BACKENDS: 'kubernetes',
-        KUBECONFIG: rn.cluster.kubeconfigPath,
-        KUBE_NAMESPACE: namespace,
-        KUBE_IMAGE_PULL_POLICY: 'Never',
-        KUBE_EGRESS_POINT_ADDRESS: hostIp,
-        KUBE_EGRESS_POINT_PROXY_PORT: String(PROXY_PORT),
-        KUBE_EGRESS_POINT_SELECTOR:
-          'app.kubernetes.io/name=cubicle,app.kubernetes.io/component=egress',
-      },
-      pool: { image: rn.images['desktop-minimal']!.ref, backend: 'kubernetes' },
-      liveSandboxIds: async () =>
-        new Set(
-          (await pods())
-            .map((p) => sandboxIdOfObjectName(p.metadata!.name!))
-            .filter((id): id is string => id !== null),
-        ),
-      loseSandbox: async (id) => {
-        await core().deleteNamespacedPod({ name: sandboxObjectName(id), namespace });
-      },
-      plantOrphan: () => Promise.reject(new Error('not used here')),
-      holds: async (id) => (await pods()).some((p) => p.metadata!.name === sandboxObjectName(id)),
-      close: async () => undefined,
+    s = await startStack({
+      customBackend: realNodeBackend(rn, namespace, {
+        image: rn.images['desktop']!.ref,
+        workerEnv: {
+          KUBE_EGRESS_POINT_ADDRESS: hostIp,
+          KUBE_EGRESS_POINT_PROXY_PORT: String(PROXY_PORT),
+          KUBE_EGRESS_POINT_SELECTOR:
+            'app.kubernetes.io/name=cubicle,app.kubernetes.io/component=egress',
+        },
+      }),
     });
-    s = await startStack({ customBackend: backend });
-
     // The point on the bridge address: DNS on 53 (the Pods' resolv.conf names no port).
-    point = spawn(process.execPath, [POINT_MAIN], {
-      env: {
-        PATH: process.env.PATH,
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: s.workerEnv.DATABASE_URL,
-        REDIS_URL: s.workerEnv.REDIS_URL!,
-        QUEUE_PREFIX: s.workerEnv.QUEUE_PREFIX!,
-        KUBECONFIG: rn.cluster.kubeconfigPath,
-        KUBE_NAMESPACE: namespace,
-        CUBICLE_EGRESS_POINT_HOST: hostIp,
-        KUBE_EGRESS_POINT_DNS_PORT: '53',
-        KUBE_EGRESS_POINT_PROXY_PORT: String(PROXY_PORT),
-        CUBICLE_EGRESS_UPSTREAM_DNS: FAKE_DNS,
-        CUBICLE_EGRESS_UPSTREAM_GUARD: FAKE_RANGES.join(','),
-        // The keyring opens bound secrets and the egress CA's key (as the chart gives it); bound
-        // hosts are verified upstream against the fake internet's CA.
-        CUBICLE_KEYRING: s.workerEnv.CUBICLE_KEYRING!,
-        CUBICLE_EGRESS_UPSTREAM_CA: internet.caPath,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    point = startEgressPointProcess({
+      stack: s,
+      internet,
+      kubeconfigPath: rn.cluster.kubeconfigPath,
+      namespace,
+      host: hostIp,
+      dnsPort: 53,
+      proxyPort: PROXY_PORT,
     });
-    point.stdout!.on('data', (d: Buffer) => (pointOutput = (pointOutput + d).slice(-20_000)));
-    point.stderr!.on('data', (d: Buffer) => (pointOutput = (pointOutput + d).slice(-20_000)));
     receiver = await startWebhookReceiver();
     const hook = await call('POST', '/v1/webhooks', {
       url: receiver.url,
@@ -148,15 +108,16 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
     expect(secret.statusCode, secret.body).toBe(201);
     const put = await call('PUT', '/v1/pools/web', {
       ...s.backend.pool,
-      cpu: 0.5,
-      memory_mb: 1024,
+      // A core and 2 GiB: Chromium runs in it too (the node has two cores, shared).
+      cpu: 1,
+      memory_mb: 2048,
       autoscaling: { min: 0, initial: 1, max: 1 },
       egress: { mode: 'allowlist', allow: ['allowed.example.test', 'api.example.test'], deny: [] },
     });
     expect(put.statusCode, put.body).toBe(201);
     await waitFor(
       async () => {
-        if (point!.exitCode !== null) throw new Error(`the point exited: ${pointOutput}`);
+        point!.assertRunning();
         return (await call('GET', '/v1/pools/web')).json().counts.warm === 1;
       },
       240_000,
@@ -175,10 +136,7 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
     );
   }, 600_000);
   afterAll(async () => {
-    if (point && point.exitCode === null) {
-      point.kill('SIGTERM');
-      await once(point, 'exit');
-    }
+    await point?.stop();
     await s?.close();
     await rn?.stop();
     await receiver?.close();
@@ -249,7 +207,7 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
       30_000,
       500,
     ).catch((err: Error) => {
-      throw new Error(`${err.message}: ${JSON.stringify(bound)}; point: ${pointOutput}`);
+      throw new Error(`${err.message}: ${JSON.stringify(bound)}; point: ${point!.output()}`);
     });
     expect(bound.stdout).toContain('authorization');
     // Nowhere in the Pod: its environment, every process's environment and command line, its
@@ -260,7 +218,93 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
     );
     expect(search.stdout.split('\n')).toContain(decoy);
     expect(search.stdout).not.toContain(TOKEN);
-    expect(pointOutput).not.toContain(TOKEN);
+    expect(point!.output()).not.toContain(TOKEN);
     expect(s.worker.output()).not.toContain(TOKEN);
+  });
+
+  it('Chromium in the Pod opens the bound host: it trusts the egress CA and the page comes with the header added', async () => {
+    // Chromium reads no system bundle: only its root store and ~/.pki/nssdb, where the launcher
+    // put the CA at start with certutil (libnss3-tools). Without it the point's certificate for
+    // api.example.test is refused: the window shows Chromium's "Privacy error" page instead.
+    const before = internet.seen.length;
+    const launched = await call('POST', `/v1/claims/${claimId}/windows/launch`, {
+      app: 'browser',
+      url: 'https://api.example.test/',
+      wait_for_window_ms: 120_000,
+    });
+    expect(launched.statusCode, launched.body).toBe(200);
+    expect(launched.json().window_wait).toBe('found');
+    const windowId = launched.json().window.window_id as number;
+    // The page: the fake site's JSON of what it saw (an injected credential shows as "[sent]"),
+    // read from the window's accessibility tree; the title follows the page (or its error page).
+    let title = '';
+    let observed = '';
+    await waitFor(
+      async () => {
+        const res = await call('POST', `/v1/claims/${claimId}/observe`, {
+          window_id: windowId,
+          include_screenshot: false,
+        });
+        if (res.statusCode !== 200) return false;
+        observed = res.body;
+        title = (res.json() as { window?: { title?: string } }).window?.title ?? '';
+        // Until the title follows the page, the tree may still be the blank tab's.
+        if (/^(Untitled|New Tab|about:blank)/.test(title)) return false;
+        return observed.includes('[sent]') || /Privacy error|ERR_/.test(`${title} ${observed}`);
+      },
+      90_000,
+      1000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: title ${title}; ${observed.slice(0, 2000)}`);
+    });
+    // A refused certificate shows as Chromium's interstitial: "Privacy error", NET::ERR_CERT_….
+    const why = `${title}: ${/NET::ERR_[A-Z_]+/.exec(observed)?.[0] ?? observed.slice(0, 500)}`;
+    // Chromium titles a page without <title> by its URL (bare host: no scheme, no slash).
+    expect(title, why).toBe('api.example.test - Chromium');
+    // The site's JSON in the page's tree: it saw an Authorization header (and says "[sent]").
+    expect(observed, why).toMatch(/authorization[\\"]*:\s*[\\"]*\[sent\]/);
+    expect(observed).not.toMatch(/Privacy error|ERR_CERT/);
+    const fromChromium = internet.seen
+      .slice(before)
+      .filter((r) => r.host === 'api.example.test' && /Chrome/.test(r.headers['user-agent'] ?? ''));
+    expect(fromChromium.length).toBeGreaterThan(0);
+    expect(fromChromium.find((r) => r.path === '/')?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    // The trust Chromium used: the launcher's NSS entry, written with the image's certutil.
+    const nss = await shell('certutil -L -d sql:$HOME/.pki/nssdb 2>&1');
+    expect(nss.stdout).toMatch(/Cubicle egress CA\s+C,,/);
+    // The page does not hold the value (the site answers "[sent]"), nor does the Pod after it.
+    expect(observed).not.toContain(TOKEN);
+    await shell(`kill ${launched.json().pid as number} 2>/dev/null; true`);
+    const search = await shell(
+      `{ env; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline; grep -rsa . /tmp /home /run; } 2>/dev/null | grep -ao 'cub-rn-[0-9a-f]*' | sort -u`,
+    );
+    expect(search.stdout).not.toContain(TOKEN);
+  });
+
+  it('Firefox in the Pod trusts the egress CA through its profile, and its request carries the header', async () => {
+    // Firefox reads its profile's NSS database, where the guest adds the CA with certutil when it
+    // prepares the profile; it follows the proxy variables (system proxy settings, the default).
+    const before = internet.seen.length;
+    const launched = await call('POST', `/v1/claims/${claimId}/windows/launch`, {
+      app: 'browser.firefox',
+      url: 'https://api.example.test/',
+      wait_for_window_ms: 120_000,
+    });
+    expect(launched.statusCode, launched.body).toBe(200);
+    const nss = await shell('certutil -L -d sql:$HOME/.cubicle/firefox 2>&1');
+    expect(nss.stdout).toMatch(/Cubicle egress CA\s+C,,/);
+    // An untrusted certificate would stop the page before any HTTP reached the site.
+    const fromFirefox = () =>
+      internet.seen
+        .slice(before)
+        .find(
+          (r) =>
+            r.host === 'api.example.test' &&
+            r.path === '/' &&
+            /Firefox/.test(r.headers['user-agent'] ?? ''),
+        );
+    await waitFor(async () => fromFirefox() !== undefined, 90_000, 1000);
+    expect(fromFirefox()?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    await shell(`kill ${launched.json().pid as number} 2>/dev/null; true`);
   });
 });
