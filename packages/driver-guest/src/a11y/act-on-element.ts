@@ -25,8 +25,7 @@ export async function actOnElement(
   req: ElementActionRequest,
 ): Promise<ActionResult | null> {
   const started = performance.now();
-  const early =
-    req.action === 'click' ? readEarly(desktop, req.element_token, req.window_id) : undefined;
+  const early = readEarly(desktop, req.element_token, req.window_id, req.action);
   const resolved = await resolveToken(desktop, req.element_token, req.window_id);
   if (resolved.kind === 'window_not_found') return null;
   if (resolved.kind === 'refused') {

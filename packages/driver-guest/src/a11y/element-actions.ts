@@ -8,6 +8,7 @@ import {
   unverifiable,
 } from '../actions/action-results.js';
 import { activateWindow } from '../input/activate-window.js';
+import { Keymap } from '../input/keymap.js';
 import { typeText as typeKeys } from '../input/type-text.js';
 import { XTestPointer } from '../input/xtest-input.js';
 import { awaitEvidence, deliverWatched } from './action-evidence.js';
@@ -152,6 +153,18 @@ export async function setValue(
   return refused(ctx, 'action_not_supported', 'The element has neither editable text nor a value.');
 }
 
+/**
+ * earlyText is the target's text read with its token (readEarly), when that read is the one
+ * readValue would make (an element with Text) and it succeeded; else undefined.
+ */
+function earlyText(t: Target): Promise<string> | undefined {
+  const early = t.early?.text;
+  if (!early || !t.node.ifaces.has(IFACE.text)) return undefined;
+  return early.then((body) =>
+    body ? String(body[0]) : readValue(t.desktop.bus, t.mirror.appBus, t.node),
+  );
+}
+
 export async function typeText(
   t: Target,
   ctx: ActionContext,
@@ -171,11 +184,15 @@ export async function typeText(
     );
   const secure = isSecure(t.node.role);
   const [beforeText, caretOffset] = await Promise.all([
-    readValue(t.desktop.bus, t.mirror.appBus, t.node),
-    t.desktop.bus.getProperty(
-      { bus: t.mirror.appBus, path: t.node.path },
-      IFACE.text,
-      'CaretOffset',
+    earlyText(t) ?? readValue(t.desktop.bus, t.mirror.appBus, t.node),
+    (t.early?.caret ?? Promise.resolve(null)).then(
+      (caret) =>
+        caret ??
+        t.desktop.bus.getProperty(
+          { bus: t.mirror.appBus, path: t.node.path },
+          IFACE.text,
+          'CaretOffset',
+        ),
     ),
   ]);
   const caret = Number(caretOffset);
@@ -184,6 +201,9 @@ export async function typeText(
   const expected = chars.slice(0, at).join('') + text + chars.slice(at).join('');
   const before = secure ? chars.length : beforeText;
   if (mode === 'foreground') {
+    // The keymap is read alongside the raise: two requests on one X connection, one wait.
+    const keymap = Keymap.open(t.x11);
+    keymap.catch(() => undefined);
     const raised = await raiseForTyping(t, ctx);
     if (!raised.isRaised) return raised.refusal;
     const fg = raised.ctx;
@@ -196,6 +216,7 @@ export async function typeText(
         settled = await settleText(t, secure ? [...expected].length : expected);
       },
       keyGapMs(t.mirror),
+      keymap,
     );
     if (typed.delivered === 0 && typed.error)
       return refused(fg, 'unsupported_text', `Nothing was typed: ${typed.error}`);

@@ -5,7 +5,7 @@ import {
   suspectedNoop,
   unverifiable,
 } from '../actions/action-results.js';
-import { effectWindowMs, nextEventOr, readUntil } from './action-latency.js';
+import { effectWindowMs, readUntil } from './action-latency.js';
 import type { Target } from './element-target.js';
 import { readLength, readValue } from './read-values.js';
 
@@ -68,21 +68,16 @@ export async function readBack(
  * text-changed), at most 25 ms: a fixed 25 ms poll made most typing cost a whole period, since
  * the first read (right after the keys) is nearly always early. It returns as soon as the text
  * matches, so the bound only costs when typing went wrong. Returns the last value read.
+ * Each read goes out with a fence (readFenced), and an event that arrived while it was out
+ * sends the next read at once (see readUntil).
  */
 export async function settleText(
   t: Target,
   expected: string | number,
 ): Promise<string | number | undefined> {
-  const deadline = performance.now() + SETTLE_MS;
-  let now: string | number | undefined;
-  while (performance.now() < deadline) {
-    await t.mirror.fence().catch(() => undefined);
-    now =
-      typeof expected === 'number'
-        ? await readLength(t.desktop.bus, t.mirror.appBus, t.node)
-        : await readValue(t.desktop.bus, t.mirror.appBus, t.node);
-    if (now === expected) return now;
-    await nextEventOr(t.mirror, 25);
-  }
-  return now;
+  const read = (): Promise<string | number> =>
+    typeof expected === 'number'
+      ? readLength(t.desktop.bus, t.mirror.appBus, t.node)
+      : readValue(t.desktop.bus, t.mirror.appBus, t.node);
+  return readUntil<string | number>(t.mirror, read, (now) => now === expected, SETTLE_MS);
 }

@@ -27,7 +27,7 @@ export async function toggle(
   }
   const index = await defaultActionIndex(t);
   await call(t, IFACE.action, 'DoAction', 'i', [index]);
-  await t.mirror.fence().catch(() => undefined);
+  // readUntil fences each read (the fence goes out with it).
   const after = await readUntil(
     t.mirror,
     async () => (await liveStates(t)).includes('checked'),

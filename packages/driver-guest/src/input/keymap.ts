@@ -78,6 +78,15 @@ export class Keymap {
     return { keycode, shift: false };
   }
 
+  /** hasKeysFor: every keysym has a key now (on the map or bound by prepare): no bind is due. */
+  hasKeysFor(keysyms: number[]): boolean {
+    const held = new Set(this.holds.values());
+    return keysyms.every(
+      (k) =>
+        held.has(k) || (this.home.has(k) && (!this.home.get(k)!.shift || this.home.has(SHIFT_L))),
+    );
+  }
+
   /**
    * prepare binds every keysym off the map before the first key is pressed, then pauses once
    * (BIND_SETTLE_MS) so the apps have reloaded their keymap when the keys arrive. Text with more
@@ -109,6 +118,25 @@ export class Keymap {
     events.push(fakeInput(x, op, XTEST_KEY_RELEASE, key.keycode));
     for (const k of [...down].reverse())
       events.push(fakeInput(x, op, XTEST_KEY_RELEASE, k.keycode));
+    await Promise.all([...events, x.sync()]);
+  }
+
+  /**
+   * pressAll sends a run of key strokes (Shift where a key needs it) and confirms them with one
+   * round trip instead of one per key: for an app that reads its keys unpaced (see typeText's
+   * `keyGapMs`). Each key goes down and up before the next one goes down, in order.
+   */
+  async pressAll(keys: Key[]): Promise<void> {
+    const x = await this.x11.conn();
+    const op = await this.x11.xtestOpcode();
+    const events = [];
+    for (const key of keys) {
+      const shift = key.shift ? [this.home.get(SHIFT_L)!] : [];
+      for (const k of shift) events.push(fakeInput(x, op, XTEST_KEY_PRESS, k.keycode));
+      events.push(fakeInput(x, op, XTEST_KEY_PRESS, key.keycode));
+      events.push(fakeInput(x, op, XTEST_KEY_RELEASE, key.keycode));
+      for (const k of shift) events.push(fakeInput(x, op, XTEST_KEY_RELEASE, k.keycode));
+    }
     await Promise.all([...events, x.sync()]);
   }
 
