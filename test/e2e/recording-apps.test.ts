@@ -12,6 +12,7 @@ import {
   framesByIndex,
   grayImage,
   probe,
+  unnamedHoles,
 } from './support/video-frames.js';
 
 const HOME = '/home/sandbox';
@@ -178,16 +179,60 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
         timeoutMs = 60_000,
       ) => {
         let found: ({ element_token: string } | undefined)[] = [];
+        let seen: { role: string; name?: string }[] = [];
         await waitFor(
           async () => {
             const rows = await observe(windowId, extra);
+            seen = rows;
             found = matches.map((m) => rows.find(m));
             return found.every((r) => r !== undefined);
           },
           timeoutMs,
           500,
-        );
+        ).catch(async (err: Error) => {
+          // What the window showed instead, and which windows there were.
+          const shown = seen.slice(0, 30).map((r) => `${r.role}:${r.name ?? ''}`);
+          const listed = (await listWindows()).map((w) => `${w.window_id}:${w.title}`);
+          throw new Error(
+            `${err.message}: window ${windowId} had ${seen.length} rows ${JSON.stringify(shown)}; windows ${JSON.stringify(listed)}`,
+          );
+        });
         return found.map((r) => r!.element_token);
+      };
+      const listWindows = async () =>
+        (await ok('GET', `/v1/claims/${claimId}/windows`)).windows as {
+          window_id: number;
+          title: string;
+        }[];
+      /**
+       * launchWindow launches an app and answers its window. A 504 `timeout` ("the worker running
+       * the call stopped; it may have been delivered") is answered as the API asks: look before
+       * retrying. Once at load ~35 the worker running Chromium's launch stopped and the test
+       * failed on it, though the launch may well have happened.
+       */
+      const launchWindow = async (
+        request: object,
+        isIt: (w: { window_id: number; title: string }) => boolean,
+      ): Promise<number> => {
+        for (let attempt = 1; ; attempt++) {
+          const res = await call('POST', `/v1/claims/${claimId}/windows/launch`, request);
+          if (res.statusCode === 200) {
+            expect(res.json().window_wait, res.body).toBe('found');
+            return res.json().window.window_id as number;
+          }
+          expect(res.statusCode, res.body).toBe(504);
+          expect(attempt, res.body).toBeLessThan(3);
+          let found = 0;
+          await waitFor(
+            async () => {
+              found = (await listWindows()).find(isIt)?.window_id ?? 0;
+              return found !== 0;
+            },
+            60_000,
+            500,
+          ).catch(() => undefined);
+          if (found) return found;
+        }
       };
       const steps: Step[] = [];
       /**
@@ -244,13 +289,10 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
       );
 
       // Chromium: type the headline, then paint the page.
-      const browser = await ok('POST', `/v1/claims/${claimId}/windows/launch`, {
-        app: 'browser',
-        url: `http://127.0.0.1:${PORT}/`,
-        wait_for_window_ms: 60_000,
-      });
-      expect(browser.window_wait).toBe('found');
-      const browserWindow = browser.window.window_id as number;
+      const browserWindow = await launchWindow(
+        { app: 'browser', url: `http://127.0.0.1:${PORT}/`, wait_for_window_ms: 60_000 },
+        (w) => /Chrom/i.test(w.title) || w.title.includes(PAGE_TITLE),
+      );
       // Chromium fills its tree late on a loaded machine (once not within 60 s beside another
       // e2e file).
       const [headline, paint] = await tokensOf(
@@ -289,20 +331,15 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
       );
 
       // LibreOffice Writer: a paragraph typed by its token.
-      const writer = await ok('POST', `/v1/claims/${claimId}/windows/launch`, {
-        app: 'office.writer',
-        wait_for_window_ms: 120_000,
-      });
-      expect(writer.window_wait).toBe('found');
+      await launchWindow({ app: 'office.writer', wait_for_window_ms: 120_000 }, (w) =>
+        /LibreOffice/.test(w.title),
+      );
       // The document's window (the launch may have found an earlier one of LibreOffice's).
       let writerWindow = 0;
       await waitFor(
         async () => {
-          const listed = (await ok('GET', `/v1/claims/${claimId}/windows`)).windows as {
-            window_id: number;
-            title: string;
-          }[];
-          writerWindow = listed.find((w) => /LibreOffice Writer/.test(w.title))?.window_id ?? 0;
+          writerWindow =
+            (await listWindows()).find((w) => /LibreOffice Writer/.test(w.title))?.window_id ?? 0;
           return writerWindow !== 0;
         },
         60_000,
@@ -357,8 +394,7 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
       const span = (Date.parse(done.ended_at!) - origin) / 1000;
       expect(Math.abs(duration - span)).toBeLessThanOrEqual(1);
       // Frames keep their capture times: a starved encoder (beside Chromium and LibreOffice on a
-      // loaded machine) stores fewer frames than fps × duration (holes), never more.
-      expect(frames).toBeGreaterThanOrEqual(Math.floor(done.fps * duration * 0.3));
+      // loaded machine) stores fewer frames than fps × duration (holes, named below), never more.
       expect(frames).toBeLessThanOrEqual(Math.ceil(done.fps * duration * 1.05));
 
       // Each step's place on the timeline, in the video.
@@ -425,6 +461,7 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
           // Where each segment sits (ms): a gap or a push shows as a jump between end and start.
           segments: done.segments.map((x) => [x.offset_ms, x.duration_ms]),
           holes,
+          gaps: done.gaps.map((g) => [g.start_ms / 1000, g.end_ms / 1000, g.reason]),
           covered_after_s: coveredAfterS,
           stall: [(stoppedAt - origin) / 1000, (resumedAt - origin) / 1000],
           steps: figures.map(({ seen: _, ...f }) => f),
@@ -436,6 +473,20 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
         holes.some(([a, b]) => a <= stall[0] + 0.5 && b >= stall[1] - 0.5),
         JSON.stringify({ stall, holes }),
       ).toBe(true);
+      // ...and the recording and the timeline name it (and every other hole of over 1.2 s in the
+      // decoded video) as a span without frames: from a frame interval after the last frame before
+      // it, to the next frame.
+      expect(timeline.gaps).toEqual(done.gaps);
+      expect(
+        done.gaps.some(
+          (g) =>
+            g.reason === 'no_frames' &&
+            g.start_ms / 1000 <= stall[0] + 0.5 &&
+            g.end_ms / 1000 >= stall[1] - 0.5,
+        ),
+        JSON.stringify({ stall, gaps: done.gaps }),
+      ).toBe(true);
+      expect(unnamedHoles(times, done.gaps, done.fps), JSON.stringify(done.gaps)).toEqual([]);
       let checked = 0;
       for (const f of figures) {
         const why = JSON.stringify(f);

@@ -148,3 +148,27 @@ export function encoderPidOf(sandboxId: string): number {
   if (pids.length !== 1) throw new Error(`${pids.length} recording encoders for ${sandboxId}`);
   return Number(pids[0]);
 }
+
+/**
+ * unnamedHoles are the spans between consecutive frames (pts, s) longer than `minS` that no gap
+ * of the recording names (a gap ends at the frame after the hole and starts at most a frame
+ * interval after the one before it, within 50 ms): a video holding a still picture it does not
+ * own up to. Empty when the recording names every hole.
+ */
+export function unnamedHoles(
+  times: readonly number[],
+  gaps: readonly { start_ms: number; end_ms: number }[],
+  fps: number,
+  minS = 1.2,
+): [number, number][] {
+  const out: [number, number][] = [];
+  for (let n = 1; n < times.length; n++) {
+    const [a, b] = [times[n - 1]!, times[n]!];
+    if (b - a <= minS) continue;
+    const named = gaps.some(
+      (g) => Math.abs(g.end_ms / 1000 - b) <= 0.05 && g.start_ms / 1000 <= a + 1 / fps + 0.05,
+    );
+    if (!named) out.push([a, b]);
+  }
+  return out;
+}
