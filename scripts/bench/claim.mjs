@@ -8,7 +8,6 @@
 // of the rounds after it. Prints one JSON line.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { cpuSnapshot, cpuSpent, threadCpu, treeCpuSpent } from './lib/process-cpu.mjs';
 import { burstLatencies, log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
@@ -25,6 +24,11 @@ const secretCount = args.includes('--secrets')
 // lean HTTP client, and a last phase measures the SDK's own cost per call: the same read sent
 // alternately by raw fetch and by the SDK on one kept-alive connection pool, p50 of each.
 const clientKind = args.includes('--client') ? args[args.indexOf('--client') + 1] : 'http';
+// `--hollow`: the pool's sandboxes are hollow (packages/backends/src/hollow, answered by this
+// process) instead of real desktops. The claim path is the same (a claim never calls its guest);
+// refills take seconds instead of minutes and leave no desktops busy beside the API, so many
+// rounds (and A/B runs of the claim path) fit on a shared 2-core machine. Printed as `backend`.
+const isHollow = args.includes('--hollow');
 if (clientKind !== 'http' && clientKind !== 'sdk') throw new Error('--client is http or sdk');
 const claimBody = (withSecrets) => ({
   wait_seconds: 0,
@@ -40,9 +44,22 @@ const claimBody = (withSecrets) => ({
     : {}),
 });
 
-const stack = await startStack();
+const hollow = isHollow ? await startHollow() : null;
+const stack = await startStack(
+  hollow
+    ? {
+        workerEnv: {
+          HOLLOW_GUESTS: `${hollow.url}#${hollow.adminToken}`,
+          PROVISION_CONCURRENCY: '32',
+        },
+      }
+    : {},
+);
 try {
-  const spec = { image: 'local', autoscaling: { min: 0, initial: concurrency, max: concurrency } };
+  const spec = {
+    image: isHollow ? 'hollow' : 'local',
+    autoscaling: { min: 0, initial: concurrency, max: concurrency },
+  };
   // While claims are measured the pool does not refill (initial 0): on a small machine, desktops
   // booting beside the API would measure the CPU, not the claim path. Between rounds it refills.
   const hold = { ...spec, autoscaling: { ...spec.autoscaling, initial: 0 } };
@@ -84,7 +101,10 @@ try {
       await stack.call('PUT', '/v1/pools/bench', hold);
     }
     // The newest desktops became warm just now: wait past their daemons' delayed GC (see waitQuiet).
-    const busy = await waitQuiet({ settleMs: 10_000 });
+    // Hollow sandboxes have no daemons to settle: a short look at the machine is enough.
+    const busy = await waitQuiet(
+      isHollow ? { settleMs: 500, timeoutMs: 3000 } : { settleMs: 10_000 },
+    );
     if (busy > 15)
       log(`the machine did not quiet down (${busy}% busy): this round measures that too`);
     // Clients of a control plane keep connections alive: open the 32 connections first, so the
@@ -187,6 +207,7 @@ try {
   ];
   const line = {
     bench: 'claim',
+    backend: isHollow ? 'hollow' : 'local',
     client: clientKind,
     concurrency,
     secrets: secretCount,
@@ -226,6 +247,14 @@ try {
   process.stdout.write(`${JSON.stringify(line)}\n`);
 } finally {
   await stack.stop();
+  await hollow?.close();
+}
+
+async function startHollow() {
+  const { startHollowGuests } = await import(
+    new URL('../../packages/backends/dist/index.js', import.meta.url).href
+  );
+  return startHollowGuests({ delayMs: 0 });
 }
 
 function addCpu(into, spent) {
@@ -244,8 +273,9 @@ function perClaim(cpu, claims) {
 }
 
 async function sdkClient(stack) {
-  const root = new URL('../../', import.meta.url).pathname;
-  const { Cubicle } = await import(pathToFileURL(join(root, 'packages/sdk/dist/index.js')).href);
+  const { Cubicle } = await import(
+    new URL('../../packages/sdk/dist/index.js', import.meta.url).href
+  );
   return new Cubicle({ baseUrl: stack.url, apiKey: stack.adminKey.key });
 }
 

@@ -147,6 +147,49 @@ describe('claims on real Postgres', () => {
     expect(await w.db.claim.count({ where: { poolId: pool.id } })).toBe(8);
   });
 
+  it("a claim is recorded as its pool says, from the claim statement's answer (no second read of the pool)", async () => {
+    const { pool } = await applyPool(
+      w.deps,
+      w.tenantId,
+      'recorded',
+      PoolSpec.parse({ image: 'img', recording: { video: true, fps: 3 } }),
+    );
+    const { pool: plain } = await applyPool(
+      w.deps,
+      w.tenantId,
+      'unrecorded',
+      PoolSpec.parse({ image: 'img' }),
+    );
+    await seedWarm(w.db, w.tenantId, pool.id, 2);
+    await seedWarm(w.db, w.tenantId, plain.id, 1);
+    // Which models of the ORM the claim path touches: the statement itself runs on the batcher's
+    // own connection pool, so a plain claim should touch none.
+    const touched: string[] = [];
+    const db = new Proxy(w.db, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && !key.startsWith('$')) touched.push(key);
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const deps = { ...w.deps, db };
+    const recorded = await createClaim(deps, w.tenantId, 'recorded', req());
+    const declined = await createClaim(
+      deps,
+      w.tenantId,
+      'recorded',
+      req({ recording: { video: false } }),
+    );
+    expect(touched.filter((m) => m === 'pool')).toEqual([]);
+    touched.length = 0;
+    const unrecorded = await createClaim(deps, w.tenantId, 'unrecorded', req());
+    expect(touched).toEqual([]);
+    expect(
+      await w.db.recording.findUnique({ where: { claimId: recorded.claim.id } }),
+    ).toMatchObject({ fps: 3, quality: 'medium' });
+    expect(await w.db.recording.count({ where: { claimId: declined.claim.id } })).toBe(0);
+    expect(await w.db.recording.count({ where: { claimId: unrecorded.claim.id } })).toBe(0);
+  });
+
   it('release is idempotent and never returns the sandbox to the pool', async () => {
     const { pool } = await applyPool(w.deps, w.tenantId, 'rel', PoolSpec.parse({ image: 'img' }));
     await seedWarm(w.db, w.tenantId, pool.id, 1);

@@ -148,7 +148,15 @@ async function answerNewClaim(
       outcome.kind === 'active' ? outcome.sandbox.id : null,
     );
   // Before the answer, so the worker's recording puller finds it as soon as the claim is active.
-  await startClaimRecording(deps, tenantId, claim.id, poolId, request.recording);
+  // The pool's setting came back with the claim: a pool without recording costs no query here.
+  await startClaimRecording(
+    deps,
+    tenantId,
+    claim.id,
+    poolId,
+    request.recording,
+    outcome.poolRecording,
+  );
   // Refill after taking a warm sandbox; provision (or fulfil) for a pending claim. Not awaited:
   // the claim is committed, and a lost nudge only delays a refill by one sweep interval.
   void nudgeReconcile(deps, tenantId, poolId);

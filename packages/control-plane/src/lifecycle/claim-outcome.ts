@@ -1,4 +1,4 @@
-import type { Claim, Sandbox } from '@cubicle/db';
+import type { Claim, Prisma, Sandbox } from '@cubicle/db';
 import { z } from 'zod';
 import { claimFromJson } from '../repositories/claims.js';
 import { sandboxFromJson } from '../repositories/sandboxes.js';
@@ -29,8 +29,16 @@ export const ClaimBatchRow = z.object({
   err_code: z.string().nullable(),
   err_message: z.string().nullable(),
   has_hooks: z.boolean().nullable(),
+  // pools.recording as stored (read by storedPoolRecording); null when the pool offers none.
+  pool_recording: z.unknown(),
 });
 export type ClaimBatchRow = z.infer<typeof ClaimBatchRow>;
+
+/**
+ * The pool's `recording` column as the claim statement read it with the pool row (null: the
+ * pool offers none), so a new claim's recording is decided without reading the pool again.
+ */
+export type PoolRecordingJson = Prisma.JsonValue | null;
 
 /** What became of one claim request, decided in one place (the claim batch function). */
 export type ClaimOutcome =
@@ -38,9 +46,16 @@ export type ClaimOutcome =
    * A new claim holding a warm sandbox; `hasHooks`: the tenant has an endpoint subscribed to
    * claim.activated.
    */
-  | { kind: 'active'; poolId: string; claim: Claim; sandbox: Sandbox; hasHooks: boolean }
+  | {
+      kind: 'active';
+      poolId: string;
+      claim: Claim;
+      sandbox: Sandbox;
+      hasHooks: boolean;
+      poolRecording: PoolRecordingJson;
+    }
   /** A new claim waiting for a sandbox. */
-  | { kind: 'pending'; poolId: string; claim: Claim }
+  | { kind: 'pending'; poolId: string; claim: Claim; poolRecording: PoolRecordingJson }
   /** A live claim of the requested name already existed: that claim. */
   | { kind: 'reconnect'; poolId: string; claim: Claim; sandbox: Sandbox | null }
   /** The Idempotency-Key was used with the same body: that request's claim and answer. */
@@ -72,6 +87,7 @@ export function claimOutcomeOf(row: ClaimBatchRow): ClaimOutcome {
     return claimFromJson(row.claim);
   };
   const sandbox = () => (row.sandbox ? sandboxFromJson(row.sandbox) : null);
+  const poolRecording = () => (row.pool_recording ?? null) as PoolRecordingJson;
   switch (row.outcome) {
     case 'active': {
       const taken = sandbox();
@@ -82,10 +98,11 @@ export function claimOutcomeOf(row: ClaimBatchRow): ClaimOutcome {
         claim: claim(),
         sandbox: taken,
         hasHooks: row.has_hooks === true,
+        poolRecording: poolRecording(),
       };
     }
     case 'pending':
-      return { kind: 'pending', poolId: poolId(), claim: claim() };
+      return { kind: 'pending', poolId: poolId(), claim: claim(), poolRecording: poolRecording() };
     case 'reconnect':
       return { kind: 'reconnect', poolId: poolId(), claim: claim(), sandbox: sandbox() };
     case 'replay':

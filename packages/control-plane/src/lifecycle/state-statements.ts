@@ -17,7 +17,7 @@ import type { ClaimJsonRow } from '../repositories/claims.js';
  * runs it.
  */
 export const claimBatch = statement<unknown, [itemsByLine: string]>(
-  'cubicle_claim_batch_v5',
+  'cubicle_claim_batch_v6',
   'SELECT * FROM cubicle_claim_batch(string_to_array($1::text, chr(10))) ORDER BY idx',
 );
 

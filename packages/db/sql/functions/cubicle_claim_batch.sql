@@ -18,6 +18,9 @@
 -- request ends with what it said last); a released claim takes none.
 -- has_hooks tells the caller, for a new active claim, that the tenant has an enabled webhook
 -- endpoint subscribed to claim.activated (the caller announces it only then: no probe of its own).
+-- pool_recording is the pool's `recording` setting (pools.recording, null: none), read with the
+-- pool row for a new claim: the caller decides from it whether the claim is recorded, without a
+-- second round trip to read the pool again.
 -- The key decides first, then a live claim of the name (so a retry or a reconnect answers even
 -- at the quota), then the quota. The quota is checked under the tenant's row lock (FOR NO KEY
 -- UPDATE, held to commit): concurrent claims of one tenant, in any batch or API process, never
@@ -38,7 +41,8 @@
 -- per item, in order: idx (from 0) and the outcome's facts.
 CREATE OR REPLACE FUNCTION cubicle_claim_batch(p_items text[])
 RETURNS TABLE (idx int, outcome text, pool_id text, lim int, used int, replay_status int,
-               claim jsonb, sandbox jsonb, err_code text, err_message text, has_hooks boolean)
+               claim jsonb, sandbox jsonb, err_code text, err_message text, has_hooks boolean,
+               pool_recording jsonb)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
@@ -61,6 +65,7 @@ BEGIN
     FOR attempt IN 1 .. 3 LOOP
       outcome := NULL; pool_id := NULL; lim := NULL; used := NULL; replay_status := NULL;
       claim := NULL; sandbox := NULL; err_code := NULL; err_message := NULL; has_hooks := false;
+      pool_recording := NULL;
       -- One subtransaction per round: what a lost race or a refused item wrote (the sandbox it
       -- took included) is rolled back alone. One, not two nested: a backend caches 64
       -- subtransaction ids, and past that every snapshot in the cluster reads pg_subtrans.
@@ -69,7 +74,7 @@ BEGIN
         p_now := (it->>'now')::timestamptz;
         v_idem := CASE WHEN jsonb_typeof(it->'idempotency') = 'object' THEN it->'idempotency' END;
         SELECT p.id, p.generation, p.idle_timeout_seconds, p.claim_ttl_seconds,
-               p.max_claim_lifetime_seconds
+               p.max_claim_lifetime_seconds, p.recording
           INTO v_pool
           FROM pools p
          WHERE p.tenant_id = it->>'tenant_id' AND p.name = it->>'pool_name'
@@ -163,6 +168,7 @@ BEGIN
         END IF;
         PERFORM cubicle_store_claim_secrets(it, v_claim);
         outcome := v_claim.status::text;
+        pool_recording := v_pool.recording;
         has_hooks := v_sandbox.id IS NOT NULL AND EXISTS (
           SELECT 1 FROM webhook_endpoints w
            WHERE w.tenant_id = it->>'tenant_id' AND w.enabled
@@ -181,6 +187,7 @@ BEGIN
         WHEN OTHERS THEN
           GET STACKED DIAGNOSTICS err_code = RETURNED_SQLSTATE, err_message = MESSAGE_TEXT;
           outcome := 'error'; claim := NULL; sandbox := NULL; has_hooks := false;
+          pool_recording := NULL;
           EXIT;
       END;
     END LOOP;
