@@ -6,13 +6,13 @@
 // shell inside the container, and release deletes the Pod.
 import { connect } from 'node:net';
 import { CoreV1Api, NetworkingV1Api } from '@kubernetes/client-node';
-import { guestSecretName, sandboxIdOfObjectName, sandboxObjectName } from '@cubicle/backends';
+import { guestSecretName, sandboxObjectName } from '@cubicle/backends';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewerPreambleOfToken } from '../../../packages/driver-guest/src/vnc/viewer-preamble.js';
 import { startRealNodeCluster, type RealNodeCluster } from '../../harness/kube/real-node/index.js';
-import type { E2eBackend } from '../support/sandbox-backend.js';
 import { startStack, waitFor, type Stack } from '../support/stack.js';
+import { realNodeBackend } from './support/real-node-backend.js';
 
 describe('a desktop Pod on a real node (kubelet + containerd)', () => {
   let rn: RealNodeCluster;
@@ -40,33 +40,9 @@ describe('a desktop Pod on a real node (kubelet + containerd)', () => {
     rn = await startRealNodeCluster({ images: ['desktop-minimal'], log: console.log });
     console.log(`real node up: ${JSON.stringify(rn.timings)}`);
     namespace = await rn.cluster.createNamespace();
-    const pods = async () =>
-      (await core().listNamespacedPod({ namespace })).items.filter(
-        (p) => !p.metadata?.deletionTimestamp,
-      );
-    const backend = async (): Promise<E2eBackend> => ({
-      kind: 'kubernetes',
-      workerEnv: {
-        CUBICLE_BACKENDS: 'kubernetes',
-        KUBECONFIG: rn.cluster.kubeconfigPath,
-        KUBE_NAMESPACE: namespace,
-        KUBE_IMAGE_PULL_POLICY: 'Never',
-      },
-      pool: { image: rn.images['desktop-minimal']!.ref, backend: 'kubernetes' },
-      liveSandboxIds: async () =>
-        new Set(
-          (await pods())
-            .map((p) => sandboxIdOfObjectName(p.metadata!.name!))
-            .filter((id): id is string => id !== null),
-        ),
-      loseSandbox: async (id) => {
-        await core().deleteNamespacedPod({ name: sandboxObjectName(id), namespace });
-      },
-      plantOrphan: () => Promise.reject(new Error('not used here')),
-      holds: async (id) => (await pods()).some((p) => p.metadata!.name === sandboxObjectName(id)),
-      close: async () => undefined,
+    s = await startStack({
+      customBackend: realNodeBackend(rn, namespace, { image: rn.images['desktop-minimal']!.ref }),
     });
-    s = await startStack({ customBackend: backend });
     // Half a core: the node has two, and the control plane and other work share them.
     const put = await call('PUT', '/v1/pools/real', {
       ...s.backend.pool,
