@@ -106,9 +106,20 @@ async function buildTestTools(withTofu) {
 
 /**
  * The images the real-node suite (test/e2e/real-node) runs, built by scripts/images/build.mjs:
- * the desktop, and the chart's api, worker and in-chart PostgreSQL and Redis (helm-install).
+ * the desktop (minimal, and the full one whose browsers egress-pod drives: its Debian layer
+ * takes 6-12 min the first time, so it is made here, beside the Go builds, not inside a test,
+ * where a running fake internet can hide the Debian mirror), and the chart's api, worker and
+ * in-chart PostgreSQL and Redis (helm-install).
  */
-const REAL_NODE_IMAGES = ['pause', 'desktop-minimal', 'api', 'worker', 'postgres', 'redis'];
+const REAL_NODE_IMAGES = [
+  'pause',
+  'desktop-minimal',
+  'desktop',
+  'api',
+  'worker',
+  'postgres',
+  'redis',
+];
 
 /**
  * realNodeStep runs a step only the real-node suite needs; a failure (a Debian mirror that does
