@@ -291,9 +291,9 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
       wait_for_window_ms: 120_000,
     });
     expect(launched.statusCode, launched.body).toBe(200);
-    const nss = await shell('certutil -L -d sql:$HOME/.cubicle/firefox 2>&1');
-    expect(nss.stdout).toMatch(/Cubicle egress CA\s+C,,/);
-    // An untrusted certificate would stop the page before any HTTP reached the site.
+    const windowId = launched.json().window.window_id as number;
+    // An untrusted certificate stops the page before any HTTP reaches the site: Firefox shows its
+    // "Warning: Potential Security Risk Ahead" page instead.
     const fromFirefox = () =>
       internet.seen
         .slice(before)
@@ -303,8 +303,26 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
             r.path === '/' &&
             /Firefox/.test(r.headers['user-agent'] ?? ''),
         );
-    await waitFor(async () => fromFirefox() !== undefined, 90_000, 1000);
+    let title = '';
+    await waitFor(
+      async () => {
+        if (fromFirefox()) return true;
+        const res = await call('POST', `/v1/claims/${claimId}/observe`, {
+          window_id: windowId,
+          include_screenshot: false,
+        });
+        title = res.statusCode === 200 ? (res.json().window?.title ?? '') : title;
+        return /Security Risk|Secure Connection Failed|Error/.test(title);
+      },
+      90_000,
+      1000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}: window ${title}`);
+    });
+    expect(fromFirefox(), title).toBeDefined();
     expect(fromFirefox()?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    const nss = await shell('certutil -L -d sql:$HOME/.cubicle/firefox 2>&1');
+    expect(nss.stdout).toMatch(/Cubicle egress CA\s+C,,/);
     await shell(`kill ${launched.json().pid as number} 2>/dev/null; true`);
   });
 });
