@@ -5,7 +5,9 @@
 // by scripts/lib/s3-tools.mjs). One JSON line per store:
 // - plain_claim_p50_ms: a claim of a warm desktop (no state), the floor of this run;
 // - profile_claim_p50_ms: a claim with a profile of 50 MB (50 files of 1 MB, random) restored
-//   before the answer; goal ≤ 300 ms;
+//   before the answer, once the previous holder's save at release is done; goal ≤ 300 ms;
+// - profile_release_save_p50_ms: from the previous holder's DELETE until its save at release
+//   (the worker's, browsers quit first) gives the profile up: a claim made sooner waits for it;
 // - profile_save_ms: POST …/profile/save after 1 MB of the 50 changed (median); goal ≤ 500 ms;
 // - pause_p50_ms / resume_p50_ms: POST …/pause and …/resume of an active claim; goal ≤ 50 ms each;
 // - fork10_active_p50_ms: POST /v1/pools/{name}/claims {from_snapshot, count: 10} of a 50 MB
@@ -119,6 +121,20 @@ const release = (s, id) => s.call('DELETE', `/v1/claims/${id}`);
 /** A route the build does not serve answers 404 route_not_found. */
 const isMissing = (res) => res.status === 404 && res.body?.error?.code === 'route_not_found';
 
+/**
+ * untilFree answers how long the profile stays held after its claim's release (the worker's save
+ * at release), polling its view: the claim timed next then measures the restore alone.
+ */
+async function untilFree(s, profile) {
+  const started = performance.now();
+  for (;;) {
+    const res = await s.call('GET', `/v1/profiles/${profile}`);
+    if (res.status !== 200) throw new Error(`profile: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.body.claim_id === null) return performance.now() - started;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function benchStore(store) {
   const dir = mkdtempSync(join(tmpdir(), 'cubicle-bench-state-'));
   const s3 = store === 's3' ? await startS3(dir) : null;
@@ -193,7 +209,9 @@ async function benchStore(store) {
       await release(s, first.body.id);
       const claims = [];
       const saves = [];
+      const releaseSaves = [];
       for (let i = 0; i < iterations; i++) {
+        releaseSaves.push(await untilFree(s, 'bench-50mb'));
         const { ms, out } = await timed(() => claim(s, pool, { profile: 'bench-50mb' }));
         claims.push(ms);
         const change = await s.call('POST', `/v1/claims/${out.id}/shell`, {
@@ -210,6 +228,7 @@ async function benchStore(store) {
       }
       line.profile_claim_p50_ms = p50(claims);
       line.profile_save_ms = p50(saves);
+      line.profile_release_save_p50_ms = p50(releaseSaves);
     }
 
     // Forks: a 50 MB snapshot of the held claim (its Documents), forked `forks` at once.

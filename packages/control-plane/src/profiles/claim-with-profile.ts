@@ -13,7 +13,8 @@ import type { ApiKeyRole } from '../secrets/usable-by.js';
 import { restoreHome } from './home-transfer.js';
 import { storeErrorToApp, type ProfileDeps } from './profile-deps.js';
 import { prefetchProfile, type ProfilePrefetch } from './prefetch-profile.js';
-import { readManifest } from './profile-objects.js';
+import { blobKey, readManifest } from './profile-objects.js';
+import { hostChunkCache } from './chunk-cache.js';
 
 /** How long a claim waits for the previous holder's save at release before 409 profile_in_use. */
 const RELEASE_SAVE_WAIT_MS = 90_000;
@@ -70,8 +71,17 @@ export async function claimWithProfile(
   profile = await waitForHolder(deps, profile, idempotency !== undefined);
   // The saved version's manifest and first chunks are read while the desktop is taken.
   const objects = deps.objects.forTenant(tenantId);
+  const cache = hostChunkCache();
   const early =
-    profile.version > 0 ? prefetchProfile(objects, profile.id, profile.version) : undefined;
+    profile.version > 0
+      ? prefetchProfile(objects, profile.id, profile.version, async (hashes) =>
+          (await cache.isUsable())
+            ? new Set(
+                hashes.filter((h) => cache.findSync(tenantId, blobKey(profile.id, h)) !== null),
+              )
+            : new Set<string>(),
+        )
+      : undefined;
   try {
     return await holdAndRestore(deps, tenantId, poolName, request, profile, early, {
       idempotency,

@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { linkSync, rmSync } from 'node:fs';
 import { access, chmod, constants, link, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ARCHIVE_HOST_STAGE_NAME } from '@cubicle/contract/guest';
 import { ObjectStoreError } from '@cubicle/object-store';
 import { guestSocketPath } from '../backend/endpoints.js';
+import type { CacheScope } from './chunk-cache.js';
 import { mapLimit } from './profile-objects.js';
 
 // A local desktop's guest is reached through a unix socket on this machine, and its launcher
@@ -48,23 +50,54 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 const codeOf = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
 /**
- * HostChunkFiles puts chunks into host stages: the first time a chunk is placed it is read from
- * its source, checked against its id (the store's seal proves where a body was put, not that the
- * desktop which sent it at save told the truth about its hash) and written 0644 by temp file +
- * rename (the guest never sees half a chunk); every later placement links that file. clear()
- * removes every name it placed; a name left by a crash is a whole chunk, and goes with the
- * desktop's session directory.
+ * HostChunkFiles puts chunks into host stages: the first time a chunk is placed it is linked from
+ * the machine's chunk cache (`cached`) when that holds it; otherwise it is read from its source,
+ * checked against its id (the store's seal proves where a body was put, not that the desktop
+ * which sent it at save told the truth about its hash, for a chunk stored before saves checked
+ * it) and written 0644 by temp file + rename (the guest never sees half a chunk), into the cache
+ * and linked from there when there is one. Every later placement links that file. clear()
+ * removes every name it placed in a stage; a name left by a crash is a whole chunk, and goes with
+ * the desktop's session directory.
  */
 export class HostChunkFiles {
   /** chunk id → a path holding it (the first placement's). */
   private readonly written = new Map<string, Promise<string>>();
   private readonly placed = new Set<string>();
 
-  constructor(readonly source: ChunkSource) {}
+  constructor(
+    readonly source: ChunkSource,
+    private readonly cached?: CacheScope,
+  ) {}
 
-  /** place puts each of `hashes` into the stage `dir` (a few at a time). */
+  /** place puts each of `hashes` into the stage `dir` (cached ones at once, then a few at a time). */
   async place(dir: string, hashes: readonly string[]): Promise<void> {
-    await mapLimit(hashes, FILE_CONCURRENCY, (hash) => this.placeOne(dir, hash));
+    const rest = await this.linkCached(dir, hashes);
+    await mapLimit(rest, FILE_CONCURRENCY, (hash) => this.placeOne(dir, hash));
+  }
+
+  /**
+   * linkCached links every chunk the cache holds into `dir` in one synchronous pass (a link is a
+   * few microseconds; a thread-pool round trip per chunk costs far more on a loaded machine) and
+   * answers the others.
+   */
+  private async linkCached(dir: string, hashes: readonly string[]): Promise<string[]> {
+    const cached = this.cached;
+    if (!cached || !(await cached.cache.isUsable())) return [...hashes];
+    const rest: string[] = [];
+    for (const hash of hashes) {
+      const from = cached.cache.findSync(cached.tenantId, cached.keyOf(hash));
+      const target = join(dir, hash);
+      if (from === null) rest.push(hash);
+      else
+        try {
+          linkSync(from, target);
+          this.placed.add(target);
+        } catch (err) {
+          // Already there: a name in a stage is always a whole chunk. Else: written below.
+          if (codeOf(err) !== 'EEXIST') rest.push(hash);
+        }
+    }
+    return rest;
   }
 
   private async placeOne(dir: string, hash: string): Promise<void> {
@@ -92,12 +125,17 @@ export class HostChunkFiles {
   }
 
   private async write(target: string, hash: string): Promise<string> {
+    const cached = this.cached;
+    const hit = cached && (await cached.cache.find(cached.tenantId, cached.keyOf(hash)));
+    if (hit && (await this.linkFrom(hit, target))) return target;
     const bytes = await this.source(hash);
     if (sha256(bytes) !== hash)
       throw new ObjectStoreError(
         'object_integrity',
         `stored chunk ${hash} does not hash to its id`,
       );
+    const kept = cached && (await cached.cache.add(cached.tenantId, cached.keyOf(hash), bytes));
+    if (kept && (await this.linkFrom(kept, target))) return target;
     const temp = join(dirname(target), `.${hash}.${randomBytes(4).toString('hex')}.tmp`);
     try {
       await writeFile(temp, bytes, { flag: 'wx' });
@@ -112,11 +150,34 @@ export class HostChunkFiles {
     return target;
   }
 
-  /** clear removes every chunk this placed, from every stage (after the applies). */
-  async clear(): Promise<void> {
+  /**
+   * linkFrom links a cached chunk in as `target`; false when it cannot (another filesystem, the
+   * entry trimmed meanwhile): the caller writes it instead. A name already there is a whole chunk.
+   */
+  private async linkFrom(from: string, target: string): Promise<boolean> {
+    try {
+      await link(from, target);
+      this.placed.add(target);
+      return true;
+    } catch (err) {
+      return codeOf(err) === 'EEXIST';
+    }
+  }
+
+  /**
+   * clear removes every chunk this placed, from every stage (after the applies), in one
+   * synchronous pass: an unlink is microseconds, a thread-pool round trip per name is not.
+   */
+  clear(): Promise<void> {
     const names = [...this.placed];
     this.placed.clear();
     this.written.clear();
-    await mapLimit(names, FILE_CONCURRENCY, (name) => unlink(name).catch(() => undefined));
+    for (const name of names)
+      try {
+        rmSync(name, { force: true });
+      } catch {
+        // left for the session directory's removal with the desktop
+      }
+    return Promise.resolve();
   }
 }

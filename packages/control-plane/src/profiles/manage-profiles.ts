@@ -10,6 +10,7 @@ import { profilesDueForRetention } from '../repositories/profiles.js';
 import { saveProfile } from './save-profile.js';
 import { pathsOf, storeErrorToApp, toProfileView, type ProfileDeps } from './profile-deps.js';
 import { profilePrefix } from './profile-objects.js';
+import { hostChunkCache } from './chunk-cache.js';
 
 /** listProfiles pages the tenant's profiles by id (their names sort as text). */
 export async function listProfiles(
@@ -56,6 +57,10 @@ export async function deleteProfile(deps: ProfileDeps, tenantId: string, name: s
 }
 
 async function removeProfile(deps: ProfileDeps, row: { id: string; tenantId: string }) {
+  // The plaintext this machine keeps goes first, whatever the store answers.
+  await hostChunkCache()
+    .dropPrefix(row.tenantId, profilePrefix(row.id))
+    .catch(() => undefined);
   try {
     await deps.objects.forTenant(row.tenantId).deletePrefix(profilePrefix(row.id));
   } catch (err) {

@@ -24,7 +24,8 @@ export interface ProfilePrefetch {
 
 /**
  * prefetchProfile starts reading version `version` of a profile: its manifest, then its chunks in
- * manifest order, a few at a time, up to PREFETCH_MAX_BYTES. What it reads is what a read at
+ * manifest order, a few at a time, up to PREFETCH_MAX_BYTES, except those `cachedOf` answers
+ * (the machine's chunk cache holds them). What it reads is what a read at
  * restore time would answer (the same opened objects, hash-checked where they are staged); an
  * early read that failed before the restore asked for it is forgotten and read again then.
  */
@@ -32,6 +33,8 @@ export function prefetchProfile(
   objects: TenantObjects,
   profileId: string,
   version: number,
+  cachedOf: (hashes: readonly string[]) => Promise<ReadonlySet<string>> = () =>
+    Promise.resolve(new Set()),
 ): ProfilePrefetch {
   const read = (hash: string) => objects.get(blobKey(profileId, hash));
   const early = new Map<string, Promise<Uint8Array>>();
@@ -42,7 +45,12 @@ export function prefetchProfile(
     async (m) => {
       const sizes = chunkSizes(m.entries);
       let budget = PREFETCH_MAX_BYTES;
-      const queue = distinctChunks(m.entries).filter((h) => (budget -= sizes.get(h) ?? 0) >= 0);
+      const all = distinctChunks(m.entries);
+      // A chunk the machine's cache holds is linked from there, never read.
+      const cached = await cachedOf(all).catch(() => new Set<string>());
+      const queue = all
+        .filter((h) => !cached.has(h))
+        .filter((h) => (budget -= sizes.get(h) ?? 0) >= 0);
       const lane = async () => {
         for (let hash = queue.shift(); hash !== undefined && !isDropped; hash = queue.shift()) {
           if (early.has(hash)) continue;

@@ -9,6 +9,7 @@ import { uploadChunks, TRANSFER_CALL_MS } from './home-transfer.js';
 import { chunksOf, diffManifests } from './manifest-diff.js';
 import { toProfileView, type ProfileDeps } from './profile-deps.js';
 import { blobKey, readManifest, versionKey, writeManifest } from './profile-objects.js';
+import { hostChunkCache } from './chunk-cache.js';
 
 export interface SaveInput {
   tenantId: string;
@@ -141,8 +142,11 @@ async function collectVersion(
   try {
     const old = await readManifest(objects, profileId, version);
     const keep = new Set([...chunksOf(previous.entries), ...chunksOf(next)]);
-    const drop = [...chunksOf(old.entries)].filter((h) => !keep.has(h));
-    await objects.delete(drop.map((h) => blobKey(profileId, h)));
+    const drop = [...chunksOf(old.entries)]
+      .filter((h) => !keep.has(h))
+      .map((h) => blobKey(profileId, h));
+    await hostChunkCache().drop(objects.tenantId, drop);
+    await objects.delete(drop);
     await objects.delete([versionKey(profileId, version)]);
   } catch {
     // Already collected, or the store is busy: the next save tries the one after.

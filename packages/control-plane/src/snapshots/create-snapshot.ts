@@ -8,6 +8,7 @@ import { emitWebhookEvent } from '../webhooks/emit-webhook-event.js';
 import { homeTopLevel, packSnapshot } from './pack-snapshot.js';
 import { objectsFor, storeErrorToApp, toSnapshotView, type SnapshotDeps } from './snapshot-deps.js';
 import { snapshotPrefix } from './snapshot-objects.js';
+import { hostChunkCache } from '../profiles/chunk-cache.js';
 import { snapshotBytesUsed } from './snapshot-quota.js';
 
 export interface CreateSnapshotResult {
@@ -153,6 +154,9 @@ async function forget(
     await deps.db.idempotencyKey
       .deleteMany({ where: { tenantId, scope: key.scope, key: key.key } })
       .catch(() => undefined);
+  await hostChunkCache()
+    .dropPrefix(tenantId, snapshotPrefix(id))
+    .catch(() => undefined);
   try {
     await objects.deletePrefix(snapshotPrefix(id));
   } catch {

@@ -10,7 +10,8 @@ import type { ApiKeyRole } from '../secrets/usable-by.js';
 import { HostChunkFiles } from '../profiles/host-stage.js';
 import { restoreSnapshot, sharedChunkSource } from './restore-snapshot.js';
 import { objectsFor, storeErrorToApp, type SnapshotDeps } from './snapshot-deps.js';
-import { readManifest } from './snapshot-objects.js';
+import { chunkKey, readManifest } from './snapshot-objects.js';
+import { hostChunkCache } from '../profiles/chunk-cache.js';
 
 /** One fork answers as a claim did (201 new, 200 replayed); a batch always answers 201. */
 export type ForkResult = { status: 200 | 201; body: Claim } | { status: 201; body: ClaimBatch };
@@ -52,7 +53,13 @@ export async function forkClaims(
   const manifest = await readManifest(objects, snapshot.id).catch((err: unknown) => {
     throw storeErrorToApp(err);
   });
-  const files = new HostChunkFiles(sharedChunkSource(objects, snapshot.id));
+  // Forks restore into local desktops (host stages) from this machine's chunk cache when it holds
+  // the snapshot's chunks; the first fork of a chunk that is not there puts it there.
+  const files = new HostChunkFiles(sharedChunkSource(objects, snapshot.id), {
+    cache: hostChunkCache(),
+    tenantId,
+    keyOf: (hash) => chunkKey(snapshot.id, hash),
+  });
 
   const n = request.count ?? 1;
   const scopeOf = (i: number) =>

@@ -3,6 +3,7 @@ import { AppError } from '@cubicle/contract/errors';
 import { nowOf } from '../context.js';
 import { pageById } from '../page-by-id.js';
 import { snapshotPrefix } from './snapshot-objects.js';
+import { hostChunkCache } from '../profiles/chunk-cache.js';
 import { objectsFor, storeErrorToApp, toSnapshotView, type SnapshotDeps } from './snapshot-deps.js';
 
 /** A `creating` row older than this belongs to a request that died: the sweep removes it. */
@@ -46,6 +47,10 @@ export async function deleteSnapshot(
   const row = await deps.db.snapshot.findFirst({ where: { id, tenantId }, select: { id: true } });
   if (!row) throw new AppError('not_found', `snapshot ${id} not found`);
   const objects = objectsFor(deps, tenantId);
+  // The plaintext this machine keeps goes first, whatever the store answers.
+  await hostChunkCache()
+    .dropPrefix(tenantId, snapshotPrefix(id))
+    .catch(() => undefined);
   try {
     await objects.deletePrefix(snapshotPrefix(id));
   } catch (err) {
@@ -85,6 +90,9 @@ export async function sweepSnapshots(
   let deleted = 0;
   for (const s of due) {
     try {
+      await hostChunkCache()
+        .dropPrefix(s.tenantId, snapshotPrefix(s.id))
+        .catch(() => undefined);
       await objectsFor({ objects }, s.tenantId).deletePrefix(snapshotPrefix(s.id));
       await deps.db.snapshot.deleteMany({ where: { id: s.id } });
       deleted++;

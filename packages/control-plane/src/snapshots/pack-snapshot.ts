@@ -7,6 +7,7 @@ import { AppError } from '@cubicle/contract/errors';
 import type { TenantObjects } from '@cubicle/object-store';
 import type { GuestClient } from '../guest/guest-client.js';
 import { readFromGuest } from '../profiles/chunk-transfer.js';
+import { cacheScopeFor, checkedChunkSink } from '../profiles/home-transfer.js';
 import { chunkKey, putManifest, type SnapshotManifest } from './snapshot-objects.js';
 
 /** One guest call's bound; a 50 MB home is a few seconds of reading on a loaded machine. */
@@ -90,7 +91,8 @@ function distinctChunks(entries: ArchiveEntry[]): (ArchiveChunkRef & { bytes: nu
 
 /**
  * copyChunks reads chunks from the guest (readFromGuest: binary transfers, several at once) and
- * writes each as an object as it arrives.
+ * writes each as an object as it arrives, checked against its id (and kept in the machine's
+ * chunk cache for a local desktop: checkedChunkSink).
  */
 async function copyChunks(
   guest: GuestClient,
@@ -100,11 +102,16 @@ async function copyChunks(
   stored: Set<string>,
 ): Promise<number> {
   let written = 0;
+  const keyOf = (hash: string) => chunkKey(snapshotId, hash);
+  const sink = checkedChunkSink(
+    (hash, bytes) => objects.put(keyOf(hash), bytes),
+    await cacheScopeFor(guest, objects.tenantId, keyOf),
+  );
   await readFromGuest(
     guest,
     refs.map((r) => ({ path: r.path, index: r.index, hash: r.hash, size: r.bytes })),
     async (chunk) => {
-      await objects.put(chunkKey(snapshotId, chunk.hash), chunk.bytes);
+      await sink(chunk);
       stored.add(chunk.hash);
       written += chunk.bytes.byteLength;
     },

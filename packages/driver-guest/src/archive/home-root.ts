@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { AppError } from '@cubicle/contract/errors';
@@ -32,6 +33,19 @@ export async function hasSymlinkParent(home: string, path: string): Promise<bool
   for (const part of parts.slice(0, -1)) {
     at = join(at, part);
     const info = await lstat(at).catch(() => null);
+    if (!info) return false;
+    if (!info.isDirectory()) return true;
+  }
+  return false;
+}
+
+/** hasSymlinkParentSync is hasSymlinkParent in one go (applyManifest's file work is synchronous). */
+export function hasSymlinkParentSync(home: string, path: string): boolean {
+  const parts = path.split('/');
+  let at = home;
+  for (const part of parts.slice(0, -1)) {
+    at = join(at, part);
+    const info = lstatSync(at, { throwIfNoEntry: false });
     if (!info) return false;
     if (!info.isDirectory()) return true;
   }

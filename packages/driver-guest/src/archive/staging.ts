@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { lstatSync } from 'node:fs';
 import { lstat, mkdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '@cubicle/contract/errors';
@@ -65,6 +66,21 @@ export async function findStaged(
   if (stages.host === null) return null;
   const host = join(stages.host, hash);
   return (await isFileAt(host)) ? { path: host, isOwn: false } : null;
+}
+
+const isFileAtSync = (path: string): boolean =>
+  lstatSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+
+/** findStagedSync is findStaged in one go (applyManifest's file work is synchronous). */
+export function findStagedSync(
+  stages: Stages,
+  hash: string,
+): { path: string; isOwn: boolean } | null {
+  const own = stagedPath(stages.home, hash);
+  if (isFileAtSync(own)) return { path: own, isOwn: true };
+  if (stages.host === null) return null;
+  const host = join(stages.host, hash);
+  return isFileAtSync(host) ? { path: host, isOwn: false } : null;
 }
 
 /** isStaged says whether a chunk is waiting in the staging area (or the host's). */
