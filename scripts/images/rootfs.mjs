@@ -3,7 +3,7 @@
 // image, no registry, no container engine). Downloaded .debs are kept in a per-machine cache
 // (mmdebstrap's sync-in/sync-out), so a rebuild downloads nothing that did not change.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { dim, formatMs, say } from '../lib/ui.mjs';
 
@@ -74,7 +74,7 @@ export function runLogged(command, args, { logFile, label, env, cwd, log = say }
  */
 export async function buildRootfs(
   dir,
-  { packages, login, epoch, debCache, logFile, hooks = {}, log = say },
+  { packages, login, epoch, debCache, logFile, hooks = {}, log = say, retryDelayMs = 15_000 },
 ) {
   mkdirSync(debCache, { recursive: true });
   const mirror = process.env.CUBICLE_DEBIAN_MIRROR || DEBIAN.mirror;
@@ -108,12 +108,51 @@ export async function buildRootfs(
     ...sources,
   ];
   log(dim(`rootfs: mmdebstrap ${DEBIAN.suite} minbase + ${packages.length} packages → ${dir}`));
-  const ms = await runLogged('mmdebstrap', args, {
-    logFile,
-    label: 'mmdebstrap',
-    env: { SOURCE_DATE_EPOCH: String(epoch), TMPDIR: join(dir, '..') },
-    log,
-  });
-  log(dim(`rootfs: done in ${formatMs(ms)}`));
-  return ms;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const ms = await runLogged('mmdebstrap', args, {
+        logFile,
+        label: 'mmdebstrap',
+        env: { SOURCE_DATE_EPOCH: String(epoch), TMPDIR: join(dir, '..') },
+        log,
+      });
+      log(dim(`rootfs: done in ${formatMs(ms)}`));
+      return ms;
+    } catch (error) {
+      if (attempt >= MIRROR_ATTEMPTS || !MIRROR_FAILURE.test(error.message)) throw error;
+      const waitMs = retryDelayMs * attempt;
+      log(
+        dim(`rootfs: the Debian mirror failed (attempt ${attempt}); again in ${formatMs(waitMs)}`),
+      );
+      removePartialRootfs(dir);
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}
+
+/**
+ * A mirror (or a proxy in front of it) answering garbage for a moment fails a whole image build
+ * on a fresh machine: a fresh clone's bootstrap once met `InRelease: Clearsigned file isn't
+ * valid, got 'NOSPLIT'` from deb.debian.org for a few minutes. Such failures are tried again;
+ * a wrong package name or a failing hook is not.
+ */
+const MIRROR_ATTEMPTS = 3;
+const MIRROR_FAILURE =
+  /Clearsigned file isn't valid|Failed to fetch|Temporary failure resolving|Could not connect|Connection failed|Hash Sum mismatch|Undetermined Error|Unable to fetch some archives|The repository .* is not signed|Release file .* is not valid yet/;
+
+/**
+ * removePartialRootfs deletes what a failed mmdebstrap left in `dir`, unless something is still
+ * mounted under it (mmdebstrap unmounts /proc, /sys and /dev on the way out; if it did not, a
+ * recursive delete would walk into the host's): then it throws instead.
+ */
+function removePartialRootfs(dir) {
+  const mounted = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) =>
+      line.split(' ')[4]?.replace(/\\(\d{3})/g, (_, o) => String.fromCharCode(parseInt(o, 8))),
+    )
+    .filter((point) => point && (point === dir || point.startsWith(`${dir}/`)));
+  if (mounted.length > 0)
+    throw new Error(`mmdebstrap left mounts under ${dir} (${mounted.join(', ')}): not retrying`);
+  rmSync(dir, { recursive: true, force: true });
 }
