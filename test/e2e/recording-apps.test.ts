@@ -107,10 +107,11 @@ function afterLikeness(frame: Buffer, step: Step, changed: number[]): number {
  * effect, and just before the step was sent it does not. (Encoder and worker kill -9, another
  * tenant's 404 and retention are recording.test.ts's, on a GTK app.)
  */
-// Not in the default run yet (issue 35), run it with CUBICLE_E2E_RECORDING_APPS=1. The video's
-// clock is now honest (the failures seen before: effects 1-2.2 s late, a hole moved by 4 s, are
-// gone), but at load ~35 with 6 busy loops the browser's launch once answered 504 ("the worker
-// running the call stopped") before any recording check: 5 loaded runs in a row have not passed yet.
+// Not in the default run yet (issue 35), run it with CUBICLE_E2E_RECORDING_APPS=1. Its recording
+// checks pass in every loaded run that reaches them (the video's clock, the stall as a named gap,
+// every hole named, duration within 0.4 s of the span: 4 of 7 runs at load 22-53), but 3 runs
+// failed before them on LibreOffice Writer: observe listed no paragraph within 120 s (load 25-32),
+// and twice answered 500 internal_error (load ~40, ~50). Writer's observe must hold under load first.
 describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
   'recording a scripted browser and LibreOffice session',
   () => {
@@ -125,7 +126,9 @@ describe.skipIf(process.env.CUBICLE_E2E_RECORDING_APPS !== '1')(
       });
     const ok = async (method: string, url: string, payload?: unknown) => {
       const res = await call(method, url, payload);
-      expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+      // A server error says what the worker logged last (its guest calls run there).
+      const logged = res.statusCode >= 500 ? `; worker: ${s.worker.output().slice(-3000)}` : '';
+      expect(res.statusCode, `${method} ${url}: ${res.body}${logged}`).toBeLessThan(300);
       return res.json();
     };
 

@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { claimOfToken } from '../app/replay/[token]/claim-of-token';
-import { clock, currentIndex, videoSecondsOf } from '../app/components/replay/step-text';
+import {
+  clock,
+  currentIndex,
+  gapAt,
+  gapText,
+  videoSecondsOf,
+} from '../app/components/replay/step-text';
 
 describe('replay steps on the video clock', () => {
+  it('says when the video is inside a span without frames, and why', () => {
+    const gaps = [{ start_ms: 5_200, end_ms: 9_400, reason: 'no_frames' as const }];
+    expect(gapAt(gaps, 5.1)).toBeNull();
+    expect(gapAt(gaps, 5.2)).toBe(gaps[0]);
+    expect(gapAt(gaps, 9.4)).toBeNull();
+    expect(gapText(gaps[0]!)).toBe('0:05.2–0:09.4, the encoder captured nothing');
+  });
+
   it('places an entry at its wall-clock time minus the recording start, never before 0', () => {
     const startedAt = '2026-12-10T10:00:00.000Z';
     expect(videoSecondsOf({ at: '2026-12-10T10:00:02.500Z' }, startedAt)).toBe(2.5);
