@@ -93,17 +93,23 @@ export class GuestQueues {
   private async process(job: TakenJob): Promise<unknown> {
     const started = Date.now();
     let outcome: 'completed' | 'failed' = 'failed';
-    const answerTo = { publisher: this.options.connection, prefix: this.options.prefix };
+    // Answers go out with the lane's release (LaneReply): the caller's next call finds it free.
+    const answerTo = {
+      publisher: this.options.connection,
+      prefix: this.options.prefix,
+      isReplyViaLane: true,
+    };
     if (job.name === 'claim.pause') {
       // Pause and resume themselves: nothing reaches the guest (it may be frozen).
       const result = await answerPauseJob(this.deps, answerTo, job);
       this.options.observe?.(job.name, 'completed', (Date.now() - started) / 1000);
       return result;
     }
-    // Every other lane job reaches the guest: a paused desktop is resumed first (and the call
-    // counts as activity for auto-pause). A failure is left to the job's own answer.
-    await this.resumeIfPaused(job);
-    if (job.name !== 'secrets.sync') await this.deliverSecretsOnce(job);
+    // A secrets delivery reaches the guest: a paused desktop is resumed first (and it counts as
+    // activity for auto-pause). A guest call does the same, and writes the claim's secrets before
+    // its first call, in its own lookup (reachDriveTarget: one statement in the common case).
+    // A failure is left to the job's own answer.
+    if (job.name === 'secrets.sync') await this.resumeIfPaused(job);
     try {
       const result =
         job.name === 'secrets.sync'
@@ -111,13 +117,13 @@ export class GuestQueues {
           : await answerGuestCallJob(
               this.deps,
               {
-                publisher: this.options.connection,
-                prefix: this.options.prefix,
+                ...answerTo,
                 onError: (err) =>
                   this.options.log.error(
                     { jobId: job.id, err: (err as Error).message },
                     'guest call failed',
                   ),
+                deliverSecrets: (guest) => this.deliverSecretsOnce(guest),
               },
               job,
             );
@@ -160,24 +166,28 @@ export class GuestQueues {
   }
 
   /**
-   * deliverSecretsOnce writes a sandbox's claim secrets before the first call this process runs
-   * for it: the claim request stored them without queueing a delivery (the warm hit stays one
-   * batched INSERT more than a plain claim). The memo is per claim and forgotten when the claim
-   * ends (LiveClaimMemory). A failure is logged and the call still runs (its caller waits for an
-   * answer); the next call tries again.
+   * deliverSecretsOnce writes a claim's secrets into its desktop before the first call this
+   * process runs for it (asked only for a claim that holds secrets): the claim request stored them
+   * without queueing a delivery (the warm hit stays one batched INSERT more than a plain claim).
+   * The memo is per claim and forgotten when the claim ends (LiveClaimMemory). A failure is
+   * logged and the call still runs (its caller waits for an answer); the next call tries again.
+   * True when it wrote just now.
    */
-  private async deliverSecretsOnce(job: TakenJob): Promise<void> {
-    const { sandbox_id: sandboxId, claim_id: claimId } = job.data as {
-      sandbox_id?: unknown;
-      claim_id?: unknown;
-    };
-    if (typeof sandboxId !== 'string' || typeof claimId !== 'string') return;
-    if (this.secretsDelivered.has(claimId)) return;
+  private async deliverSecretsOnce(guest: {
+    sandboxId: string;
+    claimId: string;
+  }): Promise<boolean> {
+    if (this.secretsDelivered.has(guest.claimId)) return false;
     try {
-      await deliverOnAttach(this.deps, sandboxId);
-      this.secretsDelivered.set(claimId, true);
+      await deliverOnAttach(this.deps, guest.sandboxId);
+      this.secretsDelivered.set(guest.claimId, true);
+      return true;
     } catch (err) {
-      this.options.log.warn({ sandboxId, err: (err as Error).message }, 'secrets not delivered');
+      this.options.log.warn(
+        { sandboxId: guest.sandboxId, err: (err as Error).message },
+        'secrets not delivered',
+      );
+      return false;
     }
   }
 

@@ -183,6 +183,48 @@ describe('guest calls on real Postgres and Redis', () => {
     expect(connections).toBe(1);
   });
 
+  it('the worker half records a call as its claim’s activity and writes the claim’s secrets before its first call, in one lookup', async () => {
+    const plain = await claimedSandbox('http://127.0.0.1:1'); // nothing listens there
+    const delivered: string[] = [];
+    const deliverSecrets = async (guest: { claimId: string }) => {
+      delivered.push(guest.claimId);
+      return true;
+    };
+    const payload = (c: { sandboxId: string; claimId: string }) => ({
+      tenant_id: w.tenantId,
+      claim_id: c.claimId,
+      sandbox_id: c.sandboxId,
+      operation: 'windows.list' as const,
+      request: {},
+    });
+    const before = new Date();
+    const answer = await runGuestCall(deps, payload(plain), {
+      enqueuedAt: Date.now(),
+      deliverSecrets,
+    });
+    expect(answer).toMatchObject({ body: { error: { code: 'backend_unavailable' } } });
+    const touched = await w.db.claim.findUniqueOrThrow({ where: { id: plain.claimId } });
+    expect(touched.lastActiveAt?.getTime()).toBeGreaterThanOrEqual(before.getTime() - 1000);
+    // No secrets: nothing to deliver, and no statement spent finding that out.
+    expect(delivered).toEqual([]);
+
+    const withSecrets = await claimedSandbox('http://127.0.0.1:1');
+    await w.db.claimSecret.create({
+      data: {
+        id: `secret-${withSecrets.claimId}`,
+        tenantId: w.tenantId,
+        claimId: withSecrets.claimId,
+        name: 'TOKEN',
+        ciphertext: Buffer.from('x'),
+        nonce: Buffer.from('n'),
+        wrappedKey: Buffer.from('k'),
+        keyId: 'k1',
+      },
+    });
+    await runGuestCall(deps, payload(withSecrets), { enqueuedAt: Date.now(), deliverSecrets });
+    expect(delivered).toEqual([withSecrets.claimId]);
+  });
+
   it('an answer travels enqueue → worker → pub/sub back to its caller, and guest failures keep their code', async () => {
     const { claimId } = await claimedSandbox('http://127.0.0.1:1'); // nothing listens there
     const worker = startWorkerHalf();

@@ -191,4 +191,32 @@ describe('sandbox lanes on real Redis', () => {
     await sleep(1_600);
     expect(ran).toEqual(['k2', 'k3']); // k1 never again
   });
+
+  it("publishes a job's laneReply as it frees the lane: whoever the reply wakes finds the lane free", async () => {
+    const prefix = `${ns.bullPrefix}r`;
+    const lanes = new SandboxLanes(connect('lanes-reply-producer'), prefix);
+    const listener = connect('lanes-reply-listener');
+    const heard: { message: string; laneBusy: number }[] = [];
+    listener.on('message', (_channel: string, message: string) => {
+      // Asked at once, on another connection: the lane's state when the reply was out.
+      void lanes.running().then((busy) => heard.push({ message, laneBusy: busy }));
+    });
+    await listener.subscribe(`${prefix}:replies`);
+    const d = new LaneDispatcher({
+      connection: connect('lanes-reply-worker'),
+      prefix,
+      handler: async (j) => ({
+        laneReply: { channel: `${prefix}:replies`, message: `done ${j.id}` },
+      }),
+    });
+    dispatchers.push(d);
+    d.start();
+    await lanes.push('sbx_r', job('r1'));
+    await lanes.push('sbx_r', job('r2'));
+    const deadline = Date.now() + 15_000;
+    while (heard.length < 2 && Date.now() < deadline) await sleep(20);
+    expect(heard.map((h) => h.message)).toEqual(['done r1', 'done r2']);
+    // r2 ends with nothing behind it: when its reply is heard, no lane is held any more.
+    expect(heard[1]!.laneBusy).toBe(0);
+  });
 });

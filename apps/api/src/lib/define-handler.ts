@@ -55,6 +55,20 @@ export function parsePart<T extends z.ZodType>(
   return result.data;
 }
 
+/**
+ * CheckedJsonBody is an answer already checked against `schema` where it was made (a drive
+ * route's guest answer: the worker checks it against the guest route's response schema, which is
+ * the REST route's own object) and carried as JSON text. route() sends it as it is when `schema`
+ * is the route's response schema, and checks it like any answer otherwise: a big observe or
+ * screenshot is neither parsed, checked nor written again in the API.
+ */
+export class CheckedJsonBody {
+  constructor(
+    readonly json: string,
+    readonly schema: z.ZodType,
+  ) {}
+}
+
 export interface RouteOptions {
   /**
    * Who may call instead of the app's API key authenticator: a route that also takes a scoped
@@ -113,6 +127,14 @@ export function route<
         if (!Buffer.isBuffer(result.body))
           throw new Error(`${def.operationId} must answer bytes for ${schema.mediaType}`);
         return reply.status(status).type(schema.mediaType).send(result.body);
+      }
+      if (result.body instanceof CheckedJsonBody) {
+        if (result.body.schema === schema)
+          return reply
+            .status(status)
+            .type('application/json; charset=utf-8')
+            .send(result.body.json);
+        (result as { body: unknown }).body = JSON.parse(result.body.json);
       }
       const checked = schema.safeParse(result.body);
       // An answer outside the published schema is our bug: a 500 (logged), never shown to the caller.

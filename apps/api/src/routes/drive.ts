@@ -1,7 +1,7 @@
 import { Routes, type RouteName } from '@cubicle/contract/api';
-import { ScreenshotImage, type GuestOperation } from '@cubicle/contract/guest';
+import { GuestRoutes, ScreenshotImage, type GuestOperation } from '@cubicle/contract/guest';
 import { GuestCalls, listActions, pauseClaim, resumeClaim } from '@cubicle/control-plane';
-import { route } from '../lib/define-handler.js';
+import { CheckedJsonBody, route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
 import { Plugin } from '../plugins/plugin-names.js';
 import { routeGroup } from '../plugins/route-group.js';
@@ -72,11 +72,32 @@ export const driveRoutes = routeGroup(Plugin.driveRoutes, (app) => {
       )) as never,
     });
 
-  route(app, Routes.observeClaim, forward(DriveOperations.observeClaim));
+  // The big answers go on as the JSON text the worker checked against the same schema object
+  // (CheckedJsonBody): neither parsed, checked nor written again here.
+  const forwardJson =
+    (operation: 'observe' | 'screenshot') =>
+    async (input: {
+      request: Parameters<typeof tenantOf>[0];
+      params: { id: string };
+      body?: unknown;
+    }) => {
+      const { json } = await guest.callJson(
+        tenantOf(input.request),
+        input.params.id,
+        operation,
+        (input.body ?? {}) as Record<string, unknown>,
+      );
+      return {
+        status: 200 as const,
+        body: new CheckedJsonBody(json, GuestRoutes[operation].response) as never,
+      };
+    };
+
+  route(app, Routes.observeClaim, forwardJson(DriveOperations.observeClaim));
   route(app, Routes.actClaim, forward(DriveOperations.actClaim));
   route(app, Routes.inputClaim, forward(DriveOperations.inputClaim));
   route(app, Routes.verifyClaim, forward(DriveOperations.verifyClaim));
-  route(app, Routes.screenshotClaim, forward(DriveOperations.screenshotClaim));
+  route(app, Routes.screenshotClaim, forwardJson(DriveOperations.screenshotClaim));
   // Pause and resume go down the same lane as the calls (after those queued before them).
   route(app, Routes.pauseClaim, async ({ request, params }) => ({
     status: 200,

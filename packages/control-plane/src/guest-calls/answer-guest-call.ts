@@ -1,9 +1,18 @@
 import { AppError } from '@cubicle/contract/errors';
 import { dispatchJob, type DispatchableJob } from '@cubicle/queue';
 import type { WorkerDeps } from '../resources.js';
-import { guestResultChannel, replyToOf, type GuestCallOutcome } from './guest-call-messages.js';
+import {
+  guestResultChannel,
+  outcomeMessage,
+  replyToOf,
+  sendOutcome,
+  type GuestCallOutcome,
+  type OutcomeReply,
+  type ReplyOptions,
+} from './guest-call-messages.js';
 import type { Publisher } from '../context.js';
 import { answerOf, runGuestCall, type GuestCallAnswer } from './run-guest-call.js';
+import type { DeliverSecrets } from './reach-drive-target.js';
 
 /** A BullMQ job or a sandbox lane's job: both carry their enqueue time. */
 type Job = DispatchableJob & { timestamp: number };
@@ -31,27 +40,35 @@ export async function answerLostGuestCall(
   };
   await options.publisher.publish(
     guestResultChannel(options.prefix, replyTo),
-    JSON.stringify(outcome),
+    outcomeMessage(outcome),
   );
 }
 
 /**
  * answerGuestCallJob is the processor of a sandbox's lane: it runs the call (payload
- * checked against the catalog, catalog timeout) and publishes the answer on the channel of the
- * API process that waits for it. Unexpected failures answer 500 so the caller is not left to
+ * checked against the catalog, catalog timeout) and answers the API process that waits for it on
+ * its channel (sendOutcome: published here, or by the lane as it frees the lane). Unexpected failures answer 500 so the caller is not left to
  * time out; `onError` gets the error for logging.
  */
 export async function answerGuestCallJob(
   deps: WorkerDeps,
-  options: { publisher: Publisher; prefix: string; onError?: (err: unknown) => void },
+  options: ReplyOptions & {
+    onError?: (err: unknown) => void;
+    /** The claim's secrets into its desktop before its first call (the worker's memo). */
+    deliverSecrets?: DeliverSecrets;
+  },
   job: Job,
-): Promise<{ status: number }> {
+): Promise<{ status: number; laneReply?: OutcomeReply }> {
   let answer: GuestCallAnswer;
   try {
     answer = (await dispatchJob(
       {
         'guest.call': (p, ctx) =>
-          runGuestCall(deps, p, { enqueuedAt: job.timestamp, signal: ctx.signal }),
+          runGuestCall(deps, p, {
+            enqueuedAt: job.timestamp,
+            signal: ctx.signal,
+            deliverSecrets: options.deliverSecrets,
+          }),
       },
       job,
     )) as GuestCallAnswer;
@@ -60,20 +77,13 @@ export async function answerGuestCallJob(
     // The message stays in the worker's log; the caller learns only that it failed.
     answer = answerOf(new AppError('internal_error', 'internal error'));
   }
-  const replyTo = job.id ? replyToOf(job.id) : undefined;
-  if (replyTo) {
-    const { firstConfirmedActionMs, ...reply } = answer;
-    const outcome: GuestCallOutcome = {
-      job_id: job.id!,
-      ...reply,
-      ...(firstConfirmedActionMs === undefined
-        ? {}
-        : { first_confirmed_action_ms: firstConfirmedActionMs }),
-    };
-    await options.publisher.publish(
-      guestResultChannel(options.prefix, replyTo),
-      JSON.stringify(outcome),
-    );
-  }
-  return { status: answer.status };
+  if (!job.id) return { status: answer.status };
+  const { firstConfirmedActionMs, ...reply } = answer;
+  return sendOutcome(options, {
+    job_id: job.id,
+    ...reply,
+    ...(firstConfirmedActionMs === undefined
+      ? {}
+      : { first_confirmed_action_ms: firstConfirmedActionMs }),
+  });
 }

@@ -7,10 +7,20 @@ import type { Deps } from '../resources.js';
 import { findLiveGuest, liveGuestOrThrow } from '../guest/find-live-guest.js';
 import { bodyOrThrow } from '../guest/guest-client.js';
 import { guestCallWaitMs } from './guest-call-bounds.js';
-import { GuestCallOutcome, guestCallJobId, guestResultChannel } from './guest-call-messages.js';
+import {
+  guestCallJobId,
+  guestResultChannel,
+  readOutcomeMessage,
+  type ReceivedOutcome,
+} from './guest-call-messages.js';
 
 interface Waiter {
-  resolve(outcome: GuestCallOutcome): void;
+  resolve(outcome: ReceivedOutcome): void;
+}
+
+/** A guest's answer as the JSON text the worker checked against the operation's response schema. */
+export interface CheckedJson {
+  json: string;
 }
 
 export interface GuestCallsOptions {
@@ -79,12 +89,8 @@ export class GuestCalls {
   }
 
   private deliver(message: string) {
-    let outcome: GuestCallOutcome;
-    try {
-      outcome = GuestCallOutcome.parse(JSON.parse(message));
-    } catch {
-      return;
-    }
+    const outcome = readOutcomeMessage(message);
+    if (!outcome) return;
     const waiter = this.waiters.get(outcome.job_id);
     if (!waiter) return; // its caller timed out already
     this.waiters.delete(outcome.job_id);
@@ -126,6 +132,31 @@ export class GuestCalls {
     operation: GuestOperation,
     request: Record<string, unknown>,
   ): Promise<unknown> {
+    return bodyOf(await this.sendCall(tenantId, claimId, operation, request));
+  }
+
+  /**
+   * callJson is call answering the 200 body as the JSON text the worker checked against the
+   * operation's response schema and sent on as it was (readOutcomeMessage): a big answer (an
+   * observe, a screenshot) is neither parsed nor written again on its way to the caller.
+   */
+  async callJson(
+    tenantId: string,
+    claimId: string,
+    operation: GuestOperation,
+    request: Record<string, unknown>,
+  ): Promise<CheckedJson> {
+    const outcome = await this.sendCall(tenantId, claimId, operation, request);
+    if (outcome.status === 200 && outcome.bodyText !== undefined) return { json: outcome.bodyText };
+    return { json: JSON.stringify(bodyOf(outcome)) };
+  }
+
+  private sendCall(
+    tenantId: string,
+    claimId: string,
+    operation: GuestOperation,
+    request: Record<string, unknown>,
+  ): Promise<ReceivedOutcome> {
     return this.send(tenantId, claimId, guestCallWaitMs(operation, request), (sandboxId, jobId) =>
       this.deps.queues.enqueue(
         'guest.call',
@@ -146,22 +177,26 @@ export class GuestCalls {
     boundMs: number,
     reason: 'api' | 'viewer' = 'api',
   ): Promise<unknown> {
-    return this.send(tenantId, claimId, boundMs, (sandboxId, jobId) =>
+    const outcome = await this.send(tenantId, claimId, boundMs, (sandboxId, jobId) =>
       this.deps.queues.enqueue(
         'claim.pause',
         { tenant_id: tenantId, claim_id: claimId, sandbox_id: sandboxId, action, reason },
         { jobId },
       ),
     );
+    return bodyOf(outcome);
   }
 
-  /** send enqueues one job of the claim's lane (enqueue) and waits for its answer. */
+  /**
+   * send enqueues one job of the claim's lane (enqueue) and waits for its outcome (504 `timeout`
+   * past `boundMs`); the caller reads its body (bodyOf).
+   */
   private async send(
     tenantId: string,
     claimId: string,
     boundMs: number,
     enqueue: (sandboxId: string, jobId: string) => Promise<unknown>,
-  ): Promise<unknown> {
+  ): Promise<ReceivedOutcome> {
     let jobId: string | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -171,7 +206,7 @@ export class GuestCalls {
         const sandboxId = await this.sandboxOf(tenantId, claimId);
         const id = guestCallJobId(this.replyTo, ++this.seq);
         jobId = id;
-        const waiting = new Promise<GuestCallOutcome | undefined>((resolve) => {
+        const waiting = new Promise<ReceivedOutcome | undefined>((resolve) => {
           this.waiters.set(id, { resolve });
           timer = setTimeout(() => resolve(undefined), boundMs);
         });
@@ -186,7 +221,7 @@ export class GuestCalls {
           'timeout',
           `the call did not finish within ${boundMs} ms; it may have been delivered: observe before retrying`,
         );
-      return bodyOrThrow(outcome, 'the worker');
+      return outcome;
     } finally {
       clearTimeout(timer);
       if (jobId) this.waiters.delete(jobId);
@@ -235,4 +270,13 @@ export class GuestCalls {
   close(): Promise<void> {
     return this.routes.close();
   }
+}
+
+/**
+ * bodyOf answers an outcome's 200 body (its text parsed when it came as text) or throws the
+ * AppError its envelope carries (bodyOrThrow).
+ */
+function bodyOf(outcome: ReceivedOutcome): unknown {
+  const body = outcome.bodyText !== undefined ? JSON.parse(outcome.bodyText) : outcome.body;
+  return bodyOrThrow({ status: outcome.status, body }, 'the worker');
 }

@@ -3,7 +3,7 @@ import { ActionResult, GuestRoutes, type GuestOperation } from '@cubicle/contrac
 import type { JobPayload } from '@cubicle/contract/jobs';
 import { newId } from '@cubicle/db';
 import { nowOf } from '../context.js';
-import { findLiveGuest, liveGuestOrThrow } from '../guest/find-live-guest.js';
+import { reachDriveTarget, type DeliverSecrets } from './reach-drive-target.js';
 import { guestClientOf, type GuestCallOperation } from '../guest/guest-client.js';
 import { refuseDuringHandoff } from '../handoffs/handoff-guard.js';
 import type { WorkerDeps } from '../resources.js';
@@ -25,6 +25,15 @@ export interface GuestCallAnswer {
   firstConfirmedActionMs?: number;
 }
 
+export interface GuestCallRunOptions {
+  /** When the job was queued: the call's bound runs from here. */
+  enqueuedAt: number;
+  signal?: AbortSignal | undefined;
+  now?: () => number;
+  /** Writes the claim's secrets into its desktop before its first call (see reachDriveTarget). */
+  deliverSecrets?: DeliverSecrets | undefined;
+}
+
 /**
  * answerOf is the answer a failure becomes: an AppError's own status and envelope (the API
  * replaces the request id with its own when it rebuilds the error).
@@ -44,7 +53,7 @@ export function answerOf(error: AppError): GuestCallAnswer {
 export async function runGuestCall(
   deps: WorkerDeps,
   p: GuestCallPayload,
-  opts: { enqueuedAt: number; signal?: AbortSignal; now?: () => number },
+  opts: GuestCallRunOptions,
 ): Promise<GuestCallAnswer> {
   try {
     return await deliverGuestCall(deps, p, opts);
@@ -57,7 +66,7 @@ export async function runGuestCall(
 async function deliverGuestCall(
   deps: WorkerDeps,
   p: GuestCallPayload,
-  opts: { enqueuedAt: number; signal?: AbortSignal; now?: () => number },
+  opts: GuestCallRunOptions,
 ): Promise<GuestCallAnswer> {
   const now = opts.now ?? (() => nowOf(deps).getTime());
   const deadline = opts.enqueuedAt + guestCallBoundMs(p.operation, p.request);
@@ -88,16 +97,15 @@ async function deliverGuestCall(
       issues: zodIssues(parsed.error, 'body'),
     });
 
-  // The sandbox, only while the caller's claim on it is live (findLiveGuest, one named
-  // statement: this runs before every guest call), and never a driving call while a human
-  // holds the desktop (the same statement reads the claim's active handoff).
+  // The sandbox, only while the caller's claim on it is live, and never a driving call while a
+  // human holds the desktop (reachDriveTarget: one statement that also records the activity).
   const target = {
     tenantId: p.tenant_id,
     claimId: p.claim_id,
     sandboxId: p.sandbox_id,
     now: new Date(now()),
   };
-  const live = liveGuestOrThrow(await findLiveGuest(deps.db, target, true), target);
+  const live = await reachDriveTarget(deps, target, opts.deliverSecrets);
   refuseDuringHandoff(live.handoffId, p.operation);
   const guest = guestClientOf(deps.keyring, live);
 

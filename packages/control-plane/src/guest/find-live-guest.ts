@@ -1,6 +1,7 @@
 import { AppError } from '@cubicle/contract/errors';
 import { isClaimLive, whyClaimIsNotLive } from '../lifecycle/claim-liveness.js';
-import { liveGuestRow } from '../repositories/claims.js';
+import { liveGuestRow, type LiveGuestRow } from '../repositories/claims.js';
+import { driveTargetRow } from '../repositories/drive-target.js';
 import type { PoolTarget } from '../repositories/pool-target.js';
 
 /** The pool (`db`) or a checked-out client (a caller holding a lock looks up on it). */
@@ -55,7 +56,24 @@ export async function findLiveGuest(
   target: GuestTarget,
   withToken: boolean,
 ): Promise<GuestLookup> {
-  const row = await liveGuestRow(sql, target.tenantId, target.claimId, withToken);
+  return lookupOf(await liveGuestRow(sql, target.tenantId, target.claimId, withToken), target);
+}
+
+/**
+ * findDriveTarget is findLiveGuest for a driving call of a sandbox's lane, in the same one round
+ * trip: it also records the call as the claim's activity (auto-pause's idle clock) and says
+ * whether the claim is paused (the caller thaws it before talking to the guest). Token included.
+ */
+export async function findDriveTarget(
+  sql: GuestSql,
+  target: GuestTarget,
+): Promise<{ lookup: GuestLookup; isPaused: boolean }> {
+  const row = await driveTargetRow(sql, target.tenantId, target.claimId, target.now);
+  return { lookup: lookupOf(row, target), isPaused: row?.paused ?? false };
+}
+
+/** lookupOf judges a claim's row (liveGuestRow's columns) at the caller's clock. */
+function lookupOf(row: LiveGuestRow | undefined, target: GuestTarget): GuestLookup {
   if (!row) return { kind: 'not_found' };
   const claim = { status: row.status, expiresAt: row.expires_at };
   if (!isClaimLive(claim, target.now))

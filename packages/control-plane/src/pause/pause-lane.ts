@@ -1,26 +1,31 @@
 import { AppError } from '@cubicle/contract/errors';
 import { dispatchJob, type DispatchableJob } from '@cubicle/queue';
-import { nowOf, type Publisher } from '../context.js';
+import { nowOf } from '../context.js';
 import {
-  guestResultChannel,
-  replyToOf,
-  type GuestCallOutcome,
+  sendOutcome,
+  type OutcomeReply,
+  type ReplyOptions,
 } from '../guest-calls/guest-call-messages.js';
 import { answerOf } from '../guest-calls/run-guest-call.js';
 import { touchClaimActivity } from '../repositories/claim-pauses.js';
 import type { WorkerDeps } from '../resources.js';
-import { setClaimPaused, type PauseOutcome, type ResumeReason } from './set-claim-paused.js';
+import {
+  resumePausedClaim,
+  setClaimPaused,
+  type PauseOutcome,
+  type ResumeReason,
+} from './set-claim-paused.js';
 
 /**
  * answerPauseJob runs a `claim.pause` job of a sandbox's lane (pause, resume, or the auto-pause
- * sweep's idle_pause) and publishes its outcome to the API process waiting for it, as a guest
- * call's answer is published; the sweep's jobs have no one waiting (no reply channel).
+ * sweep's idle_pause) and answers the API process waiting for it as a guest call's answer goes
+ * (sendOutcome); the sweep's jobs have no one waiting (no reply channel).
  */
 export async function answerPauseJob(
   deps: WorkerDeps,
-  options: { publisher: Publisher; prefix: string; onError?: (err: unknown) => void },
+  options: ReplyOptions & { onError?: (err: unknown) => void },
   job: DispatchableJob,
-): Promise<{ status: number }> {
+): Promise<{ status: number; laneReply?: OutcomeReply }> {
   let answer: { status: number; body: unknown };
   try {
     const outcome = (await dispatchJob(
@@ -35,21 +40,14 @@ export async function answerPauseJob(
       answer = answerOf(new AppError('internal_error', 'internal error'));
     }
   }
-  const replyTo = job.id ? replyToOf(job.id) : undefined;
-  if (replyTo) {
-    const outcome: GuestCallOutcome = { job_id: job.id!, ...answer };
-    await options.publisher.publish(
-      guestResultChannel(options.prefix, replyTo),
-      JSON.stringify(outcome),
-    );
-  }
-  return { status: answer.status };
+  if (!job.id) return { status: answer.status };
+  return sendOutcome(options, { job_id: job.id, ...answer });
 }
 
 /**
  * resumeForActivity is the one hook every way of driving a claim passes through before it
- * reaches the desktop: the sandbox lane's jobs (guest calls and secrets deliveries), run starts
- * and viewer connections. One statement records the activity (auto-pause's idle clock, at most
+ * reaches the desktop: the sandbox lane's secrets deliveries, run starts and viewer connections
+ * (a guest call does the same in its own lookup: reachDriveTarget). One statement records the activity (auto-pause's idle clock, at most
  * once a second) and says whether the claim is paused; a paused claim is resumed before the
  * caller goes on, so the call is answered as if it had never been paused. A claim that is gone
  * is left to the caller's own liveness check.
@@ -60,18 +58,5 @@ export async function resumeForActivity(
   reason: Exclude<ResumeReason, 'api'>,
 ): Promise<void> {
   if (!(await touchClaimActivity(deps.db, target.claimId, nowOf(deps)))) return;
-  await setClaimPaused(
-    deps,
-    {
-      tenant_id: target.tenantId,
-      claim_id: target.claimId,
-      sandbox_id: target.sandboxId,
-      action: 'resume',
-    },
-    reason,
-  ).catch((err: unknown) => {
-    // The caller's own lookup refuses a claim that ended; anything else is the caller's error.
-    if (err instanceof AppError && err.code === 'claim_not_active') return;
-    throw err;
-  });
+  await resumePausedClaim(deps, target, reason);
 }

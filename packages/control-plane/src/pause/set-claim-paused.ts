@@ -112,6 +112,31 @@ export async function setClaimPaused(
 }
 
 /**
+ * resumePausedClaim thaws a claim a driving call, run or viewer found paused (setClaimPaused's
+ * resume, `reason` recorded). A claim that ended meanwhile is left to the caller's own liveness
+ * check, which refuses it; any other failure is the caller's.
+ */
+export async function resumePausedClaim(
+  deps: WorkerDeps,
+  target: { tenantId: string; claimId: string; sandboxId: string },
+  reason: Exclude<ResumeReason, 'api'>,
+): Promise<void> {
+  await setClaimPaused(
+    deps,
+    {
+      tenant_id: target.tenantId,
+      claim_id: target.claimId,
+      sandbox_id: target.sandboxId,
+      action: 'resume',
+    },
+    reason,
+  ).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === 'claim_not_active') return;
+    throw err;
+  });
+}
+
+/**
  * settledBoth waits for both to settle, then answers both values or throws the first failure:
  * a thaw after a failed write must not race a freeze still settling (it would be frozen again).
  */

@@ -60,8 +60,13 @@ local function release(lane)
   end
 end`;
 
-/** finish: KEYS ready, active, leases, marker; ARGV prefix, lane, holder. 1 if it still held it. */
+/**
+ * finish: KEYS ready, active, leases, marker; ARGV prefix, lane, holder[, channel, message].
+ * Publishes the job's reply (whether or not the lane is still held: its caller waits for it),
+ * then frees the lane. 1 if it still held it.
+ */
 const FINISH = `${RELEASE_FN}
+if ARGV[5] then redis.call('PUBLISH', ARGV[4], ARGV[5]) end
 if redis.call('HGET', KEYS[2], ARGV[2]) ~= ARGV[3] then return 0 end
 release(ARGV[2])
 return 1`;

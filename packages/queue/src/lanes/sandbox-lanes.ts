@@ -57,6 +57,24 @@ export class SandboxLanes {
   }
 }
 
+/**
+ * LaneReply is a message a handler's job answers with (`{ laneReply }` in its result): the
+ * dispatcher publishes it in the same script that frees the lane, so whoever the message wakes
+ * finds the lane free already (its next job is not held up by the previous one's release), and
+ * the end of a job costs one round trip to Redis instead of two.
+ */
+export interface LaneReply {
+  channel: string;
+  message: string;
+}
+
+const laneReplyOf = (result: unknown): LaneReply | undefined => {
+  const reply = (result as { laneReply?: LaneReply } | null | undefined)?.laneReply;
+  return typeof reply?.channel === 'string' && typeof reply.message === 'string'
+    ? reply
+    : undefined;
+};
+
 /** A job handed to a dispatcher's handler, with the lane it came from. */
 export interface TakenJob extends LaneJob {
   lane: string;
@@ -70,6 +88,7 @@ export interface LaneDispatcherOptions {
   concurrency?: number;
   /** A lane whose holder has not renewed for this long is freed (its job is not run again). */
   leaseMs?: number;
+  /** Runs a job; a result with a `laneReply` is published as the lane is freed (LaneReply). */
   handler: (job: TakenJob) => Promise<unknown>;
   /** Told of a job that threw (after its attempts) — the handler should answer its own failures. */
   onFailed?: (job: TakenJob, err: unknown) => void;
@@ -170,10 +189,11 @@ export class LaneDispatcher {
 
   /** execute runs a job (its attempts in place, so later jobs of the lane still wait) and frees the lane. */
   private async execute(job: TakenJob, holder: string): Promise<void> {
+    let reply: LaneReply | undefined;
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          await this.options.handler(job);
+          reply = laneReplyOf(await this.options.handler(job));
           break;
         } catch (err) {
           const isFinal =
@@ -191,7 +211,7 @@ export class LaneDispatcher {
         this.options.connection,
         'FINISH',
         [ready, active, leases, marker],
-        [this.prefix, job.lane, holder],
+        [this.prefix, job.lane, holder, ...(reply ? [reply.channel, reply.message] : [])],
       ).catch((err: unknown) => this.options.onError?.(err));
       this.held.delete(job.lane);
       this.slotFreed?.();
