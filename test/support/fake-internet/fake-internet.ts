@@ -1,8 +1,14 @@
 // The tests' internet: a network namespace this test run creates, with no route off the
 // machine, whose servers (fake-internet-server.mjs) answer on documentation-range addresses
-// (198.51.100.0/24, 203.0.113.0/24: never routed on the real internet). The host reaches it
+// (198.51.100.0/24, 203.0.113.0/26: never routed on the real internet). The host reaches it
 // through a veth link and two routes for exactly those ranges; everything is torn down by the
 // names made here. Requires root (CAP_NET_ADMIN).
+//
+// Those routes are the host's, for as long as a test runs: an address the machine really uses
+// inside them would be captured. This machine's package-registry proxy answers at 203.0.113.80,
+// and while the whole /24 was routed here, apt, npm and the Go proxy got the fake sites' answers
+// (an image build failed: "InRelease: Clearsigned file isn't valid, got 'NOSPLIT'"). Hence the
+// /26, and machineAddressesIn() refuses to start when any address the machine uses falls inside.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +21,7 @@ import { acquireMachineLock } from '../../harness/machine-lock.js';
 const SERVER = fileURLToPath(new URL('./fake-internet-server.mjs', import.meta.url));
 const PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
 /** The only ranges the fake internet holds, and the only ones its routes send anywhere. */
-export const FAKE_RANGES = ['198.51.100.0/24', '203.0.113.0/24'];
+export const FAKE_RANGES = ['198.51.100.0/24', '203.0.113.0/26'];
 export const FAKE_DNS = '203.0.113.53';
 
 /** The test zone: every name resolves into the fake ranges, except those meant to rebind. */
@@ -44,6 +50,62 @@ export interface FakeInternet {
 }
 
 const ip = (...args: string[]) => execFileSync('ip', args, { env: { PATH }, stdio: 'pipe' });
+
+/** The hosts this machine's bootstrap fetches from (apt, npm, the Go module proxy, PyPI). */
+const REGISTRY_HOSTS = [
+  'deb.debian.org',
+  'security.debian.org',
+  'registry.npmjs.org',
+  'proxy.golang.org',
+  'sum.golang.org',
+  'pypi.org',
+  'files.pythonhosted.org',
+];
+
+const ipv4ToInt = (address: string) =>
+  address.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+
+/** inRange says whether IPv4 `address` is inside `cidr`. */
+export function inRange(address: string, cidr: string): boolean {
+  const [base, bits] = cidr.split('/') as [string, string];
+  const size = 2 ** (32 - Number(bits));
+  const start = Math.floor(ipv4ToInt(base) / size) * size;
+  const n = ipv4ToInt(address);
+  return n >= start && n < start + size;
+}
+
+/**
+ * machineAddressesIn answers the addresses this machine uses — its interfaces' and gateways',
+ * its resolvers', the package registries' as it resolves them — that fall inside `ranges`: the
+ * fake internet's routes would capture their traffic.
+ */
+export function machineAddressesIn(ranges: string[]): string[] {
+  const quiet = (command: string, args: string[]) => {
+    try {
+      return execFileSync(command, args, {
+        env: { PATH },
+        stdio: 'pipe',
+        timeout: 5_000,
+      }).toString();
+    } catch {
+      return '';
+    }
+  };
+  const text = [
+    quiet('ip', ['-4', 'addr', 'show']),
+    quiet('ip', ['-4', 'route', 'show', 'table', 'all']),
+    (() => {
+      try {
+        return readFileSync('/etc/resolv.conf', 'utf8');
+      } catch {
+        return '';
+      }
+    })(),
+    ...REGISTRY_HOSTS.map((host) => quiet('getent', ['ahostsv4', host])),
+  ].join('\n');
+  const addresses = new Set(text.match(/\b\d{1,3}(?:\.\d{1,3}){3}\b/g) ?? []);
+  return [...addresses].filter((address) => ranges.some((range) => inRange(address, range)));
+}
 
 function makeCertificates(dir: string): {
   key: string;
@@ -149,6 +211,15 @@ export function makeTestCa(commonName: string): { certPem: string; keyPem: strin
 export async function startFakeInternet(): Promise<FakeInternet> {
   // Test files run two at a time (vitest.config.ts): one waits for the other's fake internet.
   const release = await acquireMachineLock('fake-internet', { log: (line) => console.log(line) });
+  // Checked under the lock: another run's fake internet (its routes) is gone by now.
+  const captured = machineAddressesIn(FAKE_RANGES);
+  if (captured.length > 0) {
+    release();
+    throw new Error(
+      `this machine uses ${captured.join(', ')} inside the fake internet's ranges (${FAKE_RANGES.join(', ')}): ` +
+        'routing them into the test namespace would capture its real traffic; refusing to start',
+    );
+  }
   const tag = randomBytes(3).toString('hex');
   const netns = `cubicle-fakenet-${tag}`;
   const hostIf = `cbf${tag}`;
