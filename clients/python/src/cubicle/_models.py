@@ -218,6 +218,8 @@ __all__ = [
     "PutStoredSecretRequest",
     "Recording",
     "RecordingEstimate",
+    "RecordingGap",
+    "RecordingGapReason",
     "RecordingOptions",
     "RecordingQuality",
     "RecordingSegment",
@@ -445,6 +447,7 @@ class ClaimTimeline(TypedDict):
     origin: str
     is_live: bool
     data: "List[TimelineEntry]"
+    gaps: "List[RecordingGap]"
     next_cursor: Optional[str]
 
 
@@ -2223,6 +2226,7 @@ class Recording(TypedDict):
     size_bytes: int
     segment_count: int
     segments: "List[RecordingSegment]"
+    gaps: "List[RecordingGap]"
     expires_at: Optional[str]
     error: Optional[str]
     media_url: str
@@ -2232,6 +2236,15 @@ class Recording(TypedDict):
 class RecordingEstimate(TypedDict):
     cpu_pct_one_core: float
     mb_per_min: float
+
+
+class RecordingGap(TypedDict):
+    start_ms: int
+    end_ms: int
+    reason: "RecordingGapReason"
+
+
+RecordingGapReason: TypeAlias = Literal["no_frames", "encoder_restarted", "segment_lost"]
 
 
 class RecordingOptions(TypedDict):

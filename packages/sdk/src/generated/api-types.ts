@@ -140,6 +140,7 @@ export type ClaimTimeline = {
   origin: string;
   is_live: boolean;
   data: Array<TimelineEntry>;
+  gaps: Array<RecordingGap>;
   next_cursor: string | null;
 };
 
@@ -1571,6 +1572,7 @@ export type Recording = {
   size_bytes: number;
   segment_count: number;
   segments: Array<RecordingSegment>;
+  gaps: Array<RecordingGap>;
   expires_at: string | null;
   error: string | null;
   media_url: string;
@@ -1578,6 +1580,10 @@ export type Recording = {
 };
 
 export type RecordingEstimate = { cpu_pct_one_core: number; mb_per_min: number };
+
+export type RecordingGap = { start_ms: number; end_ms: number; reason: RecordingGapReason };
+
+export type RecordingGapReason = 'no_frames' | 'encoder_restarted' | 'segment_lost';
 
 export type RecordingOptions = { video: boolean; fps?: number; quality?: RecordingQuality };
 
