@@ -1,6 +1,5 @@
-import { lstat, readdir, readlink } from 'node:fs/promises';
+import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import { basename } from 'node:path';
-import type { Stats } from 'node:fs';
 import { AppError } from '@cubicle/contract/errors';
 import {
   ARCHIVE_MAX_ENTRIES,
@@ -10,10 +9,26 @@ import {
   type ArchiveSkip,
 } from '@cubicle/contract/guest';
 import { hashFile } from './hash-file.js';
-import { hasSymlinkParent, inHome } from './home-root.js';
+import { hasSymlinkParentSync, inHome } from './home-root.js';
 import { quiesceBrowsers } from './quiesce-browsers.js';
 
 const modeOf = (s: Stats) => s.mode & 0o7777;
+
+/**
+ * The walk's lstat/readdir/readlink calls are synchronous (as applyManifest's file work): on a
+ * loaded machine an async call's thread-pool wake-ups cost more than the call. The event loop is
+ * let go every YIELD_ENTRIES entries; files to hash are read asynchronously.
+ */
+const YIELD_ENTRIES = 128;
+const yieldLoop = () => new Promise<void>((r) => setImmediate(r));
+/** lstatOrNull: gone (or unreadable) between a listing and its lstat is simply not scanned. */
+const lstatOrNull = (path: string): Stats | null => {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
+};
 
 /**
  * topPaths sorts the requested paths and drops any that lies under another one, so each file
@@ -52,15 +67,21 @@ export async function scanHome(
     }
     const abs = inHome(home, path);
     const mtime_ms = Math.floor(info.mtimeMs);
+    if (entries.length % YIELD_ENTRIES === YIELD_ENTRIES - 1) await yieldLoop();
     if (info.isSymbolicLink()) {
-      entries.push({ type: 'symlink', path, target: await readlink(abs), mtime_ms });
+      entries.push({ type: 'symlink', path, target: readlinkSync(abs), mtime_ms });
     } else if (info.isDirectory()) {
       entries.push({ type: 'directory', path, mode: modeOf(info), mtime_ms });
-      const names = (await readdir(abs).catch(() => [] as string[])).sort();
+      let names: string[];
+      try {
+        names = readdirSync(abs).sort();
+      } catch {
+        names = [];
+      }
       for (const name of names) {
         const child = `${path}/${name}`;
         // Gone between readdir and lstat (a browser's temp file): simply not part of this scan.
-        const childInfo = await lstat(inHome(home, child)).catch(() => null);
+        const childInfo = lstatOrNull(inHome(home, child));
         if (childInfo) await visit(child, childInfo);
       }
     } else if (info.isFile()) {
@@ -92,11 +113,11 @@ export async function scanHome(
   };
 
   for (const path of topPaths(req.paths)) {
-    if (await hasSymlinkParent(home, path)) {
+    if (hasSymlinkParentSync(home, path)) {
       skipped.push({ path, reason: 'a parent directory is a symlink' });
       continue;
     }
-    const info = await lstat(inHome(home, path)).catch(() => null);
+    const info = lstatOrNull(inHome(home, path));
     if (info) await visit(path, info);
   }
   return {
