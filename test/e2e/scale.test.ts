@@ -191,11 +191,12 @@ describe('scale: two APIs and two workers on hollow sandboxes', () => {
       100,
     ).catch(() => undefined);
     for (const entries of await entriesOfAll()) expect(entries).toEqual(allEmpty);
-    // Not vacuous: a live claim's first call is remembered by the worker that ran it, and its
-    // release forgets it again.
+    // Not vacuous: a live claim holding a secret has it delivered before its first call, which
+    // the worker that ran the call remembers, and its release forgets it again.
     const live = await call(0, 'POST', '/v1/pools/hollow/claims', {
       ttl_seconds: 600,
       wait_seconds: 30,
+      secrets: { SCALE_TOKEN: 'scale-secret-value' },
     });
     expect(live.statusCode, live.body).toBe(201);
     const liveId = (live.json() as { id: string }).id;

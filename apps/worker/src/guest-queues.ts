@@ -4,6 +4,7 @@ import {
   answerLostGuestCall,
   answerPauseJob,
   resumeForActivity,
+  resumePausedClaim,
   deliverOnAttach,
   syncClaimSecrets,
   type WorkerDeps,
@@ -124,6 +125,7 @@ export class GuestQueues {
                     'guest call failed',
                   ),
                 deliverSecrets: (guest) => this.deliverSecretsOnce(guest),
+                resumePaused: (target) => resumePausedClaim(this.deps, target, 'drive'),
               },
               job,
             );

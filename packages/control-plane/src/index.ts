@@ -65,6 +65,7 @@ export { GuestCalls } from './guest-calls/guest-calls.js';
 // Pause and resume: the API's routes and viewer hook, the worker's lane job, activity hook and sweep.
 export { pauseClaim, resumeBeforeViewing, resumeClaim } from './pause/pause-claim.js';
 export { answerPauseJob, resumeForActivity } from './pause/pause-lane.js';
+export { resumePausedClaim } from './pause/set-claim-paused.js';
 export { pauseIdleClaims } from './pause/pause-idle-claims.js';
 export { listActions } from './guest-calls/list-actions.js';
 

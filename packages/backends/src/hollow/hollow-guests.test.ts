@@ -55,6 +55,15 @@ describe('hollow guests (load-test sandboxes)', () => {
       run_id: 'r1',
       exit_code: 0,
     });
+    // A claim's secrets are accepted (the worker delivers them before a claim's first call) and
+    // only their names answered.
+    const secrets = await guest(a.guestToken, 'POST', GuestRoutes['secrets.write'].path, {
+      secrets: [{ name: 'API_TOKEN', value: 'not-kept' }],
+      exclusive: true,
+    });
+    const written = GuestRoutes['secrets.write'].response.parse(await secrets.json());
+    expect(written.names).toEqual(['API_TOKEN']);
+    expect(JSON.stringify(written)).not.toContain('not-kept');
     const other = await guest(a.guestToken, 'POST', GuestRoutes.observe.path, { window_id: 1 });
     expect(other.status).toBe(400);
     expect(GuestErrorResponse.parse(await other.json()).error.code).toBe('validation_failed');

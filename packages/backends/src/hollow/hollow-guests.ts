@@ -7,6 +7,7 @@ import {
   GuestRoutes,
   type GuestOperation,
   type HealthzResponse,
+  type SecretsResponse,
   type ShellRunResult,
   type WindowListResponse,
 } from '@cubicle/contract/guest';
@@ -49,6 +50,8 @@ export const hollowAnswers = {
     uptime_ms: uptimeMs,
   }),
   'windows.list': (): WindowListResponse => ({ windows: [] }),
+  // A claim's secrets are taken and dropped at once: a double holds no values.
+  'secrets.write': (names: string[]): SecretsResponse => ({ dir: '/run/cubicle/secrets', names }),
   'shell.run': (runId: string, durationMs: number): ShellRunResult => ({
     run_id: runId,
     pid: 1,
@@ -137,6 +140,11 @@ export async function startHollowGuests(options: HollowGuestsOptions = {}): Prom
     if (!operation) return refuse(res, 'not_found', 'no such guest route');
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     if (operation === 'windows.list') return send(res, 200, hollowAnswers['windows.list']());
+    if (operation === 'secrets.write') {
+      const request = JSON.parse(body || '{}') as { secrets?: { name?: unknown }[] };
+      const names = (request.secrets ?? []).map((secret) => String(secret.name));
+      return send(res, 200, hollowAnswers['secrets.write'](names));
+    }
     if (operation === 'shell.run') {
       const request = JSON.parse(body || '{}') as { run_id?: string };
       return send(

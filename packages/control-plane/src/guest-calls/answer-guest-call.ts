@@ -12,7 +12,7 @@ import {
 } from './guest-call-messages.js';
 import type { Publisher } from '../context.js';
 import { answerOf, runGuestCall, type GuestCallAnswer } from './run-guest-call.js';
-import type { DeliverSecrets } from './reach-drive-target.js';
+import type { DriveTargetHooks } from './reach-drive-target.js';
 
 /** A BullMQ job or a sandbox lane's job: both carry their enqueue time. */
 type Job = DispatchableJob & { timestamp: number };
@@ -52,11 +52,10 @@ export async function answerLostGuestCall(
  */
 export async function answerGuestCallJob(
   deps: WorkerDeps,
-  options: ReplyOptions & {
-    onError?: (err: unknown) => void;
-    /** The claim's secrets into its desktop before its first call (the worker's memo). */
-    deliverSecrets?: DeliverSecrets;
-  },
+  options: ReplyOptions &
+    DriveTargetHooks & {
+      onError?: (err: unknown) => void;
+    },
   job: Job,
 ): Promise<{ status: number; laneReply?: OutcomeReply }> {
   let answer: GuestCallAnswer;
@@ -68,6 +67,7 @@ export async function answerGuestCallJob(
             enqueuedAt: job.timestamp,
             signal: ctx.signal,
             deliverSecrets: options.deliverSecrets,
+            resumePaused: options.resumePaused,
           }),
       },
       job,

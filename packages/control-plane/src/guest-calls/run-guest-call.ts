@@ -3,7 +3,7 @@ import { ActionResult, GuestRoutes, type GuestOperation } from '@cubicle/contrac
 import type { JobPayload } from '@cubicle/contract/jobs';
 import { newId } from '@cubicle/db';
 import { nowOf } from '../context.js';
-import { reachDriveTarget, type DeliverSecrets } from './reach-drive-target.js';
+import { reachDriveTarget, type DriveTargetHooks } from './reach-drive-target.js';
 import { guestClientOf, type GuestCallOperation } from '../guest/guest-client.js';
 import { refuseDuringHandoff } from '../handoffs/handoff-guard.js';
 import type { WorkerDeps } from '../resources.js';
@@ -25,13 +25,11 @@ export interface GuestCallAnswer {
   firstConfirmedActionMs?: number;
 }
 
-export interface GuestCallRunOptions {
+export interface GuestCallRunOptions extends DriveTargetHooks {
   /** When the job was queued: the call's bound runs from here. */
   enqueuedAt: number;
   signal?: AbortSignal | undefined;
   now?: () => number;
-  /** Writes the claim's secrets into its desktop before its first call (see reachDriveTarget). */
-  deliverSecrets?: DeliverSecrets | undefined;
 }
 
 /**
@@ -105,7 +103,7 @@ async function deliverGuestCall(
     sandboxId: p.sandbox_id,
     now: new Date(now()),
   };
-  const live = await reachDriveTarget(deps, target, opts.deliverSecrets);
+  const live = await reachDriveTarget(deps, target, opts);
   refuseDuringHandoff(live.handoffId, p.operation);
   const guest = guestClientOf(deps.keyring, live);
 
