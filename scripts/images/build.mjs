@@ -174,7 +174,8 @@ async function buildDatastore(store, name, spec, log) {
         mirror: process.env.CUBICLE_DEBIAN_MIRROR ?? '',
         mmdebstrap: mmdebstrapVersion(),
         packages: spec.packages,
-        hooks: spec.hooks,
+        // The hooks as any clone reads them, not with this clone's path in them.
+        hooks: spec.keyHooks ?? spec.hooks,
         inputs: spec.inputs,
         login,
       }),
