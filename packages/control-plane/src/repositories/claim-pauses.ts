@@ -116,11 +116,18 @@ export async function markClaimResumed(
  * most once a second per claim (a burst of calls writes once). It also answers whether the claim
  * is paused (then always written): the one statement a lane job runs before it talks to the guest.
  */
+/**
+ * isActivityDue says a claim's activity is to be written at time `now` (a parameter): always
+ * while it is paused (the write's answer says so), else at most once a second.
+ */
+export const isActivityDue = (now: string) =>
+  `(paused_at IS NOT NULL OR last_active_at IS NULL
+                      OR last_active_at < ${now}::timestamptz - interval '1 second')`;
+
 const touchActivity = statement<{ paused: boolean }, [claimId: string, now: Date]>(
   'cubicle_claim_touch_activity_v1',
   `UPDATE claims SET last_active_at = $2
-   WHERE id = $1 AND (paused_at IS NOT NULL OR last_active_at IS NULL
-                      OR last_active_at < $2::timestamptz - interval '1 second')
+   WHERE id = $1 AND ${isActivityDue('$2')}
    RETURNING paused_at IS NOT NULL AS paused`,
 );
 

@@ -163,16 +163,24 @@ export interface LiveGuestRow {
   handoff_id: string | null;
 }
 
+/**
+ * liveGuestSelect reads the claim $1 of tenant $2 as a LiveGuestRow, the token column as `token`
+ * gives it, with `extra` columns after: liveGuestRow's statement and the drive target's
+ * (drive-target.ts) read the same row.
+ */
+export const liveGuestSelect = (token: string, extra = '') =>
+  `SELECT c.status, c.expires_at, c.release_reason, c.sandbox_id, s.state AS sandbox_state,
+                  s.guest_endpoint,
+                  ${token} AS guest_token_ciphertext,
+                  EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets,
+                  (SELECT h.id FROM handoffs h WHERE h.claim_id = c.id AND h.state = 'active') AS handoff_id${extra}
+           FROM claims c LEFT JOIN sandboxes s ON s.id = c.sandbox_id AND s.tenant_id = c.tenant_id
+           WHERE c.id = $1 AND c.tenant_id = $2`;
+
 // Named: planned once per connection; it runs before every guest call the worker makes.
 const liveGuest = statement<LiveGuestRow, [claimId: string, tenantId: string, withToken: boolean]>(
   'cubicle_live_guest_v2',
-  `SELECT c.status, c.expires_at, c.release_reason, c.sandbox_id, s.state AS sandbox_state,
-                  s.guest_endpoint,
-                  CASE WHEN $3::boolean THEN s.guest_token_ciphertext END AS guest_token_ciphertext,
-                  EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets,
-                  (SELECT h.id FROM handoffs h WHERE h.claim_id = c.id AND h.state = 'active') AS handoff_id
-           FROM claims c LEFT JOIN sandboxes s ON s.id = c.sandbox_id AND s.tenant_id = c.tenant_id
-           WHERE c.id = $1 AND c.tenant_id = $2`,
+  liveGuestSelect('CASE WHEN $3::boolean THEN s.guest_token_ciphertext END'),
 );
 
 /**

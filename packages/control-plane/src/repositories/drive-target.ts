@@ -1,5 +1,6 @@
 import { sqlOf, statement } from '@cubicle/db';
-import type { LiveGuestRow } from './claims.js';
+import { isActivityDue } from './claim-pauses.js';
+import { liveGuestSelect, type LiveGuestRow } from './claims.js';
 import type { PoolTarget } from './pool-target.js';
 
 /** A claim with its sandbox's guest (as liveGuestRow reads it) and whether it is paused now. */
@@ -16,17 +17,9 @@ const driveTarget = statement<DriveTargetRow, [claimId: string, tenantId: string
   'cubicle_drive_target_v1',
   `WITH touched AS (
      UPDATE claims SET last_active_at = $3
-     WHERE id = $1 AND tenant_id = $2
-       AND (paused_at IS NOT NULL OR last_active_at IS NULL
-            OR last_active_at < $3::timestamptz - interval '1 second')
+     WHERE id = $1 AND tenant_id = $2 AND ${isActivityDue('$3')}
    )
-   SELECT c.status, c.expires_at, c.release_reason, c.sandbox_id, s.state AS sandbox_state,
-          s.guest_endpoint, s.guest_token_ciphertext,
-          EXISTS (SELECT 1 FROM claim_secrets cs WHERE cs.claim_id = c.id) AS has_secrets,
-          (SELECT h.id FROM handoffs h WHERE h.claim_id = c.id AND h.state = 'active') AS handoff_id,
-          c.paused_at IS NOT NULL AS paused
-   FROM claims c LEFT JOIN sandboxes s ON s.id = c.sandbox_id AND s.tenant_id = c.tenant_id
-   WHERE c.id = $1 AND c.tenant_id = $2`,
+   ${liveGuestSelect('s.guest_token_ciphertext', ',\n          c.paused_at IS NOT NULL AS paused')}`,
 );
 
 /**
