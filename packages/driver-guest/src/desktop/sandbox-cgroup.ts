@@ -126,6 +126,23 @@ function cgroupLayout(): Layout {
   return layout;
 }
 
+/**
+ * sandboxParentDirs lists the directories that hold one cgroup per sandbox (the `cubicle`
+ * directory of each v1 hierarchy, or of each v2 candidate parent), whether or not they exist yet.
+ */
+export function sandboxParentDirs(): { version: 1 | 2; controller: string; dir: string }[] {
+  const found = cgroupLayout();
+  if (found.version === 1)
+    return found.parents.map((p) => ({
+      version: 1,
+      controller: p.controller,
+      dir: join(p.dir, PARENT),
+    }));
+  if (found.version === 2)
+    return found.parents.map((p) => ({ version: 2, controller: '', dir: join(p, PARENT) }));
+  return [];
+}
+
 let warned = false;
 /** warnOnce says, once per process, that sandboxes run without resource limits, and why. */
 function warnOnce(reason: string): void {
