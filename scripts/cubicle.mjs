@@ -27,6 +27,7 @@ import { ensurePythonEnv } from './lib/python-env.mjs';
 import { runPythonTests } from './lib/python-tests.mjs';
 import { ensureTofu } from './lib/tofu-tools.mjs';
 import { ensureVersitygw } from './lib/s3-tools.mjs';
+import { ensureEgressRelay } from './tools/egress-relay/tool.mjs';
 import { bold, dim, formatMs, red, say, step, timings, UserError } from './lib/ui.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -80,7 +81,7 @@ async function bootstrap({ alongside } = {}) {
 
 /**
  * buildTestTools builds (once per machine) or finds the Go tools the tests run: etcd and
- * kube-apiserver for the Kubernetes suites, helm for the chart tests, and OpenTofu when the
+ * kube-apiserver for the Kubernetes suites, the egress relay, helm for the chart tests, and OpenTofu when the
  * Terraform provider's tests run. Resolves with tofu's path ('' without it).
  */
 async function buildTestTools(withTofu) {
@@ -90,6 +91,8 @@ async function buildTestTools(withTofu) {
     ensureImages(REAL_NODE_IMAGES, { debianOnly: true }),
   );
   await step('kube tools (etcd, kube-apiserver)', () => ensureKubeTools());
+  // The local egress point's splice(2) relay, which the egress suites run through (≈ 10 s, once).
+  await step('egress relay (local egress data path)', () => ensureEgressRelay());
   // The Helm chart's tests render helm/cubicle with helm built the same way (≈ 2 min, once).
   await step('helm (chart tests)', () => ensureHelm());
   // The real node's kubelet, scheduler and controller-manager (≈ 7 min once on 2 cores).

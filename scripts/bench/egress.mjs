@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // npm run bench:egress -- --json [--connects N] [--requests N] [--megabytes N] [--squid] [--inject]
-//   [--no-webhook]
+//   [--no-webhook] [--no-node-copy]
 // The local egress point against going direct, in the same fake internet (the tests' own network
 // namespace on documentation ranges: no packet leaves this machine), same run, same client code:
 // TCP+TLS connection setup p50 (a new connection each, SNI to an allowed name), a 100 MB
 // download, CPU of the egress point per 1,000 HTTP requests (a new connection each), and the
 // time from a denied connection to its denial batch leaving the point. Direct and through are
 // interleaved in rounds so both see the same machine load. Needs root (namespaces, nftables).
+// The point moves spliced connections' bytes through the egress relay (scripts/tools/egress-relay,
+// built here when missing: splice(2)); a second point on a link of its own measures Node's own
+// copy, the path before the relay (`node_copy` figures; --no-node-copy leaves it out). The CPU of
+// a point is its process's and its relay's.
 // --squid also measures Squid (intercept, SNI peek-and-splice) on a link of its own in the same
 // rounds, the field-made alternative the README weighs the egress point against.
 // --inject binds a credential to allowed.example.test and times HTTPS requests to it (a new
@@ -28,6 +32,7 @@ import {
   startFakeInternet,
 } from '../../test/support/fake-internet/fake-internet.ts';
 import { hasSquid, startSquidPath } from './lib/squid-path.mjs';
+import { ensureEgressRelay } from '../tools/egress-relay/tool.mjs';
 import { denialToWebhook } from './lib/egress-webhook.mjs';
 import { log, percentile, round } from './lib/stack.mjs';
 
@@ -59,11 +64,22 @@ function client(netns, ...clientArgs) {
   );
 }
 
-const cpuMs = (pid) => {
+const cpuOf = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS; // utime + stime
 };
+/** cpuMs is a process's CPU time plus its egress relay's (its child), if it has one. */
+const cpuMs = (pid) => {
+  let ms = cpuOf(pid);
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  for (const child of children ? children.split(' ') : []) {
+    const comm = readFileSync(`/proc/${child}/comm`, 'utf8').trim();
+    if (comm === 'egress-relay') ms += cpuOf(Number(child));
+  }
+  return ms;
+};
 
+const loadAtStart = Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 const internet = await startFakeInternet();
 // --inject: one credential bound to allowed.example.test (the connect phase's api.example.test
 // stays spliced), signed by one CA the point and Squid share.
@@ -91,31 +107,51 @@ const policy = effectivePolicy(
   { mode: 'open', allow: [], deny: ['203.0.113.21/32'] },
   null,
 );
-const point = spawn(
-  process.execPath,
-  [
-    POINT,
-    `benchegress-${process.pid}`,
-    FAKE_DNS,
-    JSON.stringify(policy),
-    FAKE_RANGES.join(','),
-    ...(INJECT ? [join(scratch, 'credentials.json')] : []),
-  ],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
-);
-const denied = [];
-let netns = '';
-let squid = null;
-try {
-  const lines = createInterface({ input: point.stdout });
-  netns = await new Promise((resolve, reject) => {
-    point.once('exit', (code) => reject(new Error(`the egress point exited (${code})`)));
+const relayPath = await ensureEgressRelay({ log });
+/** startPoint runs an egress point process (`relay`: its relay's path, '' for Node's copy). */
+function startPoint(tag, relay) {
+  const child = spawn(
+    process.execPath,
+    [
+      POINT,
+      `benchegress${tag}-${process.pid}`,
+      FAKE_DNS,
+      JSON.stringify(policy),
+      FAKE_RANGES.join(','),
+      relay,
+      ...(INJECT ? [join(scratch, 'credentials.json')] : []),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const denied = [];
+  const lines = createInterface({ input: child.stdout });
+  const ready = new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the egress point exited (${code})`)));
     lines.on('line', (line) => {
       const message = JSON.parse(line);
-      if (message.netnsPath) resolve(message.netnsPath);
+      if (message.netnsPath) resolve(message);
       if (message.denied) denied.push(...message.denied);
     });
   });
+  return { child, denied, ready };
+}
+const stopPoint = async (child) => {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+};
+const NODE_COPY = !args.includes('--no-node-copy');
+const started = startPoint('', relayPath);
+const nodeCopy = NODE_COPY ? startPoint('n', '') : null;
+const point = started.child;
+const denied = started.denied;
+let netns = '';
+let squid = null;
+try {
+  const ready = await started.ready;
+  if (!ready.relayed) throw new Error(`the egress relay did not start (${relayPath})`);
+  netns = ready.netnsPath;
+  const nodeCopyNetns = nodeCopy ? (await nodeCopy.ready).netnsPath : null;
 
   if (args.includes('--squid')) {
     if (!hasSquid()) throw new Error('--squid: install squid-openssl first');
@@ -130,8 +166,11 @@ try {
   const sides = [
     ['direct', null],
     ['egress', netns],
+    ...(nodeCopy ? [['node_copy', nodeCopyNetns]] : []),
     ...(squid ? [['squid', squid.netnsPath]] : []),
   ];
+  const pidOf = (side) =>
+    ({ egress: point.pid, node_copy: nodeCopy?.child.pid, squid: squid?.pid })[side] ?? null;
 
   log(`connection setup: ${ROUNDS} rounds of ${CONNECTS / ROUNDS} each way`);
   const connect = Object.fromEntries(sides.map(([side]) => [side, []]));
@@ -163,7 +202,7 @@ try {
   const requestSeconds = {};
   const cpuPer1k = {};
   for (const [side, ns] of sides) {
-    const pid = side === 'egress' ? point.pid : side === 'squid' ? squid.pid : null;
+    const pid = pidOf(side);
     const before = pid ? cpuMs(pid) : 0;
     requestSeconds[side] = (
       await client(ns, 'requests', REQUESTS, 'http://198.51.100.10/small')
@@ -175,7 +214,7 @@ try {
   if (INJECT) {
     log(`${REQUESTS} HTTPS requests to a bound host each way (TLS terminated, header added)`);
     for (const [side, ns] of sides) {
-      const pid = side === 'egress' ? point.pid : side === 'squid' ? squid.pid : null;
+      const pid = pidOf(side);
       const before = pid ? cpuMs(pid) : 0;
       const ran = await client(
         ns,
@@ -201,9 +240,9 @@ try {
     .map((a) => denied.find((d) => d.port === a.port)?.reportedAt - a.at)
     .filter((ms) => Number.isFinite(ms));
 
-  // The point's process is done; the whole Cubicle runs its own (in the worker).
-  point.kill('SIGTERM');
-  await new Promise((resolve) => point.once('exit', resolve));
+  // The points' processes are done; the whole Cubicle runs its own (in the worker).
+  await stopPoint(point);
+  if (nodeCopy) await stopPoint(nodeCopy.child);
   const webhook = args.includes('--no-webhook')
     ? null
     : await denialToWebhook({ dns: FAKE_DNS, guard: FAKE_RANGES });
@@ -221,6 +260,13 @@ try {
     connect_p95_ms: perSide((side) => round(percentile(connect[side], 95))),
     download_mb_per_s: perSide((side) => round(best(mbps[side]), 0)),
     requests_per_s: perSide((side) => round(REQUESTS / requestSeconds[side], 0)),
+    ...(nodeCopy
+      ? {
+          node_copy_connect_ratio_p50: round(p50(connect.node_copy) / p50(connect.direct)),
+          node_copy_throughput_ratio: round(best(mbps.node_copy) / best(mbps.direct)),
+          node_copy_cpu_ms_per_1k_requests: round(cpuPer1k.node_copy, 0),
+        }
+      : {}),
     ...(squid
       ? {
           squid_connect_ratio_p50: round(p50(connect.squid) / p50(connect.direct)),
@@ -237,15 +283,14 @@ try {
     connects: connect.egress.length,
     megabytes: MEGABYTES,
     requests: REQUESTS,
+    load_average_1m_start: round(loadAtStart),
     load_average_1m: round(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0])),
   };
   if (args.includes('--json')) process.stdout.write(`${JSON.stringify(result)}\n`);
   else console.log(result);
 } finally {
-  if (point.exitCode === null) {
-    point.kill('SIGTERM');
-    await new Promise((resolve) => point.once('exit', resolve));
-  }
+  await stopPoint(point);
+  if (nodeCopy) await stopPoint(nodeCopy.child);
   await squid?.stop();
   await internet.stop();
   rmSync(scratch, { recursive: true, force: true });

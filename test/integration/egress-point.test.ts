@@ -7,7 +7,9 @@
 // internet's routes are checked before use and the point's upstream guard admits only its ranges.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import type { EffectiveEgressPolicy, EgressPolicy } from '@cubicle/contract/api';
 import { effectivePolicy, EgressPoint, type EgressDenialBatchItem } from '@cubicle/egress';
@@ -19,6 +21,7 @@ import {
   type FakeInternet,
 } from '../support/fake-internet/fake-internet.js';
 import { runInNetns } from '../support/fake-internet/run-in-netns.js';
+import { ensureEgressRelay } from '../../scripts/tools/egress-relay/tool.mjs';
 
 const policyOf = (pool: EgressPolicy): EffectiveEgressPolicy =>
   effectivePolicy('none', { allow: [] }, pool, null);
@@ -76,6 +79,8 @@ describe('the local egress point', () => {
     point = await EgressPoint.start({
       upstreamDns: [FAKE_DNS],
       upstreamGuard: FAKE_RANGES,
+      // As the worker runs it: connections past a page's worth move to the splice relay.
+      relay: await ensureEgressRelay({ log: () => undefined }),
       report: (batch) => void denials.push(...batch),
       reportEveryMs: 20,
     });
@@ -248,6 +253,57 @@ describe('the local egress point', () => {
     expect(await deniedOf({ protocol: 'dns', name: 'allowed.example.test' })).toEqual([
       expect.objectContaining({ rule: 'default:none' }),
     ]);
+  });
+
+  it('a long connection moves to the relay intact both ways, and a new policy still cuts it', async () => {
+    point.setPolicy(desktopId, OPEN);
+    expect(point.relayed).toBe(true);
+    const scratch = mkdtempSync(join(tmpdir(), 'cubicle-egress-relay-'));
+    onTestFinished(() => rmSync(scratch, { recursive: true, force: true }));
+    const go = join(scratch, 'go');
+    // 4 MB through the echo service (sent and read back at once, far past the hand-over point),
+    // compared by hash; then it waits for the test's word, and tries the connection again.
+    const session = runInNetns(
+      netns,
+      [
+        '/usr/bin/python3',
+        '-c',
+        [
+          'import hashlib, os, socket, threading, time',
+          "s = socket.create_connection(('203.0.113.20', 7), timeout=20)",
+          'data = os.urandom(4 << 20)',
+          'threading.Thread(target=lambda: s.sendall(data), daemon=True).start()',
+          "got = b''",
+          'while len(got) < len(data):',
+          '    chunk = s.recv(1 << 16)',
+          '    if not chunk: break',
+          '    got += chunk',
+          "print('intact' if hashlib.sha256(got).digest() == hashlib.sha256(data).digest() else 'corrupt', len(got), flush=True)",
+          `while not os.path.exists(${JSON.stringify(go)}): time.sleep(0.05)`,
+          'try:',
+          "    s.sendall(b'again'); d = s.recv(8); print('echoed' if d else 'closed')",
+          'except Exception:',
+          "    print('cut')",
+        ].join('\n'),
+      ],
+      60_000,
+    );
+    // The relay holds the connection (its process owns the socket to the echo service).
+    const relayHolds = () =>
+      execFileSync('ss', ['-Htnp', 'dst', '203.0.113.20:7'], { encoding: 'utf8' }).includes(
+        '"egress-relay"',
+      );
+    const deadline = Date.now() + 30_000;
+    while (!relayHolds() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(relayHolds()).toBe(true);
+    point.setPolicy(desktopId, NONE);
+    writeFileSync(go, '');
+    const lines = (await session).stdout.split('\n').map((l) => l.trim());
+    expect(lines).toEqual([`intact ${4 << 20}`, 'cut', '']);
+    expect(
+      await deniedOf({ protocol: 'tcp', ip: '203.0.113.20', port: 7, rule: 'default:none' }),
+    ).not.toHaveLength(0);
+    point.setPolicy(desktopId, OPEN);
   });
 
   it('a link is removed with its sandbox, and after a crash by its own names only', async () => {

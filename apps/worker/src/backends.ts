@@ -12,6 +12,8 @@ import {
   type KubeBackendOptions,
   type KubeClient,
 } from '@cubicle/backends';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { Backends } from '@cubicle/control-plane';
 import type { Logger } from 'pino';
 import type { WorkerEnv } from './env.js';
@@ -34,6 +36,10 @@ export function localEgressOf(env: WorkerEnv, log: Logger): LocalEgress | null {
       upstreamDns: env.CUBICLE_EGRESS_UPSTREAM_DNS,
       ...(env.CUBICLE_EGRESS_UPSTREAM_GUARD && {
         upstreamGuard: env.CUBICLE_EGRESS_UPSTREAM_GUARD,
+      }),
+      ...(env.CUBICLE_EGRESS_RELAY !== 'off' && {
+        relay:
+          env.CUBICLE_EGRESS_RELAY ?? join(homedir(), '.cache', 'cubicle-tools', 'egress-relay'),
       }),
     },
     onError: (err, what) =>

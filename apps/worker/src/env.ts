@@ -174,6 +174,12 @@ export const WorkerEnv = z.object({
   CUBICLE_EGRESS_INJECT: z.enum(['auto', 'off']).default('auto'),
   CUBICLE_EGRESS_UPSTREAM_CA: z.string().optional(),
   /**
+   * The egress relay (scripts/tools/egress-relay, built by the bootstrap): the local point hands
+   * connections that carry more than a page's worth to it, and the kernel moves their bytes
+   * (splice). Unset: ~/.cache/cubicle-tools/egress-relay when it exists; `off`: Node copies all.
+   */
+  CUBICLE_EGRESS_RELAY: z.string().optional(),
+  /**
    * The Kubernetes egress point (the chart's egress Deployment, `egress-point-main.js`): with
    * KUBE_EGRESS_POINT_SERVICE set, every sandbox Pod gets that Service's cluster IP as its only
    * resolver and as HTTP(S)_PROXY, and the sandbox NetworkPolicy admits only the Pods of

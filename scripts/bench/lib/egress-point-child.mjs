@@ -1,7 +1,9 @@
 // The egress point under benchmark, in a process of its own so its CPU time can be read from
 // /proc alone (scripts/bench/egress.mjs). argv: desktop id, upstream DNS, policy JSON, guard CIDRs,
-// and optionally a JSON file {ca, upstreamCa, injections} (--inject: credentials at egress).
-// Prints {"netnsPath"} when ready and {"denied":[…]} per batch; detaches and exits on SIGTERM.
+// the egress relay's path ('' for Node's own copy) and optionally a JSON file
+// {ca, upstreamCa, injections} (--inject: credentials at egress).
+// Prints {"netnsPath", "relayed"} when ready and {"denied":[…]} per batch; detaches and exits on
+// SIGTERM.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -10,13 +12,14 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const { EgressPoint } = await import(
   pathToFileURL(join(root, 'packages/egress/dist/index.js')).href
 );
-const [desktopId, upstreamDns, policyJson, guard, credentialsFile] = process.argv.slice(2);
+const [desktopId, upstreamDns, policyJson, guard, relay, credentialsFile] = process.argv.slice(2);
 const credentials = credentialsFile ? JSON.parse(readFileSync(credentialsFile, 'utf8')) : null;
 const out = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
 const point = await EgressPoint.start({
   upstreamDns: [upstreamDns],
   upstreamGuard: guard.split(','),
+  ...(relay ? { relay } : {}),
   ...(credentials && { credentials: { ca: credentials.ca, upstreamCa: credentials.upstreamCa } }),
   report: (batch) =>
     out({
@@ -33,7 +36,7 @@ const point = await EgressPoint.start({
 const network = await point.attach(desktopId, JSON.parse(policyJson), {
   injections: credentials?.injections ?? [],
 });
-out({ netnsPath: network.netnsPath });
+out({ netnsPath: network.netnsPath, relayed: point.relayed });
 for (const signal of ['SIGTERM', 'SIGINT'])
   process.on(signal, async () => {
     await point.detach(desktopId);

@@ -11,6 +11,7 @@ import type { EgressDenial } from './denial-batcher.js';
 import type { CredentialInjection, CredentialInjector } from './inject-credentials.js';
 import { buildAnswer, buildFormErr, DNS_RCODE, DNS_TYPE, parseQuery } from './dns-wire.js';
 import type { Peeked } from './peek-destination.js';
+import { takeBuffered, type RelayedConnection, type SpliceRelay } from './splice-relay.js';
 import type { UpstreamResolver } from './upstream-resolver.js';
 
 /** What every sandbox's gate shares, from its egress point (local or Kubernetes). */
@@ -21,17 +22,19 @@ export interface AttachmentContext {
   report(denial: Omit<EgressDenial, 'desktopId' | 'at'>, desktopId: string): void;
   /** The last word before a packet leaves: false refuses (tests keep traffic on the machine). */
   isUpstreamAllowed(ip: string): boolean;
+  /** Moves spliced connections' bytes in the kernel (local point); without it Node pipes them. */
+  relay?: SpliceRelay | null;
 }
 
 /** How long a name the resolver answered stays attached to its addresses. */
 const NAME_MEMORY_MS = 10 * 60_000;
 
 interface LiveConnection {
-  client: Socket;
-  upstream: Socket;
   attempt: ConnectionAttempt;
   /** The credential this connection's requests carry (TLS terminated for it), if any. */
   injection?: CredentialInjection;
+  /** cut ends both sides; `reset` answers the sandbox's side with a reset (a policy refusal). */
+  cut(reset: boolean): void;
 }
 
 const refused = (rule: string): Decision => ({ allowed: false, rule });
@@ -84,8 +87,7 @@ export class SandboxGate {
     const kept = new Set(injections.map((i) => JSON.stringify(i)));
     for (const connection of this.live) {
       if (!connection.injection || kept.has(JSON.stringify(connection.injection))) continue;
-      connection.upstream.destroy();
-      connection.client.destroy();
+      connection.cut(false);
       this.live.delete(connection);
     }
   }
@@ -110,17 +112,13 @@ export class SandboxGate {
         connection.attempt.port,
         decision,
       );
-      connection.upstream.destroy();
-      connection.client.resetAndDestroy();
+      connection.cut(true);
     }
   }
 
   /** closeConnections cuts every open connection (the sandbox is going away). */
   protected closeConnections(): void {
-    for (const connection of this.live) {
-      connection.upstream.destroy();
-      connection.client.destroy();
-    }
+    for (const connection of this.live) connection.cut(false);
     this.live.clear();
   }
 
@@ -319,10 +317,13 @@ export class SandboxGate {
         injection,
       );
       const connection: LiveConnection = {
-        client,
-        upstream: secure as unknown as Socket,
         attempt,
         injection,
+        cut: (reset) => {
+          secure.destroy();
+          if (reset) client.resetAndDestroy();
+          else client.destroy();
+        },
       };
       this.live.add(connection);
       client.once('close', () => this.live.delete(connection));
@@ -331,6 +332,13 @@ export class SandboxGate {
     }
   }
 
+  /**
+   * splice connects to the destination, sends the bytes already read, and joins the two sockets
+   * with Node's pipe. With a relay (splice-relay.ts), a connection that carries more than
+   * RELAY_AFTER_BYTES is then handed to it and its bytes move in the kernel: a download or an
+   * upload runs at the speed of the kernel's splice(2), while the many short connections (a
+   * page's requests) never pay for a second process on their path.
+   */
   private splice(client: Socket, attempt: ConnectionAttempt, first: Buffer): void {
     const upstream = connect({
       host: attempt.ip,
@@ -338,7 +346,19 @@ export class SandboxGate {
       allowHalfOpen: true,
       noDelay: true,
     });
-    const connection: LiveConnection = { client, upstream, attempt };
+    let relayed: RelayedConnection | null = null;
+    let handing = false;
+    let isCut = false;
+    const connection: LiveConnection = {
+      attempt,
+      cut: (reset) => {
+        isCut = true;
+        if (relayed) return relayed.cut();
+        upstream.destroy();
+        if (reset) client.resetAndDestroy();
+        else client.destroy();
+      },
+    };
     this.live.add(connection);
     client.setNoDelay(true);
     upstream.on('error', () => {
@@ -346,8 +366,10 @@ export class SandboxGate {
     });
     client.on('error', () => upstream.destroy());
     // One side closing ends the other once its writes are flushed (pipe has ended it already when
-    // the close was orderly); an idle half is cut after a while rather than held open.
+    // the close was orderly); an idle half is cut after a while rather than held open. Once the
+    // relay holds the connection, these are only this process's copies closing.
     const closed = (other: Socket) => () => {
+      if (relayed || handing) return;
       if (client.destroyed && upstream.destroyed) this.live.delete(connection);
       if (other.destroyed) return;
       other.end();
@@ -360,7 +382,68 @@ export class SandboxGate {
     client.pipe(upstream);
     upstream.pipe(client);
     client.resume();
+
+    const relay = this.ctx.relay;
+    if (!relay?.isAlive) return;
+    let carried = first.length;
+    const count = (chunk: Buffer) => {
+      carried += chunk.length;
+      if (carried < RELAY_AFTER_BYTES || handing) return;
+      handing = true;
+      client.off('data', count);
+      upstream.off('data', count);
+      void handOver();
+    };
+    client.on('data', count);
+    upstream.on('data', count);
+    const handOver = async (): Promise<void> => {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+      const ended = () =>
+        client.destroyed ||
+        upstream.destroyed ||
+        client.readableEnded ||
+        upstream.readableEnded ||
+        client.writableEnded ||
+        upstream.writableEnded;
+      // What Node holds of either direction goes out before the sockets change hands.
+      const toUpstream = takeBuffered(client);
+      const toClient = takeBuffered(upstream);
+      await Promise.all([flushed(upstream, toUpstream), flushed(client, toClient)]);
+      relayed = ended() || isCut ? null : await relay.hand(client, upstream);
+      if (relayed) {
+        client.destroy();
+        upstream.destroy();
+        void relayed.closed.then(() => this.live.delete(connection));
+        if (isCut) relayed.cut();
+        return;
+      }
+      // Not handed (the relay refused, or a side ended meanwhile): Node goes on piping.
+      handing = false;
+      if (client.destroyed || upstream.destroyed) {
+        if (client.destroyed && upstream.destroyed) this.live.delete(connection);
+        return;
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.resume();
+      upstream.resume();
+    };
   }
+}
+
+/**
+ * How much a spliced connection carries through Node before it is handed to the relay: past a
+ * page's requests and answers, well before a download's bulk (bench:egress, 100 MB).
+ */
+const RELAY_AFTER_BYTES = 256 * 1024;
+
+/** flushed writes `bytes` (if any) and resolves once everything written before is in the kernel. */
+function flushed(socket: Socket, bytes: Buffer | null): Promise<void> {
+  if (socket.destroyed || socket.writableEnded) return Promise.resolve();
+  return new Promise((resolve) => socket.write(bytes ?? Buffer.alloc(0), () => resolve()));
 }
 
 /** forbidden is the HTTP answer to a refused request: which rule refused it. */

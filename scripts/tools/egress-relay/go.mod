@@ -1,0 +1,3 @@
+module cubicle.local/egress-relay
+
+go 1.22
