@@ -124,3 +124,59 @@ export function treeCpuSpent(before, after, rootPid) {
   }
   return ms;
 }
+
+/**
+ * taskCpuMs: CPU ms a process has run, summed over its threads from /proc/PID/task/TID/schedstat
+ * (nanoseconds), not stat's 10-ms ticks: a benchmark that divides a few hundred ms among
+ * thousands of claims or events needs the digits the ticks truncate (each of Postgres's dozen
+ * backends loses up to 10 ms per reading). A process that is gone reads 0; reaped children are
+ * not included (schedstat has no such sum).
+ */
+export function taskCpuMs(pid) {
+  let ns = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // the thread ended while being read
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return ns / 1e6;
+}
+
+/** treePids: `rootPid` and its live descendants (with `match(name)` only, when given). */
+export function treePids(rootPid, match = () => true) {
+  const snapshot = cpuSnapshot();
+  const inTree = new Set([String(rootPid)]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, p] of snapshot)
+      if (!inTree.has(pid) && inTree.has(p.ppid)) {
+        inTree.add(pid);
+        grew = true;
+      }
+  }
+  return [...inTree].filter((pid) => snapshot.has(pid) && match(snapshot.get(pid).name));
+}
+
+/** preciseCpuMs: taskCpuMs summed over pids (a set that stays alive over the measurement). */
+export const preciseCpuMs = (pids) => pids.reduce((ms, pid) => ms + taskCpuMs(pid), 0);
+
+/** preciseTreeSnapshot: taskCpuMs of every live process of a tree, by pid. */
+export const preciseTreeSnapshot = (rootPid) =>
+  new Map(treePids(rootPid).map((pid) => [pid, taskCpuMs(pid)]));
+
+/**
+ * preciseTreeSpent: CPU ms a tree spent between two preciseTreeSnapshots (a process started in
+ * between counts from its start; one that ended in between is not counted: treeCpuSpent, to the
+ * tick, has those).
+ */
+export function preciseTreeSpent(before, after) {
+  let ms = 0;
+  for (const [pid, now] of after) ms += Math.max(0, now - (before.get(pid) ?? 0));
+  return ms;
+}

@@ -1,6 +1,5 @@
 import {
   SHELL_MAX_TIMEOUT_MS,
-  ShellStreamServerMessage,
   type ShellExit,
   type ShellStreamClientMessage,
 } from '@cubicle/contract/guest';
@@ -15,6 +14,7 @@ import type { RunDeps } from '../resources.js';
 import { outcomeOfExit, outcomeOfLostStream, type EndRequest } from './run-outcome.js';
 import type { StreamRedactor } from '../secrets/redact.js';
 import { passThrough } from './run-secrets.js';
+import { parseShellMessage } from './shell-message.js';
 import type { RunRow } from '../repositories/runs-rows.js';
 
 /** Between the SIGINT (or SIGTERM) Cubicle sends and the SIGKILL that follows. */
@@ -140,12 +140,9 @@ export class LiveRun {
   }
 
   private onMessage(text: string) {
-    let message: ShellStreamServerMessage;
-    try {
-      message = ShellStreamServerMessage.parse(JSON.parse(text));
-    } catch {
-      return; // outside the protocol: ignored (the exit or the close still ends the run)
-    }
+    const message = parseShellMessage(text);
+    // Outside the protocol: ignored (the exit or the close still ends the run).
+    if (!message) return;
     switch (message.type) {
       case 'started':
         void this.onStarted(message.pid).catch(() =>

@@ -1,6 +1,6 @@
 import type { RunEvent } from '@cubicle/contract/api';
 import { describe, expect, it } from 'vitest';
-import { decodeRunEventBatch, encodeRunEventBatch } from './run-channels.js';
+import { decodeRunEventBatch, encodeRunEventBatch, RunEventBatch } from './run-channels.js';
 
 const run = 'run_01h00000000000000000000000';
 const at = '2026-12-01T11:00:00.123Z';
@@ -29,5 +29,37 @@ describe('run event batches on the wire', () => {
     ).toThrow();
     expect(() => decodeRunEventBatch(JSON.stringify({ ...good, run_id: 'clm_1' }))).toThrow();
     expect(() => decodeRunEventBatch('[1,2')).toThrow();
+  });
+
+  it('accepts exactly what the RunEventBatch schema accepts, event by event', () => {
+    const good = JSON.parse(encodeRunEventBatch(events));
+    const variants: unknown[] = [
+      good,
+      { ...good, events: [] },
+      { ...good, extra: 1 },
+      { ...good, first_seq: 0 },
+      { ...good, first_seq: 1.5 },
+      { ...good, created_at: 'yesterday' },
+      { ...good, events: [{ type: 'stdout', data: { text: 'x' }, seq: 3 }] },
+      { ...good, events: [{ type: 'stdout' }] },
+      { ...good, events: [{ type: 'stdout', data: ['x'] }] },
+      { ...good, events: [{ type: 'stdout', data: null }] },
+      { ...good, events: [{ type: 'stdout', data: 'x' }] },
+      { ...good, events: [{ type: 7, data: {} }] },
+      { ...good, events: [null] },
+      { ...good, events: [['stdout', {}]] },
+      { ...good, events: [{ type: 'log', data: { nested: { a: [1] } } }] },
+    ];
+    for (const variant of variants) {
+      const text = JSON.stringify(variant);
+      const bySchema = RunEventBatch.safeParse(JSON.parse(text)).success;
+      let decoded = true;
+      try {
+        decodeRunEventBatch(text);
+      } catch {
+        decoded = false;
+      }
+      expect({ text, decoded }).toEqual({ text, decoded: bySchema });
+    }
   });
 });

@@ -56,14 +56,37 @@ export function encodeRunEventBatch(events: RunEvent[]): string {
   return JSON.stringify(batch);
 }
 
-/** decodeRunEventBatch parses a published message back into RunEvents; throws on a bad one. */
+/** The batch's own fields, checked once per message; its events are checked by hand below. */
+const RunEventBatchHead = RunEventBatch.extend({ events: z.array(z.unknown()).min(1) });
+const eventTypes = new Set<string>(RunEventType.options);
+
+/** isPlainRecord: what z.record accepts of JSON, an object that is not an array. */
+const isPlainRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * decodeRunEventBatch parses a published message back into RunEvents; throws on a bad one. It
+ * accepts exactly what RunEventBatch does, but reads each event's two fields by hand: with the
+ * schema's parse per event (which also copies every `data`), the API's follower spent half of
+ * its decoding in zod at tens of thousands of events a second.
+ */
 export function decodeRunEventBatch(message: string): RunEvent[] {
-  const batch = RunEventBatch.parse(JSON.parse(message));
-  return batch.events.map((e, i) => ({
-    run_id: batch.run_id,
-    seq: batch.first_seq + i,
-    type: e.type,
-    data: e.data,
-    created_at: batch.created_at,
-  }));
+  const batch = RunEventBatchHead.parse(JSON.parse(message));
+  return batch.events.map((event, i) => {
+    if (
+      !isPlainRecord(event) ||
+      Object.keys(event).length !== 2 ||
+      typeof event.type !== 'string' ||
+      !eventTypes.has(event.type) ||
+      !isPlainRecord(event.data)
+    )
+      throw new Error(`run event batch: event ${i} is not {type, data}`);
+    return {
+      run_id: batch.run_id,
+      seq: batch.first_seq + i,
+      type: event.type as RunEventType,
+      data: event.data,
+      created_at: batch.created_at,
+    };
+  });
 }

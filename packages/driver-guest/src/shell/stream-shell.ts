@@ -1,4 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { ShellStreamClientMessage, type ShellStreamServerMessage } from '@cubicle/contract/guest';
 import { isAppError, type ErrorCodeName } from '@cubicle/contract/errors';
@@ -31,8 +32,23 @@ export function streamShell(
   // Input sent right after `start` arrives while the process is still spawning; it waits here.
   const pending: ShellStreamClientMessage[] = [];
 
+  // What one turn of the event loop sends goes out in one write: a turn on a busy machine reads
+  // many chunks (16 chatty runs, each its own socket and pipes), and a write per chunk was most
+  // of what a run event cost this process and the reader at the other end. Uncorked once the
+  // turn's I/O callbacks are done (setImmediate), so a chunk waits for no later read.
+  const tcp = (socket as unknown as { _socket?: Socket })._socket;
+  let corked = false;
   const send = (message: ShellStreamServerMessage) => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    if (socket.readyState !== socket.OPEN) return;
+    if (tcp && !corked) {
+      corked = true;
+      tcp.cork();
+      setImmediate(() => {
+        corked = false;
+        tcp.uncork();
+      });
+    }
+    socket.send(JSON.stringify(message));
   };
   const fail = (code: ErrorCodeName, message: string, details?: Record<string, unknown>) => {
     if (finished) return;
