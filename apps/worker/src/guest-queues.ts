@@ -9,6 +9,7 @@ import {
   syncClaimSecrets,
   type WorkerDeps,
 } from '@cubicle/control-plane';
+import { warmGuestSchemas } from '@cubicle/contract/guest';
 import { dispatchJob, LaneDispatcher, type TakenJob } from '@cubicle/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -85,6 +86,8 @@ export class GuestQueues {
     await this.mirror.start();
     await this.secretsDelivered.start();
     this.dispatcher.start();
+    // The answers' schemas are built now, not inside the first call (warmGuestSchemas).
+    setImmediate(() => warmGuestSchemas());
   }
 
   /**

@@ -285,6 +285,37 @@ describe('guest calls on real Postgres and Redis', () => {
     expect(calls.stats().claimRoutes).toBe(0);
   });
 
+  it('a claim this process has just made is routed from memory: its first call looks nothing up', async () => {
+    const worker = startWorkerHalf();
+    const calls = new GuestCalls(deps, { subscriber, prefix });
+    try {
+      const { sandboxId } = await claimedSandbox('http://127.0.0.1:1');
+      // A claim id with no row: looked up it is not_found; routed from memory, the worker (which
+      // checks every claim before delivering) refuses it as a claim that ended.
+      const made = { id: newId('claim'), status: 'active', sandbox: { id: sandboxId } };
+      const pending = { id: newId('claim'), status: 'pending', sandbox: null };
+      calls.rememberClaim(w.tenantId, made);
+      calls.rememberClaim(w.tenantId, pending);
+      const deadline = Date.now() + 5_000;
+      while (calls.stats().claimRoutes !== 1 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(calls.stats().claimRoutes).toBe(1);
+      expect(await codeOf(calls.call(w.tenantId, made.id, 'windows.list', {}))).toBe(
+        'claim_not_active',
+      );
+      // A pending claim is not remembered, and another tenant naming the claim is looked up.
+      expect(await codeOf(calls.call(w.tenantId, pending.id, 'windows.list', {}))).toBe(
+        'not_found',
+      );
+      expect(await codeOf(calls.call(w.otherTenantId, made.id, 'windows.list', {}))).toBe(
+        'not_found',
+      );
+    } finally {
+      await calls.close();
+      await worker.close();
+    }
+  });
+
   it('a live claim memory forgets on prune the claims that ended while their message was lost', async () => {
     const own = createQueueConnection(ns.url);
     const memory = new LiveClaimMemory<number>({ db: w.db, subscriber: own, prefix });

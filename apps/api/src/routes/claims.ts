@@ -35,7 +35,17 @@ export const claimRoutes = routeGroup(Plugin.claimRoutes, (app) => {
         auth.role,
       );
     // Without `from_snapshot` this is createClaimWithSecrets as it always was; with it, forks.
-    return claimOrFork(deps, tenantOf(request), params.name, body, idempotency, auth.role);
+    const answer = await claimOrFork(
+      deps,
+      tenantOf(request),
+      params.name,
+      body,
+      idempotency,
+      auth.role,
+    );
+    // The claim's first drive call then needs no lookup of its sandbox (GuestCalls).
+    if ('id' in answer.body) app.guestCalls?.rememberClaim(tenantOf(request), answer.body);
+    return answer;
   });
 
   route(app, Routes.listClaims, async ({ request, query }) => ({

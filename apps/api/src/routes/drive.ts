@@ -1,5 +1,10 @@
 import { Routes, type RouteName } from '@cubicle/contract/api';
-import { GuestRoutes, ScreenshotImage, type GuestOperation } from '@cubicle/contract/guest';
+import {
+  GuestRoutes,
+  ScreenshotImage,
+  warmGuestSchemas,
+  type GuestOperation,
+} from '@cubicle/contract/guest';
 import { GuestCalls, listActions, pauseClaim, resumeClaim } from '@cubicle/control-plane';
 import { CheckedJsonBody, route } from '../lib/define-handler.js';
 import { tenantOf } from '../lib/tenant-of.js';
@@ -54,6 +59,8 @@ export const driveRoutes = routeGroup(Plugin.driveRoutes, (app) => {
     subscriber.disconnect();
   });
   app.decorate('guestCalls', guest);
+  // The answers' schemas are built now, not inside the first call (warmGuestSchemas).
+  setImmediate(() => warmGuestSchemas());
   // `as never`: the answer's type is the guest route's response, which the worker has checked
   // against that schema and route() checks again against the REST route's (the same schema).
   const forward =

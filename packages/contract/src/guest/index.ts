@@ -18,3 +18,4 @@ export * from './archive.js';
 export * from './video.js';
 export * from './routes.js';
 export * from './vnc-preamble.js';
+export * from './warm-up.js';

@@ -112,6 +112,24 @@ export class GuestCalls {
   }
 
   /**
+   * rememberClaim records the sandbox of a claim this process has just made active, so that
+   * claim's first call (an agent's first action) goes to its lane without a lookup
+   * (activeSandboxOf). Kept once subscribed to claim ends (start), as a looked-up route is; the
+   * worker still checks the claim before it delivers anything.
+   */
+  rememberClaim(
+    tenantId: string,
+    claim: { id: string; status: string; sandbox: { id: string } | null },
+  ): void {
+    const sandboxId = claim.sandbox?.id;
+    if (claim.status !== 'active' || !sandboxId) return;
+    this.start().then(
+      () => this.routes.set(claim.id, { tenantId, sandboxId }),
+      () => undefined, // not subscribed: the first call looks the claim up, as before
+    );
+  }
+
+  /**
    * activeSandboxOf answers the sandbox of the tenant's live claim, or not_found /
    * claim_not_active (findLiveGuest, without the token: the API only routes the call). The worker
    * looks the claim up again when it runs the call, so a claim ending in between is still refused.

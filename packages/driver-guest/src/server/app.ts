@@ -1,5 +1,5 @@
 import websocket from '@fastify/websocket';
-import { GUEST_MAX_BODY_BYTES } from '@cubicle/contract/guest';
+import { GUEST_MAX_BODY_BYTES, warmGuestSchemas } from '@cubicle/contract/guest';
 import type { FastifyInstance } from 'fastify';
 import { registerA11yRoutes } from '../a11y/routes.js';
 import { registerArchiveRoutes } from '../archive/routes.js';
@@ -68,5 +68,8 @@ export async function buildGuestApp(deps: GuestDeps): Promise<FastifyInstance> {
   registerA11yRoutes(app, deps);
 
   await app.ready();
+  // The first action reaches a guest that has answered only its priming: its element action's
+  // schemas are built now, while the desktop waits warm, not inside that call (warm-up.ts).
+  setImmediate(() => warmGuestSchemas());
   return app;
 }
