@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppMirror, MirrorEvent } from './app-mirror.js';
 import {
+  awaitEvidence,
   noteDelivery,
   noteUnconfirmed,
   sortEvents,
@@ -145,5 +146,74 @@ describe('sortEvents', () => {
     // For an action on a target the status line is tied to, it still counts.
     const tied = { ...scope, related: new Set(['/status']) };
     expect(sortEvents(m, win, tied).evidence).toHaveLength(1);
+  });
+});
+
+describe('awaitEvidence', () => {
+  /** The mirror above with a counted fence and no further events. */
+  function fenced(events: Omit<MirrorEvent, 'seq' | 'frame'>[]) {
+    const m = mirrorWith(events) as AppMirror & { fences: number };
+    Object.assign(m, {
+      fences: 0,
+      lastSeq: events.length,
+      fence: async () => {
+        m.fences += 1;
+      },
+      nextEvent: () => new Promise<void>(() => undefined),
+    });
+    return m;
+  }
+
+  it('answers a navigation already applied without a fence round trip', async () => {
+    // The new title arrived while the app, building the new page, would answer a fence late.
+    const m = fenced([
+      tick('/x', 900, true),
+      tick('/y', 910, true),
+      tick('/z', 920, true),
+      { path: FRAME, at: 1_060, known: true, event: 'object:property-change:accessible-name' },
+    ]);
+    const seen = await awaitEvidence(m, window, scope, 3_000);
+    expect(seen.evidence).toHaveLength(1);
+    expect(m.fences).toBe(0);
+  });
+
+  it('answers a navigation that arrives while the fence is out, without waiting for it', async () => {
+    const m = fenced([tick('/x', 900, true), tick('/y', 910, true), tick('/z', 920, true)]);
+    // The app is busy building the new page: its fence would answer long after the new title.
+    let next: () => void = () => undefined;
+    Object.assign(m, {
+      fence: () => {
+        m.fences += 1;
+        return new Promise<void>(() => undefined);
+      },
+      nextEvent: () => new Promise<void>((r) => (next = r)),
+    });
+    const emit = (path: string, event: string) => {
+      m.lastSeq += 1;
+      const known = m.nodes.has(path);
+      m.recentEvents.push({ path, event, at: 1_050, known, seq: m.lastSeq, frame: FRAME });
+      next();
+    };
+    const seen = awaitEvidence(m, window, scope, 3_000);
+    await new Promise((r) => setTimeout(r, 5));
+    emit('/old-doc', 'object:state-changed:defunct'); // the old page goes first
+    await new Promise((r) => setTimeout(r, 5));
+    emit(FRAME, 'object:property-change:accessible-name'); // then the new title
+    const sorted = await seen;
+    expect(sorted.evidence).toHaveLength(1);
+    expect(sorted.evidence[0]).toMatchObject({ event: 'object:property-change:accessible-name' });
+    expect(m.fences).toBe(1);
+  });
+
+  it('fences before answering with any other evidence (later changes may belong to it)', async () => {
+    const m = fenced([
+      tick('/x', 900, true),
+      tick('/y', 910, true),
+      tick('/z', 920, true),
+      tick('/button', 1_002, true),
+    ]);
+    const seen = await awaitEvidence(m, window, scope, 150);
+    expect(seen.evidence).toHaveLength(1);
+    expect(m.fences).toBe(1);
   });
 });

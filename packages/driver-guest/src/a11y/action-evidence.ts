@@ -109,6 +109,9 @@ export interface SortedEvents {
 /** Which element each evidence item came from, to describe it after sorting. */
 const pathOf = new WeakMap<ActionEvidence, string>();
 
+/** Evidence items that are a navigation of the target's document (see awaitEvidence). */
+const navigations = new WeakSet<ActionEvidence>();
+
 /**
  * deliverWatched sends a delivery call and brackets it in the mirror's event sequence: `from` is
  * the last event applied before the call went out, `replied` when its answer came. Measured on
@@ -314,6 +317,7 @@ export function sortEvents(
     if (list.length >= 16) continue;
     const item = toEvidence(mirror, e, window.since, scope);
     pathOf.set(item, e.path);
+    if (isNavigation) navigations.add(item);
     list.push(item);
   }
   return { evidence, observations };
@@ -367,6 +371,68 @@ function toEvidence(
 }
 
 /**
+ * fenceUnlessNavigated fences the mirror (every event the app sent before is then applied), or
+ * answers sooner with a navigation of the target's document applied before or while the fence is
+ * out: the events sorted then, or null once the fence answered. A fence is a round trip to the
+ * app, which is then busy building the new page: measured on Chromium (libxslt index ->
+ * Introduction, load 10-20), the new title arrived and the fence answered 7-70 ms later; the
+ * title came one D-Bus message after the event that woke the wait, so a look only before the
+ * fence missed it most of the time. Only a navigation ends the wait early: other evidence may be
+ * the first of several changes, and an element the target controls changes after the target's
+ * own events (Firefox: the controlled paragraph's text came after the button's; see 327aeed).
+ */
+async function fenceUnlessNavigated(
+  mirror: AppMirror,
+  window: DeliveryWindow,
+  scope: EvidenceScope,
+  isReplaced: boolean,
+): Promise<SortedEvents | null> {
+  const navigation = (): SortedEvents | null => {
+    const sorted = sortEvents(mirror, window, scope, isReplaced);
+    return sorted.evidence.some((item) => navigations.has(item)) ? sorted : null;
+  };
+  // Sorting is a pass over the recent events: done only when one that can be a navigation came.
+  let looked = window.from;
+  const mayNavigate = (): boolean => {
+    const events = mirror.recentEvents;
+    let found = false;
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i] as MirrorEvent;
+      if (e.seq <= looked) break;
+      if (isNavigationLike(e, scope)) found = true;
+    }
+    looked = mirror.lastSeq;
+    return found;
+  };
+  if (mayNavigate()) {
+    const early = navigation();
+    if (early) return early;
+  }
+  let answered = false;
+  const fenced = mirror.fence().then(
+    () => void (answered = true),
+    () => void (answered = true),
+  );
+  while (!answered) {
+    await Promise.race([fenced, mirror.nextEvent()]);
+    if (answered || !mayNavigate()) continue;
+    const sorted = navigation();
+    if (sorted) return sorted;
+  }
+  return null;
+}
+
+/** isNavigationLike: an event that sortEvents may take as a navigation of the scope's document. */
+function isNavigationLike(e: MirrorEvent, scope: EvidenceScope): boolean {
+  if (scope.document === null) return false;
+  return (
+    e.event.startsWith('document:') ||
+    (e.event === 'object:property-change:accessible-name' &&
+      (e.path === scope.framePath || e.path === scope.document))
+  );
+}
+
+/**
  * withText names evidence whose element has no accessible name by its text (a web paragraph's
  * name is empty; its new text is the effect). Password fields are never read.
  */
@@ -393,8 +459,8 @@ async function withText(mirror: AppMirror, items: ActionEvidence[]): Promise<Act
  * awaitEvidence waits for evidence after a delivery: a fence first (what the app emitted while
  * handling the call is then in), then a fenced look each time an event arrives (at least every
  * 10 ms) up to `settleMs` for work the app does later (GTK's idle loop, a browser's renderer
- * round trip). It stops at the first evidence, so
- * the bound only costs when the action shows nothing tied to it.
+ * round trip). It stops at the first evidence (a navigation as soon as it is applied, without
+ * the fence), so the bound only costs when the action shows nothing tied to it.
  */
 export async function awaitEvidence(
   mirror: AppMirror,
@@ -407,7 +473,8 @@ export async function awaitEvidence(
   let isReplaced = false;
   let probedSeq = window.from;
   for (;;) {
-    await mirror.fence().catch(() => undefined);
+    const navigated = await fenceUnlessNavigated(mirror, window, scope, isReplaced);
+    if (navigated) return { ...navigated, evidence: await withText(mirror, navigated.evidence) };
     let sorted = sortEvents(mirror, window, scope, isReplaced);
     // A new title the busy rule did not take: was the document swapped (a navigation)?
     const isNewTitle = mirror.recentEvents.some(
