@@ -7,7 +7,7 @@
 // internet's routes are checked before use and the point's upstream guard admits only its ranges.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
@@ -304,6 +304,41 @@ describe('the local egress point', () => {
       await deniedOf({ protocol: 'tcp', ip: '203.0.113.20', port: 7, rule: 'default:none' }),
     ).not.toHaveLength(0);
     point.setPolicy(desktopId, OPEN);
+  });
+
+  it('a relay that dies leaves the point serving: Node relays long connections again', async () => {
+    point.setPolicy(desktopId, OPEN);
+    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8');
+    const relayPid = children
+      .trim()
+      .split(/\s+/)
+      .map(Number)
+      .find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'egress-relay');
+    expect(relayPid).toBeGreaterThan(0);
+    process.kill(relayPid!, 'SIGKILL');
+    // The next hand-over finds it gone (its pipe answers EPIPE): this process must not crash.
+    const session = await runInNetns(
+      netns,
+      [
+        '/usr/bin/python3',
+        '-c',
+        [
+          'import hashlib, os, socket, threading',
+          "s = socket.create_connection(('203.0.113.20', 7), timeout=20)",
+          'data = os.urandom(2 << 20)',
+          'threading.Thread(target=lambda: s.sendall(data), daemon=True).start()',
+          "got = b''",
+          'while len(got) < len(data):',
+          '    chunk = s.recv(1 << 16)',
+          '    if not chunk: break',
+          '    got += chunk',
+          "print('intact' if got == data else 'corrupt', len(got))",
+        ].join('\n'),
+      ],
+      60_000,
+    );
+    expect(session.stdout.trim()).toBe(`intact ${2 << 20}`);
+    expect(point.relayed).toBe(false);
   });
 
   it('a link is removed with its sandbox, and after a crash by its own names only', async () => {

@@ -62,6 +62,8 @@ export class SpliceRelay {
       env: {},
     });
     const relay = new SpliceRelay(child);
+    // A relay that died takes no more work; its pipe's EPIPE must not become the point's crash.
+    child.stdin.on('error', () => relay.stopped());
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + String(chunk)).slice(-2000)));
     const lines = createInterface({ input: child.stdout });
@@ -70,10 +72,14 @@ export class SpliceRelay {
         onError?.(err);
         resolve(false);
       });
-      child.once('exit', (code) => {
+      child.once('exit', (code, signal) => {
         relay.stopped();
-        if (code !== 0 && code !== null)
-          onError?.(new Error(`egress relay exited ${code}: ${stderr.trim()}`));
+        if (relay.closing) return resolve(false);
+        onError?.(
+          new Error(
+            `egress relay exited (${signal ?? code}); Node relays instead: ${stderr.trim()}`,
+          ),
+        );
         resolve(false);
       });
       lines.once('line', (line) => resolve(line === 'ready'));
@@ -108,6 +114,13 @@ export class SpliceRelay {
     }
   }
 
+  private closing = false;
+
+  private send(line: string): void {
+    if (this.alive && this.child.stdin.writable) this.child.stdin.write(line);
+    else this.stopped();
+  }
+
   private stopped(): void {
     this.alive = false;
     for (const pending of this.pending.values()) {
@@ -134,12 +147,12 @@ export class SpliceRelay {
     const done = new Promise<void>((resolve) => (closed = resolve));
     const held = await new Promise<boolean>((took) => {
       this.pending.set(id, { took, closed });
-      this.child.stdin.write(`splice ${id} ${fds[0]} ${fds[1]}\n`);
+      this.send(`splice ${id} ${fds[0]} ${fds[1]}\n`);
     });
     if (!held) return null;
     return {
       cut: () => {
-        if (this.alive && this.pending.has(id)) this.child.stdin.write(`cut ${id}\n`);
+        if (this.pending.has(id)) this.send(`cut ${id}\n`);
       },
       closed: done,
     };
@@ -148,7 +161,8 @@ export class SpliceRelay {
   /** close stops the relay; it resets every connection it holds. */
   close(): void {
     this.alive = false;
-    this.child.stdin.end(); // the relay resets what it holds and exits
+    this.closing = true;
+    if (this.child.stdin.writable) this.child.stdin.end(); // it resets what it holds and exits
     const child = this.child;
     setTimeout(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
