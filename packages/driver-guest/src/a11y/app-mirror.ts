@@ -58,6 +58,9 @@ const HOLLOW_MAX = 64;
 /** How long a newly read object's states stay suspect (see freshlyRead). */
 const FRESH_MS = 2_000;
 
+/** How often one quiet web document's live state is asked at most (see quietDocuments). */
+const QUIET_RECHECK_MS = 2_000;
+
 export class AppMirror {
   readonly nodes = new Map<string, NodeData>();
   readonly extents = new ExtentCache();
@@ -85,6 +88,8 @@ export class AppMirror {
    * sync for FRESH_MS rather than once.
    */
   private readonly freshlyRead = new Map<string, number>();
+  /** Web documents whose live state was asked because nothing in them showed, by when. */
+  private readonly quietChecked = new Map<string, number>();
   /** Events seen since a marker, used as action evidence (`a11y_event`). */
   readonly recentEvents: MirrorEvent[] = [];
   /** Sequence number of the last event applied: orders events against method replies. */
@@ -498,19 +503,66 @@ export class AppMirror {
       if (this.nodes.has(host)) this.dirtyChildren.add(host);
       else this.documentHosts.delete(host);
     }
+    const quiet = shown ? this.quietDocuments(root, shown) : [];
     // ChildCount first: GetChildren of a 2,000-row list costs the bridge ~200 ms, the count
     // almost nothing. A silent add changes the count; removals always come with an event.
-    const counts = await Promise.all(
-      containers.map((n) =>
-        this.bus
-          .getProperty({ bus: this.appBus, path: n.path }, IFACE.accessible, 'ChildCount')
-          .then(Number, () => -1),
+    const [counts, liveStates] = await Promise.all([
+      Promise.all(
+        containers.map((n) =>
+          this.bus
+            .getProperty({ bus: this.appBus, path: n.path }, IFACE.accessible, 'ChildCount')
+            .then(Number, () => -1),
+        ),
       ),
-    );
+      Promise.all(
+        quiet.map((n) =>
+          this.bus.call(this.appBus, n.path, IFACE.accessible, 'GetState').then(
+            (b) => statesFromBits(b[0] as number[]),
+            () => [] as ElementState[],
+          ),
+        ),
+      ),
+    ]);
     containers.forEach((n, i) => {
       if (counts[i] !== n.children.length) this.dirtyChildren.add(n.path);
     });
+    // A quiet document that Chromium says is showing: every state below it is read again now.
+    quiet.forEach((n, i) => {
+      if (liveStates[i]?.includes('showing')) this.markStates(n.path);
+    });
     await this.sync();
+  }
+
+  /**
+   * quietDocuments lists the window's web documents (frames' ones too) in which nothing shows in
+   * the mirror: the document is not `showing` and nothing below it is, or it is and none of its
+   * children is. Chromium never announces `showing` when web content comes on screen (measured:
+   * a block moved on screen by script, an iframe read off screen, both listed `showing` by a
+   * fresh read and not by the mirror for good), so a page read before Chromium laid it out, or
+   * off screen, stayed out of every lean observe once FRESH_MS had passed: issue 35's
+   * recording-apps test saw only the browser's own 43 rows of a window titled with its page for
+   * 120 s. Each is asked its live state at most once per QUIET_RECHECK_MS (one call); a page
+   * whose content truly shows nothing costs that call, one that shows is re-read once.
+   */
+  private quietDocuments(root: string, shown: Set<string>): NodeData[] {
+    const now = performance.now();
+    for (const p of this.quietChecked.keys()) if (!this.nodes.has(p)) this.quietChecked.delete(p);
+    const out: NodeData[] = [];
+    const stack = [root];
+    while (stack.length > 0) {
+      const node = this.nodes.get(stack.pop() as string);
+      if (!node) continue;
+      stack.push(...node.children);
+      if (node.role !== 'document_web') continue;
+      const isQuiet =
+        !shown.has(node.path) ||
+        (node.children.length > 0 && !node.children.some((c) => shown.has(c)));
+      const last = this.quietChecked.get(node.path);
+      if (!isQuiet || (last !== undefined && now - last < QUIET_RECHECK_MS)) continue;
+      this.quietChecked.set(node.path, now);
+      out.push(node);
+    }
+    return out;
   }
 
   /**
