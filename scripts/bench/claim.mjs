@@ -8,12 +8,27 @@
 // of the rounds after it. Prints one JSON line.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpuSnapshot, cpuSpent, threadCpu, treeCpuSpent } from './lib/process-cpu.mjs';
+import {
+  cpuSnapshot,
+  cpuSpent,
+  preciseTreeSnapshot,
+  preciseTreeSpent,
+  threadCpu,
+  treeCpuSpent,
+} from './lib/process-cpu.mjs';
 import { burstLatencies, log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
 const concurrency = Number(args[args.indexOf('--concurrency') + 1]) || 32;
 const rounds = Number(args[args.indexOf('--rounds') + 1]) || 6;
+// Rounds left out of the figures: the first (a freshly started API), and with `--secrets` the
+// first of each kind, so code only one kind runs is compiled before either is measured (V8
+// compiles on background threads, which the CPU per claim counts).
+const warmupRounds = args.includes('--warmup')
+  ? Number(args[args.indexOf('--warmup') + 1])
+  : args.includes('--secrets')
+    ? 2
+    : 1;
 // `--secrets N`: rounds alternate between plain claims and claims carrying N secrets (64-byte
 // values) in the request, on the same stack, so both see the same machine; the figures with
 // secrets (`secrets_*`) must stay those of the warm fast path (issue 12: within 10 %).
@@ -82,6 +97,12 @@ try {
   const secretsCpu = new Map();
   // API + Postgres of this stack only (by process tree): what the CPU goal counts.
   const scoped = { plain: 0, secrets: 0 };
+  // The same, to the µs (schedstat of the live processes), API and Postgres apart: the ticks of
+  // /proc/PID/stat lose up to 10 ms per process and reading, a claim's whole cost at 32 claims.
+  const precise = {
+    plain: { api: 0, postgres: 0 },
+    secrets: { api: 0, postgres: 0 },
+  };
   const firstRound = [];
   const floorLatencies = [];
   let doubleClaims = 0;
@@ -113,9 +134,13 @@ try {
     // The floor: the same burst on a route that does nothing (no key, no database), timed on
     // the warm connections just before the claims. A claim burst cannot beat it.
     const floor = await burstLatencies(client, concurrency, 'GET', '/v1/version');
-    if (r > 0) floorLatencies.push(...floor);
+    if (r >= warmupRounds) floorLatencies.push(...floor);
     const withSecrets = secretCount > 0 && r % 2 === 0;
     const cpuBefore = cpuSnapshot();
+    const preciseBefore = {
+      api: preciseTreeSnapshot(stack.apis[0].pid),
+      postgres: preciseTreeSnapshot(stack.postgresPid),
+    };
     const apiThreadsBefore = threadCpu(stack.apis[0].pid);
     const burstStart = process.hrtime.bigint();
     const results = await Promise.all(
@@ -134,7 +159,13 @@ try {
     });
     // Where the burst's CPU went (process name → ms), summed over the measured rounds of its kind:
     // the claim path's cost per claim in each process, which sets the latency on a busy machine.
-    if (r > 0) {
+    if (r >= warmupRounds) {
+      const kind = precise[withSecrets ? 'secrets' : 'plain'];
+      kind.api += preciseTreeSpent(preciseBefore.api, preciseTreeSnapshot(stack.apis[0].pid));
+      kind.postgres += preciseTreeSpent(
+        preciseBefore.postgres,
+        preciseTreeSnapshot(stack.postgresPid),
+      );
       const cpuAfter = cpuSnapshot();
       addCpu(withSecrets ? secretsCpu : plainCpu, cpuSpent(cpuBefore, cpuAfter));
       scoped[withSecrets ? 'secrets' : 'plain'] +=
@@ -151,8 +182,7 @@ try {
     const sandboxes = new Set();
     for (const { ms, res } of results) {
       if (r === 0) firstRound.push(ms);
-      else if (withSecrets) secretLatencies.push(ms);
-      else latencies.push(ms);
+      else if (r >= warmupRounds) (withSecrets ? secretLatencies : latencies).push(ms);
       if (res.status !== 201) notFromWarm++;
       const id = res.body.sandbox?.id;
       if (id && sandboxes.has(id)) doubleClaims++;
@@ -172,8 +202,15 @@ try {
   const overhead = sdk ? await sdkOverhead(stack, sdk) : null;
   const p99 = percentile(latencies, 99);
   const floorP99 = percentile(floorLatencies, 99);
-  const apiPgPerClaim = scoped.plain / Math.max(1, latencies.length);
-  const apiPgSecretsPerClaim = scoped.secrets / Math.max(1, secretLatencies.length);
+  // Per claim, API + Postgres: to the µs (schedstat) where it is read; ticks are the cross-check.
+  const perClaimOf = (kind, claims) => ({
+    api: precise[kind].api / Math.max(1, claims),
+    postgres: precise[kind].postgres / Math.max(1, claims),
+  });
+  const plainPrecise = perClaimOf('plain', latencies.length);
+  const secretsPrecise = perClaimOf('secrets', secretLatencies.length);
+  const apiPgPerClaim = plainPrecise.api + plainPrecise.postgres;
+  const apiPgSecretsPerClaim = secretsPrecise.api + secretsPrecise.postgres;
   // The goals of issue 38, as ratios to what this machine allows in the same run (the absolute
   // 20 ms sat below the floor of a loaded 2-core machine): the claim p99 against the HTTP floor
   // (stated at 32 concurrent), CPU per claim in this stack's API and Postgres, secrets' cost.
@@ -224,10 +261,22 @@ try {
         }
       : {}),
     cpu_ms_per_claim: perClaim(plainCpu, latencies.length),
-    // This stack's API process and Postgres (postmaster and backends) only, per claim.
+    // This stack's API process and Postgres (postmaster and backends) only, per claim, read
+    // from schedstat (µs), each apart; `_ticks` is the same from /proc/PID/stat's 10-ms ticks.
     cpu_ms_per_claim_api_postgres: round(apiPgPerClaim, 3),
+    cpu_ms_per_claim_api: round(plainPrecise.api, 3),
+    cpu_ms_per_claim_postgres: round(plainPrecise.postgres, 3),
+    cpu_ms_per_claim_api_postgres_ticks: round(scoped.plain / Math.max(1, latencies.length), 3),
     ...(secretCount > 0
-      ? { secrets_cpu_ms_per_claim_api_postgres: round(apiPgSecretsPerClaim, 3) }
+      ? {
+          secrets_cpu_ms_per_claim_api_postgres: round(apiPgSecretsPerClaim, 3),
+          secrets_cpu_ms_per_claim_api: round(secretsPrecise.api, 3),
+          secrets_cpu_ms_per_claim_postgres: round(secretsPrecise.postgres, 3),
+          secrets_cpu_ms_per_claim_api_postgres_ticks: round(
+            scoped.secrets / Math.max(1, secretLatencies.length),
+            3,
+          ),
+        }
       : {}),
     ...(secretCount > 0
       ? { secrets_cpu_ms_per_claim: perClaim(secretsCpu, secretLatencies.length) }

@@ -35,17 +35,16 @@ function statFields(path) {
 
 /**
  * threadCpu: CPU ms of a process's main thread (its JavaScript, for node) and of its other
- * threads together (V8's background compilers and GC, libuv's pool).
+ * threads together (V8's background compilers and GC, libuv's pool), from schedstat (µs).
  */
 export function threadCpu(pid) {
   let main = 0;
   let others = 0;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const { f } = statFields(`/proc/${pid}/task/${tid}/stat`);
-      const ms = (Number(f[11]) + Number(f[12])) * TICK_MS;
-      if (tid === String(pid)) main += ms;
-      else others += ms;
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      if (tid === String(pid)) main += ns / 1e6;
+      else others += ns / 1e6;
     } catch {
       // the thread ended while being read
     }
