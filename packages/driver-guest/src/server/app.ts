@@ -70,6 +70,7 @@ export async function buildGuestApp(deps: GuestDeps): Promise<FastifyInstance> {
   await app.ready();
   // The first action reaches a guest that has answered only its priming: its element action's
   // schemas are built now, while the desktop waits warm, not inside that call (warm-up.ts).
-  setImmediate(() => warmGuestSchemas());
+  // Observe's are left to the priming, which observes through this route with real rows.
+  setImmediate(() => warmGuestSchemas(['act.element']));
   return app;
 }
