@@ -205,8 +205,9 @@ describe('scale: two APIs and two workers on hollow sandboxes', () => {
     ).toBe(200);
     const delivered = (await entriesOfAll()).map((e) => e.secretsDelivered ?? 0);
     expect(delivered.reduce((a, b) => a + b, 0)).toBe(1);
-    // …and the API that routed the call remembers the claim's lane until the claim ends.
-    expect(guestStats().map((s) => s.claimRoutes)).toEqual([0, 1]);
+    // …and the API that made the claim and the one that routed the call remember its lane until
+    // the claim ends.
+    expect(guestStats().map((s) => s.claimRoutes)).toEqual([1, 1]);
     expect((await call(0, 'DELETE', `/v1/claims/${liveId}`)).statusCode).toBe(200);
     await waitFor(
       async () => (await entriesOfAll()).every((e) => e.secretsDelivered === 0),
