@@ -312,8 +312,10 @@ export class AppMirror {
    * sync re-reads the child lists marked dirty (and the subtrees of children it did not know),
    * after a fence. Costs nothing when no structural hint arrived since the last sync.
    */
-  async sync(): Promise<void> {
-    await this.fence();
+  async sync(opts: { isFenced?: boolean } = {}): Promise<void> {
+    // `isFenced`: the caller has just had replies from the app, sent after every event it
+    // emitted before them (the app answers in order): a fence would add a round trip, no event.
+    if (!opts.isFenced) await this.fence();
     const now = performance.now();
     for (const [p, at] of this.freshlyRead) {
       // Once mapped (`showing`), GTK reports further changes: the object is no longer suspect.
@@ -484,6 +486,17 @@ export class AppMirror {
       if (shown && !shown.has(node.path)) continue;
       // A huge managed set (a spreadsheet) has no meaningful count: its visible part is re-read.
       if (node.huge) this.dirtyChildren.add(node.path);
+      // A closed menu (items known, none of them showing) is not counted: a lean observe shows
+      // only its size, and it is counted again once it opens (its items then show). 22 of the 90
+      // containers of an empty Writer were its menus, each counted on every observe. An empty
+      // menu still is: nothing known would show when it opens.
+      else if (
+        shown &&
+        node.role === 'menu' &&
+        node.children.length > 0 &&
+        !node.children.some((c) => shown.has(c))
+      )
+        continue;
       else if (node.children.length > 0 || CONTAINER_ROLES.has(node.role)) containers.push(node);
       // A web document's own tree announces every child it adds (the browser mirrors the DOM
       // with events); counting its thousands of rows and cells cost 2–4 s per observe at 8,900
@@ -530,7 +543,8 @@ export class AppMirror {
     quiet.forEach((n, i) => {
       if (liveStates[i]?.includes('showing')) this.markStates(n.path);
     });
-    await this.sync();
+    // The counts' replies came after every event the app sent before them.
+    await this.sync({ isFenced: containers.length > 0 || quiet.length > 0 });
   }
 
   /**
