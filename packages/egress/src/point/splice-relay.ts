@@ -84,7 +84,7 @@ export class SpliceRelay {
       });
       lines.once('line', (line) => resolve(line === 'ready'));
     });
-    lines.on('line', (line) => relay.heard(line));
+    lines.on('line', (line) => relay.heard(line, onError));
     if (!(await ready)) {
       relay.close();
       return null;
@@ -100,14 +100,20 @@ export class SpliceRelay {
     return this.alive;
   }
 
-  private heard(line: string): void {
-    const [word, id] = line.split(' ');
+  private heard(line: string, onError?: (err: unknown) => void): void {
+    const [word, id, why] = line.split(' ');
     const pending = id === undefined ? undefined : this.pending.get(id);
     if (!pending) return;
     if (word === 'took') pending.took(true);
     else if (word === 'failed') {
       this.pending.delete(id!);
       pending.took(false);
+      // Not allowed to copy this process's descriptors (a container without CAP_SYS_PTRACE):
+      // no later connection would do better, so Node relays them all from now on.
+      if (why?.includes('pidfd_getfd')) {
+        onError?.(new Error(`egress relay cannot take sockets (${why}); Node relays instead`));
+        this.close();
+      }
     } else if (word === 'closed') {
       this.pending.delete(id!);
       pending.closed();
