@@ -17,7 +17,7 @@
 //                         reader and programs in a cgroup like the desktop's (floor_cgroup;
 //                         host_floor_events_per_s without it): what any event path from a
 //                         desktop could sustain on this machine, for reading the above;
-//                         measured after each paced phase (--rounds N, default 3), the goal
+//                         measured after each paced phase (--rounds N, default 5), the goal
 //                         is the median of the rounds' ratios
 // --paced-only skips the start, latency and bulk phases (a quick look at the event path).
 // Prints one JSON line.
@@ -39,7 +39,7 @@ const linesPerRun = arg('--lines', 20_000);
 const pacedLines = arg('--paced-lines', 3000);
 const pacedSleep = arg('--paced-sleep', 0.0005);
 const isPacedOnly = args.includes('--paced-only');
-const pacedRounds = arg('--rounds', 3);
+const pacedRounds = arg('--rounds', 5);
 // The desktop's CPU limit (its pool's `cpu`): the machine's cores by default, as the floor's
 // programs have; with the pool default (1) the runs' programs and the guest daemon share one
 // core's quota, which the floor does not (see throttled_ms).
@@ -210,16 +210,15 @@ try {
   // Postgres → Redis → API → SSE) sustains in events, not bytes. Rounds alternate the path and
   // its floor (the same programs through two bare hops), so each ratio compares two phases a few
   // seconds apart on a machine whose other load comes and goes.
-  // Every program of a phase starts writing at the same instant, `at` (epoch seconds; the guest
-  // runs on this machine, so clocks agree), after all of them are running: the rate is the
-  // event path's, not how far apart 16 runs start (start_p50_ms is that figure). Started
-  // together, the path's and the floor's programs are measured alike.
-  const pacedAt = (at) => `import sys, time
-time.sleep(max(0, ${at} - time.time()))
+  // Every program of a phase waits for one line on stdin before it writes: the bench sends it to
+  // all of them once every run is running, so the rate is the event path's, not how far apart
+  // 16 runs start on a loaded machine (start_p50_ms is that figure; start_spread_ms shows it).
+  // The floor's programs get no stdin (EOF at once): they are spawned together anyway.
+  const paced = `import sys, time
+sys.stdin.readline()
 w = sys.stdout.write
 for i in range(${pacedLines}):
     w('%d\\n' % i); sys.stdout.flush(); time.sleep(${pacedSleep})`;
-  const startLeadMs = arg('--start-lead-ms', 3000);
   const apiPid = stack.apis[0].pid;
   // This stack's processes, each read precisely (lib/process-cpu.mjs taskCpuMs): the guest
   // daemon of the claimed desktop (the worker's descendant), the worker, the API, Postgres
@@ -250,10 +249,22 @@ for i in range(${pacedLines}):
     log(
       `paced ${round_ + 1}/${pacedRounds}: ${concurrentRuns} runs × ${pacedLines} lines, one write each…`,
     );
-    const at = (nowMs() + startLeadMs) / 1000;
     const pacedRuns = await Promise.all(
       Array.from({ length: concurrentRuns }, () =>
-        create({ argv: ['/usr/bin/python3', '-c', pacedAt(at)] }),
+        create({ argv: ['/usr/bin/python3', '-c', paced] }),
+      ),
+    );
+    // The go line, sent to every run once all of them are running.
+    const runningAt = [];
+    let go;
+    const allRunning = new Promise((resolve) => (go = resolve));
+    // A run that never says `running` (it failed to start, and is counted lost) holds no one up.
+    const giveUp = setTimeout(() => go(), 60_000);
+    const gate = allRunning.then(() =>
+      Promise.all(
+        pacedRuns.map((run) =>
+          post(stack.url, `/v1/runs/${run.id}/stdin`, headers, { data: 'go\n', eof: true }),
+        ),
       ),
     );
     const p0 = nowMs();
@@ -263,7 +274,6 @@ for i in range(${pacedLines}):
     const throttled0 = throttledMs();
     const commits0 = await commitCount(stack.db);
     let events = 0;
-    let late = 0;
     let first = null;
     let last = 0;
     await Promise.all(
@@ -275,9 +285,10 @@ for i in range(${pacedLines}):
           if (event.seq !== next) lost += 1;
           next = event.seq + 1;
           final = event;
-          // A run that started after the common instant measures its start, not the path.
-          if (event.type === 'status' && event.data.status === 'running')
-            if (Date.parse(event.created_at) > at * 1000) late += 1;
+          if (event.type === 'status' && event.data.status === 'running') {
+            runningAt.push(receivedAt);
+            if (runningAt.length === concurrentRuns) go();
+          }
           if (event.type !== 'stdout') return;
           events += 1;
           first ??= receivedAt;
@@ -293,6 +304,8 @@ for i in range(${pacedLines}):
           lost += 1;
       }),
     );
+    clearTimeout(giveUp);
+    await gate.catch(() => (lost += 1));
     const seconds = (last - (first ?? p0)) / 1000;
     if (round_ < 0) continue;
     cpu1 = { worker: cpuMs(stack.workerPid), api: cpuMs(apiPid), machine: machineCpu() };
@@ -311,14 +324,14 @@ for i in range(${pacedLines}):
     // The same programs through two bare hops (lib/event-floor.mjs), on this machine, now.
     log(`floor ${round_ + 1}/${pacedRounds}: the paced programs through a bare two-hop forwarder…`);
     const floor = await eventFloor({
-      argv: ['/usr/bin/python3', '-c', pacedAt((nowMs() + 500) / 1000)],
+      argv: ['/usr/bin/python3', '-c', paced],
       runs: concurrentRuns,
       linesPerRun: pacedLines,
       cgroupProcs: sandboxed ? [sandboxed.procs] : [],
     });
     // The floor as it was measured before, its programs free processes of the machine.
     const hostFloor = await eventFloor({
-      argv: ['/usr/bin/python3', '-c', pacedAt((nowMs() + 500) / 1000)],
+      argv: ['/usr/bin/python3', '-c', paced],
       runs: concurrentRuns,
       linesPerRun: pacedLines,
     });
@@ -332,8 +345,8 @@ for i in range(${pacedLines}):
       host_floor_events_per_s: hostFloor.events_per_s,
       host_floor_lines_per_event: hostFloor.lines_per_event,
       ratio: round(eventsPerS / floor.events_per_s),
-      // Runs whose start was recorded after the programs' common instant (--start-lead-ms).
-      late_starts: late,
+      // From the first run's `running` to the last's, at this client (the programs wait for all).
+      start_spread_ms: Math.round(Math.max(...runningAt) - Math.min(...runningAt)),
       machine_busy_percent: busy,
       load1: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
     });
