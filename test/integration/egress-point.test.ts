@@ -231,16 +231,35 @@ describe('the local egress point', () => {
   it('none: nothing is reachable, and a new policy applies to open connections at once', async () => {
     point.setPolicy(desktopId, OPEN);
     // An open connection (the echo service, answering each line), then the policy goes to none:
-    // the next line finds the connection cut.
-    const session = runInNetns(netns, [
-      '/usr/bin/python3',
-      '-c',
-      "import socket, sys, time\ns=socket.create_connection(('203.0.113.20', 7), timeout=3)\n" +
-        "s.sendall(b'a'); print(s.recv(8).decode(), flush=True)\ntime.sleep(1.5)\n" +
-        "try:\n  s.sendall(b'b'); d=s.recv(8); print('echoed' if d else 'closed')\nexcept Exception as e:\n  print('cut')",
-    ]);
-    await new Promise((r) => setTimeout(r, 700));
+    // the next line finds the connection cut. Each step waits for the other's file, not a time
+    // (a loaded machine can take over a second to start the Python).
+    const scratch = mkdtempSync(join(tmpdir(), 'cubicle-egress-cut-'));
+    onTestFinished(() => rmSync(scratch, { recursive: true, force: true }));
+    const [echoed, go] = [join(scratch, 'echoed'), join(scratch, 'go')];
+    const session = runInNetns(
+      netns,
+      [
+        '/usr/bin/python3',
+        '-c',
+        [
+          'import os, socket, time',
+          "s = socket.create_connection(('203.0.113.20', 7), timeout=3)",
+          "s.sendall(b'a'); print(s.recv(8).decode(), flush=True)",
+          `open(${JSON.stringify(echoed)}, 'w').close()`,
+          `while not os.path.exists(${JSON.stringify(go)}): time.sleep(0.05)`,
+          'try:',
+          "    s.sendall(b'b'); d = s.recv(8); print('echoed' if d else 'closed')",
+          'except Exception:',
+          "    print('cut')",
+        ].join('\n'),
+      ],
+      60_000,
+    );
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(echoed) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     point.setPolicy(desktopId, NONE);
+    writeFileSync(go, '');
     expect((await session).stdout.split('\n').map((l) => l.trim())).toEqual(['a', 'cut', '']);
     expect(
       await deniedOf({ protocol: 'tcp', ip: '203.0.113.20', port: 7, rule: 'default:none' }),
