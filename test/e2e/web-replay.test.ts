@@ -3,10 +3,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from './support/stack.js';
 import { saveArtifact } from './support/web.js';
+import { encoderPidOf } from './support/video-frames.js';
 import { launchWindow, startWebStack, type WebStack } from './support/web-stack.js';
 
 const SECRET = 'replay-e2e-s3cr3t-4fj29x';
 const VIDEO = '[data-testid=replay-video]';
+/**
+ * The encoder is stopped (SIGSTOP) this long (ms) between the first and second steps, as a
+ * starved one is on a loaded machine: the recording names the span a gap without frames.
+ */
+const STALL_MS = 4_000;
 
 // Browser-side code is passed as source text: the test package compiles without the DOM library.
 const IN_VIDEO = (body: string) =>
@@ -49,6 +55,8 @@ describe('replay page (/claims/{id}/replay, /replay/{token}) in Chromium', () =>
   let w: WebStack;
   let claimId: string;
   let page: Page;
+  /** Where the stopped encoder's span lies on the video's axis (s from started_at). */
+  let stall: [number, number] = [0, 0];
   const api = (method: string, url: string, payload?: unknown) => w.call(method, url, payload);
   const recording = async () =>
     Recording.parse((await api('GET', `/v1/claims/${claimId}/recording`)).json());
@@ -87,9 +95,20 @@ describe('replay page (/claims/{id}/replay, /replay/{token}) in Chromium', () =>
     });
     expect(secret.statusCode, secret.body).toBe(201);
     const window = await launchWindow(w, claimId, 'Replay window');
+    const sandboxId = (await api('GET', `/v1/claims/${claimId}`)).json().sandbox.id as string;
+    let stoppedAt = 0;
+    let resumedAt = 0;
     // A few steps a second or more apart, so each has its own place in the video.
     for (let i = 0; i < 3; i++) {
       await new Promise((r) => setTimeout(r, 1500));
+      if (i === 1) {
+        const encoder = encoderPidOf(sandboxId);
+        stoppedAt = Date.now();
+        process.kill(encoder, 'SIGSTOP');
+        await new Promise((r) => setTimeout(r, STALL_MS));
+        process.kill(encoder, 'SIGCONT');
+        resumedAt = Date.now();
+      }
       const shot = await api('POST', `/v1/claims/${claimId}/screenshot`, {
         window_id: window.window_id,
       });
@@ -121,6 +140,8 @@ describe('replay page (/claims/{id}/replay, /replay/{token}) in Chromium', () =>
       60_000,
       500,
     );
+    const origin = Date.parse((await recording()).started_at!);
+    stall = [(stoppedAt - origin) / 1000, (resumedAt - origin) / 1000];
     page = await w.browser.newPage();
     await signIn(page);
   });
@@ -202,6 +223,40 @@ describe('replay page (/claims/{id}/replay, /replay/{token}) in Chromium', () =>
     await waitFor(async () => (await third.getAttribute('data-current')) === 'true', 10_000, 50);
     expect(await second.getAttribute('data-current')).toBeNull();
     await saveArtifact(page, 'replay-dashboard');
+  });
+
+  it('names the spans without frames: a gap in the list seeks there, and the page says no frames are shown', async () => {
+    await page.goto(`${w.web.url}/claims/${claimId}/replay`);
+    await firstFrame(page);
+    // The stopped encoder's span is a gap of the recording (e2e recording checks how it is found).
+    const gap = (await recording()).gaps.find(
+      (g) =>
+        g.reason === 'no_frames' &&
+        g.start_ms / 1000 <= stall[0] + 0.5 &&
+        g.end_ms / 1000 >= stall[1] - 0.5,
+    );
+    expect(gap, JSON.stringify({ stall, gaps: (await recording()).gaps })).toBeDefined();
+    const listed = page.locator(
+      `[data-testid=replay-gaps] button[data-start-ms="${gap!.start_ms}"]`,
+    );
+    expect(await listed.getAttribute('data-reason')).toBe('no_frames');
+    expect(await listed.getAttribute('data-end-ms')).toBe(String(gap!.end_ms));
+    const now = page.locator('[data-testid=replay-gap-now]');
+    expect(await now.count()).toBe(0);
+    // A click on the gap seeks the video to its start; inside it, the page says no frames are shown.
+    await listed.click();
+    await waitFor(
+      async () => Math.abs((await videoState(page)).currentTime - gap!.start_ms / 1000) < 0.3,
+      10_000,
+      50,
+    );
+    await now.waitFor({ timeout: 10_000 });
+    expect(await now.textContent()).toContain('No frames here');
+    // Out of the gap (the last step's place, after it), the notice goes.
+    const steps = page.locator('[data-testid=replay-steps] button[data-kind=action]');
+    await steps.nth(2).click();
+    await waitFor(async () => (await now.count()) === 0, 10_000, 50);
+    await saveArtifact(page, 'replay-gaps');
   });
 
   it('a share link plays without a session while valid, and is refused once revoked or expired', async () => {
