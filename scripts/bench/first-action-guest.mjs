@@ -130,6 +130,9 @@ async function once(b) {
       clickGuestMs: r.duration_ms,
       clickTripMs: act.ms,
       effect: r.effect,
+      linkFrame: link.frame
+        ? `${link.frame.x},${link.frame.y} ${link.frame.w}x${link.frame.h}`
+        : 'none',
       // The guest's own share: everything but the wait from the delivery to the first evidence
       // (the token's resolution before it, the look that finds it after).
       ownMs: r.duration_ms - (r.evidence?.[0]?.after_ms ?? Number.NaN),
@@ -147,7 +150,7 @@ try {
       const s = await once(b);
       b.samples.push(s);
       log(
-        `${b.name} ${i + 1}/${iterations}: observe ${s.observeGuestMs} click ${s.clickGuestMs} ms ${s.effect} [${s.evidence.join(' ')}]${verbose ? ` obs [${s.observations.join(' ')}]` : ''}`,
+        `${b.name} ${i + 1}/${iterations}: observe ${s.observeGuestMs} click ${s.clickGuestMs} ms ${s.effect} [${s.evidence.join(' ')}]${verbose ? ` link at ${s.linkFrame} obs [${s.observations.join(' ')}]` : ''}`,
       );
     }
   }

@@ -9,6 +9,7 @@ import type { A11yDesktop, WindowBinding } from './a11y-desktop.js';
 import { IFACE, isSecure } from './atspi-constants.js';
 import type { NodeData } from './read-node.js';
 import { readValue } from './read-values.js';
+import { warmFrames } from './observe-window.js';
 
 type Verdict =
   | { status: 'satisfied' }
@@ -30,8 +31,10 @@ export async function verifyState(
   let streak = 0;
   let samples = 0;
   let last: Sample | null = null;
+  let seen: WindowBinding | null = null;
   for (;;) {
     const bound = await desktop.bindWindow(req.window_id);
+    seen = bound.kind === 'ok' ? bound.binding : null;
     if (bound.kind === 'window_not_found') {
       if (samples === 0) return null;
       last = uniform(req, { status: 'unknown', reason: 'window_gone' });
@@ -51,6 +54,9 @@ export async function verifyState(
     if (outOfTime || (o.status === 'unknown' && o.reason === 'window_gone')) break;
     await new Promise((r) => setTimeout(r, req.sample_interval_ms));
   }
+  // What is waited for is usually observed next (a pool's priming waits for a page's link):
+  // its rows' extents are read now, in the background, instead of in that observe.
+  if (seen) void warmFrames(desktop, seen.mirror, seen.frame.path).catch(() => undefined);
   const base = { predicates: last.predicates, samples, duration_ms: performance.now() - started };
   if (last.overall.status === 'satisfied') {
     return streak >= req.stable_samples
