@@ -25,11 +25,10 @@ const FRAME_ROLES = new Set([
  * search.
  */
 function boundBefore(
-  known: { framePath: string; pid: number },
+  known: { framePath: string },
   mirror: AppMirror,
   props: WindowProps,
 ): NodeData | null {
-  if (known.pid !== props.pid) return null;
   const frame = mirror.nodes.get(known.framePath);
   const isTopLevel = mirror.nodes.get(APP_ROOT)?.children.includes(known.framePath) ?? false;
   return frame && isTopLevel && frame.name === props.title ? frame : null;
@@ -130,15 +129,18 @@ export class A11yDesktop {
     // took 0.4-7 ms, the fence 0.5-11 ms, the counts 10-25 ms.
     const known = this.frames.get(windowId);
     const mirror = known ? await this.existingMirror(known.appBus) : null;
-    const [props] = await Promise.all([
-      this.lookupWindow(windowId),
-      known && mirror ? mirror.syncSubtree(known.framePath, opts).catch(() => undefined) : null,
-    ]);
+    const syncing = known && mirror ? mirror.syncSubtree(known.framePath, opts) : null;
+    syncing?.catch(() => undefined); // awaited below, or left: never an unhandled rejection
+    const props = await this.lookupWindow(windowId);
     if (!props) return { kind: 'window_not_found' };
     if (props.pid === null)
       return { kind: 'not_accessible', props, detail: 'the window has no _NET_WM_PID' };
-    const again = known && mirror ? boundBefore(known, mirror, props) : null;
-    if (again) return this.recordBinding(windowId, props, mirror as AppMirror, again);
+    if (known && mirror && known.pid === props.pid) {
+      // The app's failure to answer is this window's (an AtspiTimeoutError: observe again).
+      await syncing;
+      const again = boundBefore(known, mirror, props);
+      if (again) return this.recordBinding(windowId, props, mirror, again);
+    }
     const apps = await this.bus.apps().catch(() => []);
     const candidates: { mirror: AppMirror; frame: NodeData }[] = [];
     for (const app of apps) {
