@@ -13,7 +13,7 @@ export {
 export { listDesktopIds, listLiveDesktopIds, stopDesktopById } from './desktop/find-desktops.js';
 export { EGRESS_CA_PATH, SANDBOX_PATHS, SANDBOX_USER } from './desktop/sandbox-spec.js';
 export { sandboxOutputTail, sandboxResourceEvents } from './desktop/sandbox-resources.js';
-export { sweepEmptySandboxCgroups, weighSandboxParent } from './desktop/sandbox-cgroup-parent.js';
+export { sweepEmptySandboxCgroups } from './desktop/sandbox-cgroup-sweep.js';
 export {
   isSandboxPaused,
   pauseSandbox,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { OutputTail } from './output-tail.js';
-import { tendSandboxParents } from './sandbox-cgroup-parent.js';
+import { sweepAbandonedSandboxCgroups } from './sandbox-cgroup-sweep.js';
 import {
   derivedSandboxCgroup,
   readResourceEvents,
@@ -67,5 +67,5 @@ export async function releaseSandboxResources(
     if (ended.size > ENDED_KEPT) ended.delete(ended.keys().next().value!);
   }
   await removeSandboxCgroup(found);
-  await tendSandboxParents();
+  await sweepAbandonedSandboxCgroups();
 }

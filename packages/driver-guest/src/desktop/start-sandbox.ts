@@ -22,7 +22,7 @@ import {
   sandboxOutputs,
   sandboxResourceEvents,
 } from './sandbox-resources.js';
-import { tendSandboxParents } from './sandbox-cgroup-parent.js';
+import { sweepAbandonedSandboxCgroups } from './sandbox-cgroup-sweep.js';
 import { bwrapOptions, groupText, passwdText, SANDBOX_PATHS, sandboxEnv } from './sandbox-spec.js';
 import { seccompArch, seccompProgram } from './seccomp-filter.js';
 import { stageGuestCode } from './stage-guest-code.js';
@@ -141,7 +141,7 @@ export async function startSandboxedDesktop(options: DesktopOptions): Promise<De
     ...(options.network?.egressCa ? { egressCaFd: DATA_FD.egressCa } : {}),
   });
   const cgroup = await createSandboxCgroup(id, limits);
-  if (cgroup) await tendSandboxParents(); // this desktop weighs one process's worth more
+  if (cgroup) await sweepAbandonedSandboxCgroups(); // those of sandboxes whose stop never ran
   // As root, the sandbox gets its own uid, and with it a task limit of its own (RLIMIT_NPROC
   // counts per uid): a fork bomb inside stops there instead of starving the machine.
   const asUser =
