@@ -185,9 +185,13 @@ describe('the release flush racing a puller pass', () => {
     });
     expect(recording.state).toBe('finished');
     // Every segment the encoder finished (the stop closes the last one) is stored once, in order.
+    // At least those listed: the stop need not close one more (seen at load: 3 listed, 3
+    // stored, the third cut at 598 ms before the stop); the span check below catches a lost tail.
     const left = await guest.call('video.status', {}, CALL);
     expect(left.segments, JSON.stringify(left.segments)).toEqual([]);
-    expect(rows.length, JSON.stringify({ rows, logged })).toBeGreaterThan(listed!.segments.length);
+    expect(rows.length, JSON.stringify({ rows, logged })).toBeGreaterThanOrEqual(
+      listed!.segments.length,
+    );
     expect(rows[0]!.guestId).toBe(first.id);
     expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i));
     expect(new Set(rows.map((r) => r.guestId)).size).toBe(rows.length);

@@ -5,6 +5,7 @@ import { LiveClaimMemory } from '../claims/live-claim-memory.js';
 import { nowOf, type Subscriber } from '../context.js';
 import type { Deps } from '../resources.js';
 import { findLiveGuest, liveGuestOrThrow } from '../guest/find-live-guest.js';
+import { isClaimActive } from '../lifecycle/claim-liveness.js';
 import { bodyOrThrow } from '../guest/guest-client.js';
 import { guestCallWaitMs } from './guest-call-bounds.js';
 import {
@@ -122,7 +123,7 @@ export class GuestCalls {
     claim: { id: string; status: string; sandbox: { id: string } | null },
   ): void {
     const sandboxId = claim.sandbox?.id;
-    if (claim.status !== 'active' || !sandboxId) return;
+    if (!isClaimActive(claim.status) || !sandboxId) return;
     this.start().then(
       () => this.routes.set(claim.id, { tenantId, sandboxId }),
       () => undefined, // not subscribed: the first call looks the claim up, as before
