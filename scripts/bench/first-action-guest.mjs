@@ -45,21 +45,21 @@ for (const b of builds) {
   log(`${b.name}: desktop ${b.session.display} (${b.dist})`);
 }
 
-/** call POSTs to a desktop's guest (TCP, or the unix socket of a sandboxed one). */
-async function call(session, path, body) {
+/** call POSTs to a desktop's guest (TCP, or the unix socket of a sandboxed one); GET for the floor. */
+async function call(session, path, body, { method = 'POST', prefix = '/v1' } = {}) {
   const started = performance.now();
   const url = session.guestUrl;
   const target = url.startsWith('http+unix://')
     ? { socketPath: decodeURIComponent(url.slice('http+unix://'.length)) }
     : { host: new URL(url).hostname, port: new URL(url).port };
-  const payload = JSON.stringify(body);
+  const payload = body === undefined ? '' : JSON.stringify(body);
   const { status, text } = await new Promise((resolve, reject) => {
     const req = request(
       {
         ...target,
         agent,
-        method: 'POST',
-        path: `/v1${path}`,
+        method,
+        path: `${prefix}${path}`,
         headers: {
           authorization: `Bearer ${session.guestToken}`,
           'content-type': 'application/json',
@@ -145,6 +145,13 @@ async function once(b) {
 }
 
 try {
+  // The floor the figures are read against: the guest's no-op round trip (/healthz), same run.
+  for (const b of builds) {
+    const trips = [];
+    for (let i = 0; i < 30; i += 1)
+      trips.push((await call(b.session, '/healthz', undefined, { method: 'GET', prefix: '' })).ms);
+    b.floorP50 = round(percentile(trips, 50));
+  }
   for (let i = 0; i < iterations; i++) {
     for (const b of i % 2 ? [...builds].reverse() : builds) {
       const s = await once(b);
@@ -168,6 +175,7 @@ try {
         click_guest_beyond_evidence_p50_ms: p50((s) => s.ownMs),
         click_evidence_p50_ms: p50((s) => s.clickGuestMs - s.ownMs),
         click_round_trip_p50_ms: p50((s) => s.clickTripMs),
+        guest_http_floor_p50_ms: b.floorP50,
         loadavg_1m_start: startLoad,
         loadavg_1m: round(loadavg()[0]),
       })}\n`,
