@@ -2,8 +2,13 @@
 // npm run bench:act -- --json [--iterations N]
 // Control-plane overhead of driving a sandbox: the same guest calls made straight to the guest
 // driver and through the API (real HTTP listener) → Redis → worker → guest, interleaved so both
-// see the same machine load. overhead = via API − direct, per pair. Prints one JSON line.
+// see the same machine load. overhead = via API − direct, per pair. Each API answer's
+// Server-Timing header says where its time went (the API's enqueue and wait, the lane, the
+// worker's live-claim lookup, guest round trip, answer check and store): their p50s per operation
+// are printed as `hops_p50_ms`, beside the guest's own `duration_ms` where it answers one.
+// Prints one JSON line, with the load average at start and end.
 import http from 'node:http';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
@@ -28,6 +33,17 @@ const WINDOW = [
   "import gi; gi.require_version('Gtk','3.0'); from gi.repository import Gtk; w=Gtk.Window(title='bench-act'); w.set_default_size(240,120); w.add(Gtk.Button(label='Press')); w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()",
 ];
 
+/** parseServerTiming reads `name;dur=1.2, …` into { name: 1.2, … }. */
+const parseServerTiming = (value) =>
+  Object.fromEntries(
+    String(value ?? '')
+      .split(',')
+      .map((part) => /^\s*([\w-]+);dur=([\d.]+)/.exec(part))
+      .filter(Boolean)
+      .map((m) => [m[1], Number(m[2])]),
+  );
+
+const startLoad = round(loadavg()[0]);
 const stack = await startStack();
 try {
   log('warming one desktop…');
@@ -101,7 +117,7 @@ try {
     baseline.push((await request(api.base, 'GET', `/v1/claims/${claim.id}`, api.headers)).ms);
   log(`measuring ${Object.keys(ops).length} operations × ${iterations}…`);
   const samples = Object.fromEntries(
-    Object.keys(ops).map((k) => [k, { direct: [], api: [], overhead: [] }]),
+    Object.keys(ops).map((k) => [k, { direct: [], api: [], overhead: [], hops: [], guestOwn: [] }]),
   );
   for (let i = -5; i < iterations; i++) {
     for (const [name, op] of Object.entries(ops)) {
@@ -110,10 +126,14 @@ try {
       const ra = await a();
       const rb = await b();
       const [d, v] = i % 2 ? [ra.ms, rb.ms] : [rb.ms, ra.ms];
+      const viaAnswer = i % 2 ? rb : ra;
       if (i < 0) continue; // warm-up
       samples[name].direct.push(d);
       samples[name].api.push(v);
       samples[name].overhead.push(v - d);
+      samples[name].hops.push(parseServerTiming(viaAnswer.headers?.['server-timing']));
+      if (typeof viaAnswer.body?.duration_ms === 'number')
+        samples[name].guestOwn.push(viaAnswer.body.duration_ms);
     }
   }
   const all = (k) => Object.values(samples).flatMap((s) => s[k]);
@@ -132,14 +152,34 @@ try {
           direct_p50_ms: round(percentile(s.direct, 50)),
           via_api_p50_ms: round(percentile(s.api, 50)),
           overhead_p50_ms: round(percentile(s.overhead, 50)),
+          ...(s.guestOwn.length ? { guest_own_p50_ms: round(percentile(s.guestOwn, 50)) } : {}),
+          hops_p50_ms: hopsP50(s.hops),
         },
       ]),
     ),
     observe_available: hasA11y,
+    loadavg_1m_start: startLoad,
+    loadavg_1m: round(loadavg()[0]),
   };
   await stack.call('DELETE', `/v1/claims/${claim.id}`);
   process.stdout.write(`${JSON.stringify(line)}\n`);
 } finally {
   agent.destroy();
   await stack.stop();
+}
+
+/** hopsP50 is each Server-Timing part's p50 over the samples that carried it. */
+function hopsP50(hops) {
+  const names = [...new Set(hops.flatMap((h) => Object.keys(h)))];
+  return Object.fromEntries(
+    names.map((n) => [
+      n,
+      round(
+        percentile(
+          hops.map((h) => h[n]).filter((x) => x !== undefined),
+          50,
+        ),
+      ),
+    ]),
+  );
 }

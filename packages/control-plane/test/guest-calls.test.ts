@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { PoolSpec } from '@cubicle/contract/api';
 import { AppError } from '@cubicle/contract/errors';
@@ -245,6 +246,61 @@ describe('guest calls on real Postgres and Redis', () => {
     } finally {
       await calls.close();
       await worker.close();
+    }
+  });
+
+  it('the worker is the one check of a guest answer: one outside the contract is refused, one inside goes on as its text with where its time went', async () => {
+    // A guest stands in the tenant's sandbox: this one answers windows.list as it likes.
+    let answer: unknown = { windows: [] };
+    const guest = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(answer));
+      });
+    });
+    await new Promise<void>((resolve) => guest.listen(0, '127.0.0.1', resolve));
+    const { port } = guest.address() as { port: number };
+    const { claimId } = await claimedSandbox(`http://127.0.0.1:${port}`);
+    const worker = startWorkerHalf();
+    const calls = new GuestCalls(deps, { subscriber, prefix });
+    try {
+      const ok = await calls.callJson(w.tenantId, claimId, 'windows.list', {});
+      expect(JSON.parse(ok.json)).toEqual({ windows: [] });
+      const parts = Object.fromEntries(
+        ok.serverTiming.split(', ').map((p) => {
+          const [name, dur] = p.split(';dur=');
+          return [name, Number(dur)];
+        }),
+      );
+      expect(Object.keys(parts)).toEqual([
+        'enqueue',
+        'wait',
+        'lane',
+        'queued',
+        'target',
+        'guest',
+        'check',
+        'store',
+        'worker',
+      ]);
+      expect(parts.guest).toBeGreaterThan(0);
+      expect(parts.worker).toBeGreaterThanOrEqual(parts.guest! + parts.target!);
+      expect(parts.wait).toBeGreaterThanOrEqual(parts.worker!);
+
+      // Outside the contract: an unknown key (the schemas are strict), then a wrong type.
+      answer = { windows: [], injected: 'x' };
+      expect(await codeOf(calls.callJson(w.tenantId, claimId, 'windows.list', {}))).toBe(
+        'backend_unavailable',
+      );
+      answer = { windows: [{ window_id: 'not a number' }] };
+      expect(await codeOf(calls.call(w.tenantId, claimId, 'windows.list', {}))).toBe(
+        'backend_unavailable',
+      );
+    } finally {
+      await calls.close();
+      await worker.close();
+      await new Promise((r) => guest.close(r));
     }
   });
 

@@ -1,5 +1,6 @@
 // One timed JSON request for benchmarks that compare two paths with the same client: node:http
-// on a caller's keep-alive agent, answering {ms, body} for a 200 and rejecting anything else.
+// on a caller's keep-alive agent, answering {ms, body, headers} for a 200 and rejecting anything
+// else.
 // A local sandbox's guest is `http+unix://<socket path>` (its network namespace is private).
 import http from 'node:http';
 
@@ -26,7 +27,7 @@ export function timedRequest(agent, base, method, path, headers, body) {
           const text = Buffer.concat(chunks).toString();
           if (res.statusCode !== 200)
             return reject(new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`));
-          resolve({ ms, body: JSON.parse(text) });
+          resolve({ ms, body: JSON.parse(text), headers: res.headers });
         });
       },
     );

@@ -78,12 +78,13 @@ export async function answerGuestCallJob(
     answer = answerOf(new AppError('internal_error', 'internal error'));
   }
   if (!job.id) return { status: answer.status };
-  const { firstConfirmedActionMs, ...reply } = answer;
+  const { firstConfirmedActionMs, timing, ...reply } = answer;
   return sendOutcome(options, {
     job_id: job.id,
     ...reply,
     ...(firstConfirmedActionMs === undefined
       ? {}
       : { first_confirmed_action_ms: firstConfirmedActionMs }),
+    ...(timing === undefined ? {} : { timing }),
   });
 }

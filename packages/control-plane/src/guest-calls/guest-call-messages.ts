@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Publisher } from '../context.js';
+import { GuestCallTiming } from './guest-call-timing.js';
 
 /**
  * GuestCallOutcome is what the worker publishes when a guest call ends: the HTTP status and body
@@ -11,6 +12,8 @@ export const GuestCallOutcome = z.object({
   body: z.unknown(),
   /** Set when this call was its claim's first `confirmed` action: the claim's time to it. */
   first_confirmed_action_ms: z.number().min(0).optional(),
+  /** Where the call's time went in the worker (GuestCallTiming); the API answers it as Server-Timing. */
+  timing: GuestCallTiming.optional(),
 });
 export type GuestCallOutcome = z.infer<typeof GuestCallOutcome>;
 

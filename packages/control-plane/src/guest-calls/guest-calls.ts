@@ -8,6 +8,7 @@ import { findLiveGuest, liveGuestOrThrow } from '../guest/find-live-guest.js';
 import { isClaimActive } from '../lifecycle/claim-liveness.js';
 import { bodyOrThrow } from '../guest/guest-client.js';
 import { guestCallWaitMs } from './guest-call-bounds.js';
+import { serverTimingOf, type ApiCallTiming } from './guest-call-timing.js';
 import {
   guestCallJobId,
   guestResultChannel,
@@ -22,7 +23,12 @@ interface Waiter {
 /** A guest's answer as the JSON text the worker checked against the operation's response schema. */
 export interface CheckedJson {
   json: string;
+  /** Where the call's time went, as a `Server-Timing` header value (serverTimingOf). */
+  serverTiming: string;
 }
+
+/** An outcome with the API's own parts of its time. */
+type TimedOutcome = ReceivedOutcome & { api: ApiCallTiming };
 
 export interface GuestCallsOptions {
   /** A connection of its own: ioredis in subscriber mode can do nothing else. */
@@ -166,8 +172,10 @@ export class GuestCalls {
     request: Record<string, unknown>,
   ): Promise<CheckedJson> {
     const outcome = await this.sendCall(tenantId, claimId, operation, request);
-    if (outcome.status === 200 && outcome.bodyText !== undefined) return { json: outcome.bodyText };
-    return { json: JSON.stringify(bodyOf(outcome)) };
+    const serverTiming = serverTimingOf(outcome.api, outcome.timing);
+    if (outcome.status === 200 && outcome.bodyText !== undefined)
+      return { json: outcome.bodyText, serverTiming };
+    return { json: JSON.stringify(bodyOf(outcome)), serverTiming };
   }
 
   private sendCall(
@@ -175,7 +183,7 @@ export class GuestCalls {
     claimId: string,
     operation: GuestOperation,
     request: Record<string, unknown>,
-  ): Promise<ReceivedOutcome> {
+  ): Promise<TimedOutcome> {
     return this.send(tenantId, claimId, guestCallWaitMs(operation, request), (sandboxId, jobId) =>
       this.deps.queues.enqueue(
         'guest.call',
@@ -215,9 +223,11 @@ export class GuestCalls {
     claimId: string,
     boundMs: number,
     enqueue: (sandboxId: string, jobId: string) => Promise<unknown>,
-  ): Promise<ReceivedOutcome> {
+  ): Promise<TimedOutcome> {
     let jobId: string | undefined;
     let timer: NodeJS.Timeout | undefined;
+    const started = performance.now();
+    let enqueuedFrom = started;
     try {
       // Wrapped in an object: a returned promise would be flattened, and the chain would wait for the answer.
       const { waiting } = await this.inOrder(claimId, async () => {
@@ -229,9 +239,11 @@ export class GuestCalls {
           this.waiters.set(id, { resolve });
           timer = setTimeout(() => resolve(undefined), boundMs);
         });
+        enqueuedFrom = performance.now();
         await enqueue(sandboxId, id);
         return { waiting };
       });
+      const enqueued = performance.now();
       const outcome = await waiting;
       if (outcome?.first_confirmed_action_ms !== undefined)
         this.options.onFirstConfirmedAction?.(outcome.first_confirmed_action_ms);
@@ -240,7 +252,10 @@ export class GuestCalls {
           'timeout',
           `the call did not finish within ${boundMs} ms; it may have been delivered: observe before retrying`,
         );
-      return outcome;
+      // enqueue: from the call's arrival to its job in the lane (lookups and earlier calls of the
+      // claim included); wait: from sending the job to its outcome here.
+      const api = { enqueue: enqueued - started, wait: performance.now() - enqueuedFrom };
+      return { ...outcome, api };
     } finally {
       clearTimeout(timer);
       if (jobId) this.waiters.delete(jobId);

@@ -8,6 +8,7 @@ import { guestClientOf, type GuestCallOperation } from '../guest/guest-client.js
 import { refuseDuringHandoff } from '../handoffs/handoff-guard.js';
 import type { WorkerDeps } from '../resources.js';
 import { GUEST_CALL_MIN_START_MS, guestCallBoundMs } from './guest-call-bounds.js';
+import type { GuestCallTiming } from './guest-call-timing.js';
 import { redactRequest } from './redact-request.js';
 import { claimRedactor } from '../secrets/claim-redactor.js';
 import { insertActionRecordRow } from '../repositories/action-records.js';
@@ -23,6 +24,8 @@ export interface GuestCallAnswer {
   status: number;
   body: unknown;
   firstConfirmedActionMs?: number;
+  /** Where the call's time went in the worker (a call that reached its guest and was answered). */
+  timing?: GuestCallTiming;
 }
 
 export interface GuestCallRunOptions extends DriveTargetHooks {
@@ -67,6 +70,8 @@ async function deliverGuestCall(
   opts: GuestCallRunOptions,
 ): Promise<GuestCallAnswer> {
   const now = opts.now ?? (() => nowOf(deps).getTime());
+  const taken = performance.now();
+  const queued = now() - opts.enqueuedAt;
   const deadline = opts.enqueuedAt + guestCallBoundMs(p.operation, p.request);
   if (deadline - now() < GUEST_CALL_MIN_START_MS)
     throw new AppError(
@@ -108,10 +113,14 @@ async function deliverGuestCall(
   const guest = guestClientOf(deps.keyring, live);
 
   const started = now();
+  const sentAt = performance.now();
+  let answeredAt = sentAt;
   const answer = await guest.call(operation, parsed.data as never, {
     timeoutMs: Math.max(1, deadline - started),
     signal: opts.signal,
+    onAnswered: () => (answeredAt = performance.now()),
   });
+  const checkedAt = performance.now();
   const durationMs = now() - started;
   const hasSecrets = guest.guest.hasSecrets;
   // Claims holding secrets keep no screenshots: pixels cannot be redacted by value.
@@ -134,7 +143,20 @@ async function deliverGuestCall(
       effect: result.effect,
       durationMs: Math.round(durationMs),
     });
-    if (firstMs !== null) return { status: 200, body: answer, firstConfirmedActionMs: firstMs };
+    if (firstMs !== null)
+      return { status: 200, body: answer, firstConfirmedActionMs: firstMs, timing: timing() };
   }
-  return { status: 200, body: answer };
+  return { status: 200, body: answer, timing: timing() };
+
+  function timing(): GuestCallTiming {
+    const end = performance.now();
+    return {
+      queued,
+      target: sentAt - taken,
+      guest: answeredAt - sentAt,
+      check: checkedAt - answeredAt,
+      store: end - checkedAt,
+      worker: end - taken,
+    };
+  }
 }

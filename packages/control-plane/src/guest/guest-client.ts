@@ -50,6 +50,8 @@ export interface GuestCallOptions {
   /** The whole exchange; past it the call fails `timeout` (it may have been delivered). */
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /** Told when the guest's answer has arrived, before it is checked (a call's timing). */
+  onAnswered?: (() => void) | undefined;
 }
 
 /** One chunk of the guest archive with its id (SHA-256 of the bytes). */
@@ -150,6 +152,7 @@ async function callGuest<Op extends GuestCallOperation>(
 ): Promise<GuestResponseOf<Op>> {
   const route = GuestRoutes[op] as Extract<Routes[GuestCallOperation], { transport: 'http' }>;
   const answer = await exchange(endpoint, token, route, body, options);
+  options.onAnswered?.();
   const checked = (route.response as z.ZodType).safeParse(bodyOrThrow(answer, 'the guest driver'));
   // A guest answer outside the contract is never passed on: the caller could act on a lie.
   if (!checked.success)

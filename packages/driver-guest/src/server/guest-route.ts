@@ -22,10 +22,15 @@ export interface RouteContext {
 
 /**
  * guestRoute mounts one entry of the contract's `GuestRoutes` table: the body is parsed with the
- * route's request schema before the handler runs (400 `validation_failed` naming the fields),
- * and the handler's answer is checked against the response schema, so the driver cannot answer
- * outside the protocol. Routes whose response is binary (`response: null`) send it themselves
- * through `reply` and return the reply.
+ * route's request schema before the handler runs (400 `validation_failed` naming the fields).
+ * The handler's answer is typed by the response schema and sent as it is: the guest runs inside
+ * the tenant's sandbox, so the worker checks every answer against the same schema where it
+ * arrives (guest-client.ts, the trust boundary) and passes on nothing outside it. A second check
+ * here, before sending, only doubled that cost on the guest's single thread, inside the
+ * sandbox's CPU quota (an observe's answer: 2.4-29.5 ms at load ~10). What the worker passes
+ * on is what its check parsed.
+ * Routes whose response is binary (`response: null`) send it themselves through `reply` and
+ * return the reply.
  */
 export function guestRoute<R extends GuestHttpRoute>(
   app: FastifyInstance,
@@ -48,12 +53,7 @@ export function guestRoute<R extends GuestHttpRoute>(
       }
       const result = await handler(body as RequestOf<R>, { request, reply });
       if (!def.response) return result;
-      const checked = def.response.safeParse(result);
-      // An answer outside the protocol is our bug: a logged 500, never shown to the caller.
-      if (!checked.success) {
-        throw new Error(`${def.path} response violates its schema: ${checked.error.message}`);
-      }
-      return reply.status(200).send(checked.data);
+      return reply.status(200).send(result);
     },
   });
 }
