@@ -27,7 +27,11 @@ import { ensurePythonEnv } from './lib/python-env.mjs';
 import { runPythonTests } from './lib/python-tests.mjs';
 import { ensureTofu } from './lib/tofu-tools.mjs';
 import { ensureVersitygw } from './lib/s3-tools.mjs';
-import { ensureEgressRelay } from './tools/egress-relay/tool.mjs';
+import {
+  egressRelayLink,
+  ensureEgressRelay,
+  ensureEgressRelayForStart,
+} from './tools/egress-relay/tool.mjs';
 import { bold, dim, formatMs, red, say, step, timings, UserError } from './lib/ui.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -223,6 +227,13 @@ const COMMANDS = {
   },
   start: async () => {
     await bootstrap();
+    // The local egress point's data path (accept, splice): built when this machine has Go, else
+    // the point copies in Node, said on this line (tool.mjs).
+    const relay = await step('egress relay (local egress data path)', () =>
+      ensureEgressRelayForStart(),
+    );
+    if (relay && !process.env.CUBICLE_EGRESS_RELAY)
+      process.env.CUBICLE_EGRESS_RELAY = egressRelayLink();
     return startCubicle(root);
   },
   migrate: async () => {
