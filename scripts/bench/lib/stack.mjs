@@ -162,8 +162,8 @@ export async function startStack({
       apis.push({ url: `http://127.0.0.1:${port}`, pid: api.child.pid });
     }
     const url = apis[0].url;
-    // An API's start (imports, Prisma, Redis) took 20-40 s at load 20-30 on this 2-core machine
-    // (importing apps/api alone: 15.7 s at load 30): a loaded machine is slow, not broken.
+    // At load 20-30 on this 2-core machine an API did not answer within 30 s (importing apps/api
+    // alone took 15.7 s at load 30): a loaded machine is slow, not broken.
     for (const a of apis)
       await waitFor(
         async () => (await fetch(`${a.url}/healthz`).catch(() => null))?.ok === true,
