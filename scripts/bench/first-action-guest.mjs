@@ -13,7 +13,7 @@
 // iterations alternate between them (and between the `--gaps`), so all see the same load. One
 // JSON line per build and gap, with what the kernel counted for the desktop over the observe and
 // the click: its CPU time, and for a sandbox its cgroup's CFS throttling and page faults.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -76,9 +76,9 @@ const readOr = (file) => {
 const field = (text, name) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
 
 /**
- * counters reads what the kernel counted for a desktop so far: CPU ms of its processes (a
- * sandbox: its cgroup's cpuacct; a plain desktop: utime + stime of its live processes, in
- * clock ticks), and for a sandbox the CFS throttling and page faults of its cgroup.
+ * counters reads what the kernel counted for a desktop so far: the CPU of its processes (a
+ * sandbox: its cgroup's cpuacct in ms; a plain desktop: utime + stime per live process and
+ * descendant, in clock ticks), and for a sandbox its cgroup's CFS throttling and page faults.
  */
 async function counters(b) {
   if (b.cgroup) {
@@ -92,17 +92,44 @@ async function counters(b) {
       faults: field(mem, 'total_pgfault'),
     };
   }
-  let ticks = 0;
-  for (const pid of await b.session.listProcesses()) {
-    const stat = readOr(`/proc/${pid}/stat`);
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(rest[11] ?? 0) + Number(rest[12] ?? 0);
+  // A plain desktop's list misses what its guest launched (the browser): add every descendant.
+  const stats = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readOr(`/proc/${name}/stat`);
+    if (stat) stats.set(Number(name), stat.slice(stat.lastIndexOf(')') + 2).split(' '));
   }
-  return { cpuMs: ticks * 10, throttled: NaN, throttledMs: NaN, majfaults: NaN, faults: NaN };
+  const tree = new Set(await b.session.listProcesses());
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, rest] of stats)
+      if (!tree.has(pid) && tree.has(Number(rest[1]))) {
+        tree.add(pid);
+        grew = true;
+      }
+  }
+  const ticks = new Map();
+  for (const pid of tree) {
+    const rest = stats.get(pid) ?? [];
+    ticks.set(pid, Number(rest[11] ?? 0) + Number(rest[12] ?? 0));
+  }
+  return { ticks, throttled: NaN, throttledMs: NaN, majfaults: NaN, faults: NaN };
 }
 
-const delta = (after, before) =>
-  Object.fromEntries(Object.keys(after).map((k) => [k, round(after[k] - before[k])]));
+/**
+ * delta: what the counters grew by. Per process for a plain desktop: a process started in
+ * between counts from zero; one that ended in between is left out (its share is lost).
+ */
+function delta(after, before) {
+  const out = {};
+  for (const k of Object.keys(after)) if (k !== 'ticks') out[k] = round(after[k] - before[k]);
+  if (after.ticks) {
+    let ticks = 0;
+    for (const [pid, t] of after.ticks) ticks += t - (before.ticks.get(pid) ?? 0);
+    out.cpuMs = ticks * 10;
+  }
+  return out;
+}
 
 for (const b of builds) {
   const { startDesktop } = await import(
