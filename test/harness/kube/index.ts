@@ -16,3 +16,4 @@ export {
 export { KUBEVIRT_CRDS, installKubevirtCrds } from './kubevirt-crds.js';
 export { VMI_API } from './write-status.js';
 export { GUEST_PORT, VNC_PORT, type VmiObject, type WorkloadSpec } from './workload-spec.js';
+export { apiRequestCount, type RequestKind } from './request-metrics.js';

@@ -71,6 +71,12 @@ export interface NodeAgentOptions {
   height?: number;
   log?: (line: string) => void;
   /**
+   * Desktops starting at once (default 4); more wait their turn. Each start has a deadline
+   * (startDesktop's 30 s): a burst of Pods all starting together on a loaded 2-core machine
+   * misses it one after another and none gets up, where starting a few at a time gets them all.
+   */
+  maxConcurrentStarts?: number;
+  /**
    * Run Pods of Cubicle's own images (api, worker, web) as the matching local processes
    * (control-plane-workload.ts); the cluster gives the kubelet's access (tokens, Secrets).
    */
@@ -184,13 +190,38 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     });
   };
 
-  const scheduleRetry = (ref: ObjectRef, key: string) => {
+  const startSlots = slots(options.maxConcurrentStarts ?? 4);
+  // Failed starts of each object so far: its next retry waits longer, as kubelet's back-off does
+  // (1 s doubling to 30 s here, 10 s to 5 min there).
+  const startFailures = new Map<string, number>();
+  const scheduleRetry = (ref: ObjectRef, key: string, delayMs = 1000) => {
     const timer = setTimeout(() => {
       retryTimers.delete(timer);
       if (!isStopped)
         enqueue(key, async () => reconcile(await readRef(core, custom, namespace, ref), key));
-    }, 1000);
+    }, delayMs);
     retryTimers.add(timer);
+  };
+
+  /**
+   * startFailed reports a desktop that did not start (on a loaded machine: a display or daemon
+   * that missed its start-up deadline) as kubelet reports a container that failed to run —
+   * Pending with a waiting reason — and tries again after a back-off. Left alone, the Pod would
+   * stay Pending for good and hold a provisioning slot of the worker until its job times out.
+   */
+  const startFailed = async (ref: ObjectRef, key: string, error: unknown) => {
+    const failures = (startFailures.get(key) ?? 0) + 1;
+    startFailures.set(key, failures);
+    const message = (error as Error).message;
+    log(`node agent: ${key} failed to start (attempt ${failures}): ${message}`);
+    if (ref.kind === 'Pod') {
+      await writePodStatus(core, namespace, ref.name, ref.uid, {
+        phase: 'Pending',
+        reason: 'RunContainerError',
+        message,
+      }).catch(() => undefined);
+    }
+    scheduleRetry(ref, key, Math.min(30_000, 1000 * 2 ** (failures - 1)));
   };
 
   const startControlPlane = async (ref: ObjectRef, key: string) => {
@@ -237,17 +268,19 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     let session: DesktopSession;
     let network: PodNetwork;
     try {
-      session = await startDesktop({
-        id: agentDesktopId(ref.uid),
-        daemon: 'sandbox',
-        guestToken: spec.guestToken,
-        appEnv: spec.appEnv,
-        width: options.width ?? 1280,
-        height: options.height ?? 800,
-      });
+      session = await startSlots(() =>
+        startDesktop({
+          id: agentDesktopId(ref.uid),
+          daemon: 'sandbox',
+          guestToken: spec.guestToken,
+          appEnv: spec.appEnv,
+          width: options.width ?? 1280,
+          height: options.height ?? 800,
+        }),
+      );
     } catch (error) {
       ips.release(ip);
-      throw error;
+      return startFailed(ref, key, error);
     }
     try {
       network = await forwardPodPorts(ip, [
@@ -257,8 +290,9 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     } catch (error) {
       await session.stop();
       ips.release(ip);
-      throw error;
+      return startFailed(ref, key, error);
     }
+    startFailures.delete(key);
     // SIGKILL of the sandbox's PID 1 ends all of it, should this process be killed.
     const initPid = session.sandbox!.initPid;
     reaper.watch({
@@ -295,7 +329,10 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
     if (isStopped) return;
     const current = running.get(key) ?? controlPlane.get(key);
     if (!ref || ref.isDeleting || (current && current.uid !== ref.uid)) await teardown(key);
-    if (!ref) return;
+    if (!ref) {
+      startFailures.delete(key);
+      return;
+    }
     if (ref.isDeleting) {
       if (ref.kind === 'Pod' && (ref.nodeName === NODE_NAME || !ref.nodeName))
         await finishPodDeletion(core, namespace, ref);
@@ -373,5 +410,22 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<NodeAge
         );
         reaper.close();
       })()),
+  };
+}
+
+/** slots runs at most `count` of the functions given to it at once, the others in turn. */
+function slots(count: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let busy = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    if (busy >= count) await new Promise<void>((resolve) => waiting.push(resolve));
+    else busy++;
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else busy--;
+    }
   };
 }
