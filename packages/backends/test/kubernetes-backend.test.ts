@@ -18,6 +18,7 @@ import {
   startKubeFixture,
   type KubeFixture,
 } from './kube-fixture.js';
+import { apiRequestCount } from '../../../test/harness/kube/index.js';
 
 let kube: KubeFixture;
 let backend: KubeSandboxBackend;
@@ -121,7 +122,24 @@ describe('kubernetes backend', () => {
 
   it('markClaimed flips the state label with optimistic concurrency, idempotently', async () => {
     const before = await readPod(sandboxObjectName(a));
+    // Once the informer holds this version, the label costs one PATCH and no GET of the Pod.
+    const informer = await backend.informer();
+    await vi.waitFor(() =>
+      expect(informer.get(sandboxObjectName(a))?.metadata?.resourceVersion).toBe(
+        before.metadata?.resourceVersion,
+      ),
+    );
+    const calls = async () => ({
+      gets: await apiRequestCount(kube.cluster, { verb: 'GET', resource: 'pods' }),
+      patches: await apiRequestCount(kube.cluster, { verb: 'PATCH', resource: 'pods' }),
+    });
+    const start = await calls();
     await backend.markClaimed(a);
+    const end = await calls();
+    expect({ gets: end.gets - start.gets, patches: end.patches - start.patches }).toEqual({
+      gets: 0,
+      patches: 1,
+    });
     const after = await readPod(sandboxObjectName(a));
     expect(after.metadata?.labels?.['cubicle.dev/state']).toBe('claimed');
     expect(after.metadata?.resourceVersion).not.toBe(before.metadata?.resourceVersion);
