@@ -15,8 +15,6 @@ import { fileURLToPath } from 'node:url';
 import { ensureAptPackages, APT_PACKAGES } from './lib/apt.mjs';
 import { ensureHelm } from './lib/helm-tools.mjs';
 import { ensureKubeTools } from './lib/kube-tools.mjs';
-import { ensureNodeTools } from './lib/kubelet-tools.mjs';
-import { ensureImages } from './images/build.mjs';
 import { migrateCommand } from './lib/migrate-cmd.mjs';
 import { ensureNodeModules } from './lib/npm-install.mjs';
 import { run } from './lib/run.mjs';
@@ -25,6 +23,12 @@ import { buildTofuBeside, runVitest } from './lib/test-run.mjs';
 import { runGoTests } from './lib/go-tests.mjs';
 import { ensurePythonEnv } from './lib/python-env.mjs';
 import { runPythonTests } from './lib/python-tests.mjs';
+import {
+  besideVitest,
+  startDebianLayers,
+  startImages,
+  startNodeTools,
+} from './lib/real-node-beside.mjs';
 import { ensureTofu } from './lib/tofu-tools.mjs';
 import { ensureVersitygw } from './lib/s3-tools.mjs';
 import {
@@ -84,59 +88,25 @@ async function bootstrap({ alongside } = {}) {
 }
 
 /**
- * buildTestTools builds (once per machine) or finds the Go tools the tests run: etcd and
- * kube-apiserver for the Kubernetes suites, the egress relay, helm for the chart tests, and OpenTofu when the
- * Terraform provider's tests run. Resolves with tofu's path ('' without it).
+ * buildTestTools builds (once per machine) or finds the Go tools the tests run before Vitest
+ * starts: etcd and kube-apiserver for the Kubernetes suites, the egress relay, helm for the chart
+ * tests and versitygw for the S3 suites. The real-node suite's tools and images start here too but
+ * go on beside Vitest (real-node-beside.mjs): their promises are returned, never rejected.
  */
-async function buildTestTools(withTofu) {
-  // The real-node suite's Debian image layers (mmdebstrap: downloads and dpkg, mostly one core)
-  // are made beside the Go builds; the repository layers wait for the build (`images` step).
-  const debianLayers = realNodeStep('image Debian layers (real-node suite)', () =>
-    ensureImages(REAL_NODE_IMAGES, { debianOnly: true }),
-  );
+async function buildTestTools() {
+  // mmdebstrap: downloads and dpkg, mostly one core, niced; beside the Go builds from the start.
+  const debianLayers = startDebianLayers();
   await step('kube tools (etcd, kube-apiserver)', () => ensureKubeTools());
+  // kubelet & co. share kube-apiserver's module and build cache: after it, never beside it.
+  const nodeTools = startNodeTools();
   // The local egress point's splice(2) relay, which the egress suites run through (≈ 10 s, once).
   await step('egress relay (local egress data path)', () => ensureEgressRelay());
   // The Helm chart's tests render helm/cubicle with helm built the same way (≈ 2 min, once).
   await step('helm (chart tests)', () => ensureHelm());
-  // The real node's kubelet, scheduler and controller-manager (≈ 7 min once on 2 cores).
-  await realNodeStep('kubelet, kube-scheduler, kube-controller-manager (real-node suite)', () =>
-    ensureNodeTools(),
-  );
-  await debianLayers;
-  // The object store's S3 suites run against versitygw built the same way (≈ 4 min, once).
+  // The object store's S3 suites run against versitygw built the same way (≈ 4 min, once); the
+  // run's S3 server starts with Vitest, so it is built before.
   await step('versitygw (object store S3 tests)', () => ensureVersitygw());
-  // OpenTofu for the provider's tests: ≈ 5 min the first time (module download + build), a
-  // version check after.
-  return withTofu ? step('OpenTofu (Terraform provider tests)', ensureTofu) : '';
-}
-
-/**
- * The images the real-node suite (test/e2e/real-node) runs, built by scripts/images/build.mjs:
- * the desktop (minimal, and the full one whose browsers egress-pod drives: its Debian layer
- * takes 6-12 min the first time, so it is made here, beside the Go builds, not inside a test,
- * where a running fake internet can hide the Debian mirror), and the chart's api, worker and
- * in-chart PostgreSQL and Redis (helm-install).
- */
-const REAL_NODE_IMAGES = [
-  'pause',
-  'desktop-minimal',
-  'desktop',
-  'api',
-  'worker',
-  'postgres',
-  'redis',
-];
-
-/**
- * realNodeStep runs a step only the real-node suite needs; a failure (a Debian mirror that does
- * not answer, a build error) is printed and the other suites still run — the real-node suite
- * then fails with the same error when it tries again.
- */
-function realNodeStep(name, fn) {
-  return step(name, fn).catch((error) =>
-    say(red(`${name} failed; the real-node suite will fail: ${error.message ?? error}`)),
-  );
+  return { debianLayers, nodeTools };
 }
 
 const COMMANDS = {
@@ -149,15 +119,22 @@ const COMMANDS = {
     // CUBICLE_SKIP_GO_TESTS=1. Only the tests need the Go tools; the first build takes minutes
     // (beside npm ci and the build), later runs none.
     const withGo = args.length === 0 && process.env.CUBICLE_SKIP_GO_TESTS !== '1';
-    await bootstrap({ alongside: () => buildTestTools(false) });
+    const realNode = await bootstrap({ alongside: () => buildTestTools() });
     // The Python SDK's tests follow the Go ones (CUBICLE_SKIP_PYTHON_TESTS=1 skips them); their
     // venv is made once per lock file (≈ 10 s), a stat after.
     const withPython = args.length === 0 && process.env.CUBICLE_SKIP_PYTHON_TESTS !== '1';
     if (withPython) await step('Python venv (Python SDK tests)', () => ensurePythonEnv(root));
     // The repository layers of the real-node suite's images, from the build just made (a hash
-    // check when nothing changed; ≈ 30 s per image otherwise).
-    if (args.length === 0)
-      await realNodeStep('images (real-node suite)', () => ensureImages(REAL_NODE_IMAGES));
+    // check when nothing changed; ≈ 30 s per image otherwise), beside Vitest like the node tools.
+    const beside = {
+      'node tools': realNode.nodeTools,
+      'Debian layers': realNode.debianLayers,
+      ...(args.length === 0 ? { images: startImages(realNode.debianLayers) } : {}),
+    };
+    const pending = new Set(Object.keys(beside));
+    for (const [name, work] of Object.entries(beside)) work.then(() => pending.delete(name));
+    await new Promise((resolve) => setImmediate(resolve)); // what is done has said so
+    besideVitest([...pending]);
     // OpenTofu only serves the Go tests after Vitest: it is built (≈ 5 min the first time) beside it.
     const tofuBuild = withGo ? buildTofuBeside(root) : null;
     tofuBuild?.catch(() => undefined);
@@ -165,6 +142,8 @@ const COMMANDS = {
     let vitest = { passed: 0, failed: 0, skipped: 0 };
     const vitestCode = await runVitest(root, args, { onCounts: (c) => (vitest = c) });
     const vitestLine = `${vitest.passed} passed, ${vitest.failed} failed, ${vitest.skipped} skipped`;
+    // Done long before on a fresh machine too; a failure was printed and failed the suite.
+    await Promise.all(Object.values(beside));
     if (!withGo && !withPython) {
       console.log(vitestLine);
       return vitestCode;

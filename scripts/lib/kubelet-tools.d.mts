@@ -11,3 +11,4 @@ export declare function isNodeToolReady(bin: string): boolean;
 export declare function ensureNodeTools(options?: {
   log?: (line: string) => void;
 }): Promise<NodeToolPaths>;
+export declare function waitForNodeTools(options?: { log?: (line: string) => void }): Promise<void>;

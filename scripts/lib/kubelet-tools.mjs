@@ -21,7 +21,7 @@ import { findGo, goCacheEnv, runGo } from './kube-go.mjs';
 import { KUBE_TOOL_VERSIONS, kubeToolsDir } from './kube-paths.mjs';
 import { stagingReplaces } from './kube-tools.mjs';
 import { capture } from './run.mjs';
-import { withToolLock } from './tool-lock.mjs';
+import { waitForToolLock, withToolLock } from './tool-lock.mjs';
 import { dim, formatMs, say, UserError } from './ui.mjs';
 
 /** The node binaries, all at the API server's version (kubelet may not be newer than it). */
@@ -104,6 +104,17 @@ async function buildNodeTools(dir, todo, log) {
   }
 }
 
+/** One lock for the three builds (they share one module and its build cache). */
+const LOCK_NAME = 'kubelet-build.lock';
+
+/**
+ * waitForNodeTools waits for a build of the node tools in progress (`npm test` builds them beside
+ * Vitest: only the real-node suite runs them) and never builds them itself.
+ */
+export function waitForNodeTools({ log = say } = {}) {
+  return waitForToolLock({ dir: kubeToolsDir(), lockName: LOCK_NAME, what: 'kubelet', log });
+}
+
 /**
  * ensureNodeTools returns the paths of kubelet, kube-scheduler and kube-controller-manager,
  * building whichever is missing first (under `nice`, one lock for all three). Idempotent and safe
@@ -115,7 +126,7 @@ export async function ensureNodeTools({ log = say } = {}) {
   if (missing().length > 0) {
     const dir = kubeToolsDir();
     mkdirSync(dir, { recursive: true });
-    await withToolLock({ dir, lockName: 'kubelet-build.lock', what: 'kubelet', log }, async () => {
+    await withToolLock({ dir, lockName: LOCK_NAME, what: 'kubelet', log }, async () => {
       const todo = missing();
       if (todo.length === 0) return;
       const started = performance.now();

@@ -56,3 +56,25 @@ export async function withToolLock({ dir, lockName, what, log }, fn) {
     rmSync(lockFile, { force: true });
   }
 }
+
+/**
+ * waitForToolLock waits while a live process holds `<dir>/<lockName>` and never takes it: a
+ * suite that only runs a tool (it does not build it) waits here for the build `npm test` started
+ * beside Vitest. Returns at once when nobody holds the lock; says every 15 s whom it waits for.
+ */
+export async function waitForToolLock({ dir, lockName, what, log }) {
+  const lockFile = join(dir, lockName);
+  const started = performance.now();
+  let lastSaid = 0;
+  for (let owner = lockOwner(lockFile); owner !== undefined; owner = lockOwner(lockFile)) {
+    if (performance.now() - lastSaid > SAY_EVERY_MS) {
+      lastSaid = performance.now();
+      log(
+        dim(
+          `  … waiting for process ${owner}, which is building ${what} (${formatMs(performance.now() - started)})`,
+        ),
+      );
+    }
+    await sleep(1000);
+  }
+}

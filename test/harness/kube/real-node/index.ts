@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { startReaper } from '../../../../packages/embedded/src/index.js';
 import { ensureImages } from '../../../../scripts/images/build.mjs';
-import { nodeToolPaths } from '../../../../scripts/lib/kubelet-tools.mjs';
+import { nodeToolPaths, waitForNodeTools } from '../../../../scripts/lib/kubelet-tools.mjs';
 import type { ClusterProcess } from '../processes.js';
 import { startKubeCluster, type KubeCluster } from '../start-cluster.js';
 import { startContainerd, type Containerd } from './containerd.js';
@@ -95,6 +95,8 @@ export async function startRealNodeCluster(
   const log = options.log ?? (() => {});
   if (process.getuid?.() !== 0) throw new Error('the real node needs root (containerd, kubelet)');
   await cleanStaleNodes(log);
+  // `npm test` builds the node tools beside Vitest: a build still running is waited for.
+  await waitForNodeTools({ log });
   const tools = nodeToolPaths();
   const bins = {
     kubelet: requireBin(tools.kubelet, 'kubelet'),
