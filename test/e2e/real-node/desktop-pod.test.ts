@@ -62,7 +62,8 @@ describe('a desktop Pod on a real node (kubelet + containerd)', () => {
     expect(claim.statusCode, claim.body).toBe(201);
     claimId = claim.json().id;
     sandboxId = claim.json().sandbox.id;
-  }, 600_000);
+    // + up to 15 min: on a fresh machine npm test still builds this suite's images beside Vitest.
+  }, 1_500_000);
   afterAll(async () => {
     await s?.close();
     await rn?.stop();
