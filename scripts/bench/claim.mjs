@@ -15,8 +15,10 @@ import {
   preciseTreeSpent,
   threadCpu,
   treeCpuSpent,
+  treePids,
 } from './lib/process-cpu.mjs';
 import { burstLatencies, log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
+import { backendOwners, spentByOwner } from './lib/pg-backends.mjs';
 
 const args = process.argv.slice(2);
 const concurrency = Number(args[args.indexOf('--concurrency') + 1]) || 32;
@@ -103,6 +105,15 @@ try {
     plain: { api: 0, postgres: 0 },
     secrets: { api: 0, postgres: 0 },
   };
+  // Postgres's part split by whose connection a backend serves (lib/pg-backends.mjs): the API's
+  // backends run the claim path; the worker's, the bench's own and those with no client
+  // (autovacuum, checkpointer) ran beside it in the same tree during the burst.
+  const postgresByOwner = { plain: {}, secrets: {} };
+  const clientNames = new Map([
+    [String(stack.apis[0].pid), 'api'],
+    ...(stack.workerPid ? [[String(stack.workerPid), 'worker']] : []),
+    [String(process.pid), 'bench'],
+  ]);
   const firstRound = [];
   const floorLatencies = [];
   let doubleClaims = 0;
@@ -136,6 +147,8 @@ try {
     const floor = await burstLatencies(client, concurrency, 'GET', '/v1/version');
     if (r >= warmupRounds) floorLatencies.push(...floor);
     const withSecrets = secretCount > 0 && r % 2 === 0;
+    // Read before the burst's snapshots: `ss` itself is not the burst's CPU.
+    const owners = backendOwners(treePids(stack.postgresPid), clientNames);
     const cpuBefore = cpuSnapshot();
     const preciseBefore = {
       api: preciseTreeSnapshot(stack.apis[0].pid),
@@ -162,9 +175,11 @@ try {
     if (r >= warmupRounds) {
       const kind = precise[withSecrets ? 'secrets' : 'plain'];
       kind.api += preciseTreeSpent(preciseBefore.api, preciseTreeSnapshot(stack.apis[0].pid));
-      kind.postgres += preciseTreeSpent(
-        preciseBefore.postgres,
-        preciseTreeSnapshot(stack.postgresPid),
+      const postgresAfter = preciseTreeSnapshot(stack.postgresPid);
+      kind.postgres += preciseTreeSpent(preciseBefore.postgres, postgresAfter);
+      addTo(
+        postgresByOwner[withSecrets ? 'secrets' : 'plain'],
+        spentByOwner(preciseBefore.postgres, postgresAfter, owners),
       );
       const cpuAfter = cpuSnapshot();
       addCpu(withSecrets ? secretsCpu : plainCpu, cpuSpent(cpuBefore, cpuAfter));
@@ -267,6 +282,16 @@ try {
     cpu_ms_per_claim_api: round(plainPrecise.api, 3),
     cpu_ms_per_claim_postgres: round(plainPrecise.postgres, 3),
     cpu_ms_per_claim_api_postgres_ticks: round(scoped.plain / Math.max(1, latencies.length), 3),
+    // Postgres per claim by the client of each backend (api: the claim path's own statements).
+    cpu_ms_per_claim_postgres_by_client: perClaimOwners(postgresByOwner.plain, latencies.length),
+    ...(secretCount > 0
+      ? {
+          secrets_cpu_ms_per_claim_postgres_by_client: perClaimOwners(
+            postgresByOwner.secrets,
+            secretLatencies.length,
+          ),
+        }
+      : {}),
     ...(secretCount > 0
       ? {
           secrets_cpu_ms_per_claim_api_postgres: round(apiPgSecretsPerClaim, 3),
@@ -304,6 +329,16 @@ async function startHollow() {
     new URL('../../packages/backends/dist/index.js', import.meta.url).href
   );
   return startHollowGuests({ delayMs: 0 });
+}
+
+function addTo(into, spent) {
+  for (const [name, ms] of Object.entries(spent)) into[name] = (into[name] ?? 0) + ms;
+}
+
+function perClaimOwners(byOwner, claims) {
+  return Object.fromEntries(
+    Object.entries(byOwner).map(([name, ms]) => [name, round(ms / Math.max(1, claims), 3)]),
+  );
 }
 
 function addCpu(into, spent) {
