@@ -163,7 +163,10 @@ async function answerNewClaim(
   if (outcome.kind === 'active') {
     // The claimed sandbox now serves the tenant: its egress point loads the credentials bound
     // for it (a warm sandbox has none). Not awaited; a point without this sandbox ignores it.
-    if (!request.egress) void publishEgressChange(deps, { sandbox_id: outcome.sandbox.id });
+    // A sandbox provisioned without a link (its pool's policy was `none`) has no point to tell,
+    // and never gets one later (LocalEgress): no message, no Redis write per claim.
+    if (!request.egress && outcome.sandbox.egressLink !== false)
+      void publishEgressChange(deps, { sandbox_id: outcome.sandbox.id });
     // Announced now (a pending claim is announced when fulfilled). Not awaited, and outside the
     // claim's statement: the hot path stays one round trip; the event is lost only if this
     // process dies in the next few milliseconds. The claim statement said whether the tenant

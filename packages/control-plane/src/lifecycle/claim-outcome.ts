@@ -4,6 +4,16 @@ import { claimFromJson } from '../repositories/claims.js';
 import { sandboxFromJson } from '../repositories/sandboxes.js';
 
 /**
+ * A `to_jsonb` row (claim, sandbox): a JSON object, whose fields claimFromJson and sandboxFromJson
+ * read one by one. Not z.record: its keys are strings by JSON's rules, and checking each key and
+ * copying the object cost more than the rest of the row's parse (measured on the claim path).
+ */
+const JsonRow = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  'expected a JSON object',
+);
+
+/**
  * One row of cubicle_claim_batch, as it crosses from SQL: parsed, never trusted by shape. The
  * function decides the outcome (packages/db/sql/functions/cubicle_claim_batch.sql lists them).
  */
@@ -24,8 +34,8 @@ export const ClaimBatchRow = z.object({
   lim: z.number().int().nullable(),
   used: z.number().int().nullable(),
   replay_status: z.number().int().nullable(),
-  claim: z.record(z.string(), z.unknown()).nullable(),
-  sandbox: z.record(z.string(), z.unknown()).nullable(),
+  claim: JsonRow.nullable(),
+  sandbox: JsonRow.nullable(),
   err_code: z.string().nullable(),
   err_message: z.string().nullable(),
   has_hooks: z.boolean().nullable(),
