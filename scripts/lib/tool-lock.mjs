@@ -26,8 +26,7 @@ function lockOwner(lockFile) {
  */
 export async function withToolLock({ dir, lockName, what, log }, fn) {
   const lockFile = join(dir, lockName);
-  const started = performance.now();
-  let lastSaid = 0;
+  const waitAMoment = waiter(what, log);
   for (;;) {
     try {
       writeFileSync(lockFile, JSON.stringify({ pid: process.pid }), { flag: 'wx' });
@@ -39,15 +38,7 @@ export async function withToolLock({ dir, lockName, what, log }, fn) {
         rmSync(lockFile, { force: true });
         continue;
       }
-      if (performance.now() - lastSaid > SAY_EVERY_MS) {
-        lastSaid = performance.now();
-        log(
-          dim(
-            `  … waiting for process ${owner}, which is building ${what} (${formatMs(performance.now() - started)})`,
-          ),
-        );
-      }
-      await sleep(1000);
+      await waitAMoment(owner);
     }
   }
   try {
@@ -64,9 +55,16 @@ export async function withToolLock({ dir, lockName, what, log }, fn) {
  */
 export async function waitForToolLock({ dir, lockName, what, log }) {
   const lockFile = join(dir, lockName);
+  const waitAMoment = waiter(what, log);
+  for (let owner = lockOwner(lockFile); owner !== undefined; owner = lockOwner(lockFile))
+    await waitAMoment(owner);
+}
+
+/** waiter sleeps a second per call and says every 15 s whom it waits for, and for how long. */
+function waiter(what, log) {
   const started = performance.now();
   let lastSaid = 0;
-  for (let owner = lockOwner(lockFile); owner !== undefined; owner = lockOwner(lockFile)) {
+  return async (owner) => {
     if (performance.now() - lastSaid > SAY_EVERY_MS) {
       lastSaid = performance.now();
       log(
@@ -76,5 +74,5 @@ export async function waitForToolLock({ dir, lockName, what, log }) {
       );
     }
     await sleep(1000);
-  }
+  };
 }
