@@ -31,11 +31,7 @@ import {
 } from './lib/real-node-beside.mjs';
 import { ensureTofu } from './lib/tofu-tools.mjs';
 import { ensureVersitygw } from './lib/s3-tools.mjs';
-import {
-  egressRelayLink,
-  ensureEgressRelay,
-  ensureEgressRelayForStart,
-} from './tools/egress-relay/tool.mjs';
+import { ensureEgressRelay } from './tools/egress-relay/tool.mjs';
 import { bold, dim, formatMs, red, say, step, timings, UserError } from './lib/ui.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -206,13 +202,6 @@ const COMMANDS = {
   },
   start: async () => {
     await bootstrap();
-    // The local egress point's data path (accept, splice): built when this machine has Go, else
-    // the point copies in Node, said on this line (tool.mjs).
-    const relay = await step('egress relay (local egress data path)', () =>
-      ensureEgressRelayForStart(),
-    );
-    if (relay && !process.env.CUBICLE_EGRESS_RELAY)
-      process.env.CUBICLE_EGRESS_RELAY = egressRelayLink();
     return startCubicle(root);
   },
   migrate: async () => {

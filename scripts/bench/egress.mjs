@@ -11,9 +11,6 @@
 // built here when missing: splice(2)); a second point on a link of its own measures Node's own
 // copy, the path before the relay (`node_copy` figures; --no-node-copy leaves it out). The CPU of
 // a point is its process's and its relay's.
-// --baseline-dist DIR also runs a point from another build of @cubicle/egress (a copy of
-// packages/egress/dist taken before a change) on a link of its own with the same relay binary,
-// measured in the same rounds as side `baseline` (the A/B of a change in one sitting).
 // --squid also measures Squid (intercept, SNI peek-and-splice) on a link of its own in the same
 // rounds, the field-made alternative the README weighs the egress point against.
 // --inject binds a credential to allowed.example.test and times HTTPS requests to it (a new
@@ -51,10 +48,6 @@ const MEGABYTES = option('--megabytes', 100);
 const ROUNDS = option('--rounds', 10);
 const CLIENT = fileURLToPath(new URL('./lib/egress-client.mjs', import.meta.url));
 const POINT = fileURLToPath(new URL('./lib/egress-point-child.mjs', import.meta.url));
-const DIST = fileURLToPath(new URL('../../packages/egress/dist', import.meta.url));
-const BASELINE_DIST = args.includes('--baseline-dist')
-  ? args[args.indexOf('--baseline-dist') + 1]
-  : null;
 const PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
 const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
 
@@ -118,16 +111,12 @@ const policy = effectivePolicy(
   null,
 );
 const relayPath = await ensureEgressRelay({ log });
-/**
- * startPoint runs an egress point process (`relay`: its relay's path, '' for Node's copy) from
- * the @cubicle/egress build in `dist`.
- */
-function startPoint(tag, relay, dist = DIST) {
+/** startPoint runs an egress point process (`relay`: its relay's path, '' for Node's copy). */
+function startPoint(tag, relay) {
   const child = spawn(
     process.execPath,
     [
       POINT,
-      dist,
       `benchegress${tag}-${process.pid}`,
       FAKE_DNS,
       JSON.stringify(policy),
@@ -157,7 +146,6 @@ const stopPoint = async (child) => {
 const NODE_COPY = !args.includes('--no-node-copy');
 const started = startPoint('', relayPath);
 const nodeCopy = NODE_COPY ? startPoint('n', '') : null;
-const baseline = BASELINE_DIST ? startPoint('b', relayPath, BASELINE_DIST) : null;
 const point = started.child;
 const denied = started.denied;
 let netns = '';
@@ -167,7 +155,6 @@ try {
   if (!ready.relayed) throw new Error(`the egress relay did not start (${relayPath})`);
   netns = ready.netnsPath;
   const nodeCopyNetns = nodeCopy ? (await nodeCopy.ready).netnsPath : null;
-  const baselineNetns = baseline ? (await baseline.ready).netnsPath : null;
 
   if (args.includes('--squid')) {
     if (!hasSquid()) throw new Error('--squid: install squid-openssl first');
@@ -183,7 +170,6 @@ try {
     ['direct', null],
     ['egress', netns],
     ...(nodeCopy ? [['node_copy', nodeCopyNetns]] : []),
-    ...(baseline ? [['baseline', baselineNetns]] : []),
     ...(squid ? [['squid', squid.netnsPath]] : []),
   ];
   // Each round starts with the next side, so every side is measured in every position: the side
@@ -193,12 +179,7 @@ try {
     ...sides.slice(0, round % sides.length),
   ];
   const pidOf = (side) =>
-    ({
-      egress: point.pid,
-      node_copy: nodeCopy?.child.pid,
-      baseline: baseline?.child.pid,
-      squid: squid?.pid,
-    })[side] ?? null;
+    ({ egress: point.pid, node_copy: nodeCopy?.child.pid, squid: squid?.pid })[side] ?? null;
 
   const perRound = Math.ceil(CONNECTS / ROUNDS);
   log(`connection setup: ${ROUNDS} rounds of ${perRound} each way`);
@@ -286,7 +267,6 @@ try {
   // The points' processes are done; the whole Cubicle runs its own (in the worker).
   await stopPoint(point);
   if (nodeCopy) await stopPoint(nodeCopy.child);
-  if (baseline) await stopPoint(baseline.child);
   const webhook = args.includes('--no-webhook')
     ? null
     : await denialToWebhook({ dns: FAKE_DNS, guard: FAKE_RANGES });
@@ -297,9 +277,6 @@ try {
   const result = {
     bench: 'egress',
     connect_ratio_p50: round(p50(connect.egress) / p50(connect.direct)),
-    // The floor every ratio is read against: the same client straight to the fake internet.
-    floor_connect_p50_ms: round(p50(connect.direct)),
-    floor_download_mb_per_s: round(best(mbps.direct), 0),
     throughput_ratio: round(best(mbps.egress) / best(mbps.direct)),
     denial_to_webhook_p50_ms: webhook ? round(p50(webhook.ms)) : null,
     cpu_ms_per_1k_requests: round(cpuPer1k.egress, 0),
@@ -312,13 +289,6 @@ try {
           node_copy_connect_ratio_p50: round(p50(connect.node_copy) / p50(connect.direct)),
           node_copy_throughput_ratio: round(best(mbps.node_copy) / best(mbps.direct)),
           node_copy_cpu_ms_per_1k_requests: round(cpuPer1k.node_copy, 0),
-        }
-      : {}),
-    ...(baseline
-      ? {
-          baseline_connect_ratio_p50: round(p50(connect.baseline) / p50(connect.direct)),
-          baseline_throughput_ratio: round(best(mbps.baseline) / best(mbps.direct)),
-          baseline_cpu_ms_per_1k_requests: round(cpuPer1k.baseline, 0),
         }
       : {}),
     ...(squid
@@ -345,7 +315,6 @@ try {
 } finally {
   await stopPoint(point);
   if (nodeCopy) await stopPoint(nodeCopy.child);
-  if (baseline) await stopPoint(baseline.child);
   await squid?.stop();
   await internet.stop();
   rmSync(scratch, { recursive: true, force: true });

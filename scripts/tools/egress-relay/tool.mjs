@@ -17,20 +17,18 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findGo, goCacheEnv, parseGoVersion, isAtLeast, runGo } from '../../lib/kube-go.mjs';
-import { GO_TOOLCHAIN, kubeToolsDir } from '../../lib/kube-paths.mjs';
-import { capture } from '../../lib/run.mjs';
+import { findGo, goCacheEnv, runGo } from '../../lib/kube-go.mjs';
+import { kubeToolsDir } from '../../lib/kube-paths.mjs';
 import { withToolLock } from '../../lib/tool-lock.mjs';
 import { dropStamp, isStampedTool } from '../../lib/tool-stamp.mjs';
-import { bold, dim, formatMs, say, UserError } from '../../lib/ui.mjs';
+import { dim, formatMs, say, UserError } from '../../lib/ui.mjs';
 
 const SOURCE = fileURLToPath(new URL('.', import.meta.url));
 
 /** The relay's version: a hash of its source files (what the binary reports with --version). */
 export function egressRelayVersion() {
   const hash = createHash('sha256');
-  for (const file of ['go.mod', 'main.go', 'accept.go'])
-    hash.update(readFileSync(join(SOURCE, file)));
+  for (const file of ['go.mod', 'main.go']) hash.update(readFileSync(join(SOURCE, file)));
   return hash.digest('hex').slice(0, 12);
 }
 
@@ -61,7 +59,7 @@ export function isEgressRelayReady(bin) {
  * ensureEgressRelay returns the path of the relay built from this source, building it first when
  * it is missing. Idempotent and safe to run concurrently (a lock file in the tools cache).
  */
-export async function ensureEgressRelay({ log = say, go: given } = {}) {
+export async function ensureEgressRelay({ log = say } = {}) {
   const bin = egressRelayPath();
   if (!isEgressRelayReady(bin)) {
     const dir = kubeToolsDir();
@@ -72,7 +70,7 @@ export async function ensureEgressRelay({ log = say, go: given } = {}) {
         if (isEgressRelayReady(bin)) return;
         const output = `${bin}.partial`;
         rmSync(output, { force: true });
-        const { go, env, version } = given ?? (await findGo(dir, { log }));
+        const { go, env, version } = await findGo(dir, { log });
         const label = 'egress relay: go build';
         log(`${label} (go ${version}) …`);
         const ms = await runGo(
@@ -119,56 +117,6 @@ export async function ensureEgressRelay({ log = say, go: given } = {}) {
   const mb = (statSync(bin).size / 1e6).toFixed(1);
   log(dim(`egress relay: ${bin} (${mb} MB)`));
   return bin;
-}
-
-/** The oldest go this source builds with (go.mod's `go` line). */
-const RELAY_GO_MINIMUM = [1, 22, 0];
-
-/**
- * localGo is a go already on this machine that builds the relay (PATH, /usr/local/go, the tools
- * cache's toolchain), never a download; null when there is none.
- */
-async function localGo() {
-  const cached = join(kubeToolsDir(), `go-${GO_TOOLCHAIN.version}`, 'bin', 'go');
-  for (const go of ['go', '/usr/local/go/bin/go', cached]) {
-    const env = { ...process.env, GOTOOLCHAIN: 'local' };
-    const { code, stdout } = await capture(go, ['env', 'GOVERSION'], { env });
-    const version = code === 0 ? parseGoVersion(stdout) : undefined;
-    if (version && isAtLeast(version, RELAY_GO_MINIMUM))
-      return { go, env: { GOTOOLCHAIN: 'local' }, version: version.join('.') };
-  }
-  return null;
-}
-
-/**
- * ensureEgressRelayForStart is `npm start`'s step: the relay when it is built or a local go can
- * build it (≈ 10 s, once), else null with a visible line saying the local egress point copies
- * connections in Node (it works, with slower downloads and setup). Never downloads a toolchain
- * and never fails the start.
- */
-export async function ensureEgressRelayForStart({ log = say } = {}) {
-  if (isEgressRelayReady(egressRelayPath())) return ensureEgressRelay({ log });
-  const go = await localGo();
-  if (!go) {
-    log(
-      bold(
-        `egress relay: no go ${RELAY_GO_MINIMUM.slice(0, 2).join('.')}+ on this machine; the local ` +
-          'egress point copies connections in Node (slower). Install Go, then `npm start` builds it.',
-      ),
-    );
-    return null;
-  }
-  try {
-    return await ensureEgressRelay({ log, go });
-  } catch (error) {
-    log(
-      bold(
-        `egress relay: the build failed (${error.message ?? error}); the local egress point copies ` +
-          'connections in Node (slower)',
-      ),
-    );
-    return null;
-  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
