@@ -19,7 +19,7 @@ import { migrateCommand } from './lib/migrate-cmd.mjs';
 import { ensureNodeModules } from './lib/npm-install.mjs';
 import { run } from './lib/run.mjs';
 import { startCubicle } from './lib/start.mjs';
-import { buildTofuBeside, runVitest } from './lib/test-run.mjs';
+import { buildTofuBeside, printFailures, runVitest } from './lib/test-run.mjs';
 import { runGoTests } from './lib/go-tests.mjs';
 import { ensurePythonEnv } from './lib/python-env.mjs';
 import { runPythonTests } from './lib/python-tests.mjs';
@@ -141,6 +141,7 @@ const COMMANDS = {
     // Done long before on a fresh machine too; a failure was printed and failed the suite.
     await Promise.all(Object.values(beside));
     if (!withGo && !withPython) {
+      printFailures(vitest.failures);
       console.log(vitestLine);
       return vitestCode;
     }
@@ -175,6 +176,7 @@ const COMMANDS = {
       withPython ? runPythonTests(root) : null,
     ]);
     for (const line of goLines) say(line);
+    printFailures(vitest.failures);
     if (go) {
       parts.push(`${go.passed} passed, ${go.failed} failed, ${go.skipped} skipped (terraform)`);
       isOk &&= go.code === 0 && go.failed === 0;

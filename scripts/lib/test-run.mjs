@@ -19,9 +19,43 @@ export function countResults(report) {
 }
 
 /**
+ * failedTests names each failure in Vitest's JSON report (file, test, the message's first line).
+ * They are printed again at the very end because a log's tail is often all that is kept (CI's
+ * record is), and Vitest's own list sits thousands of lines above it.
+ */
+export function failedTests(report, root = '') {
+  const out = [];
+  for (const file of report.testResults ?? []) {
+    const path = root && file.name?.startsWith(root) ? file.name.slice(root.length + 1) : file.name;
+    const failed = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+    for (const test of failed) {
+      out.push({
+        file: path,
+        name: test.fullName ?? test.title,
+        message: firstLine(test.failureMessages?.[0]),
+      });
+    }
+    if (file.status === 'failed' && failed.length === 0) {
+      out.push({ file: path, name: '(the file itself)', message: firstLine(file.message) });
+    }
+  }
+  return out;
+}
+
+function firstLine(text) {
+  return (
+    (text ?? '')
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim()
+      .slice(0, 300) ?? ''
+  );
+}
+
+/**
  * runVitest streams `vitest run` (extra args pass through), prints the closing line and resolves
- * with Vitest's exit code. With `onCounts` the counts go there instead of the closing line (the
- * caller prints one line for every suite it ran).
+ * with Vitest's exit code. With `onCounts` the counts (and `failures`, see failedTests) go there
+ * instead of the closing line (the caller prints one line for every suite it ran).
  */
 export async function runVitest(root, extraArgs, { onCounts } = {}) {
   const reportDir = mkdtempSync(join(tmpdir(), 'cubicle-vitest-'));
@@ -52,12 +86,17 @@ export async function runVitest(root, extraArgs, { onCounts } = {}) {
   process.off('SIGINT', onSigint);
   process.off('SIGTERM', onSigterm);
 
-  let counts = { passed: 0, failed: 0, skipped: 0 };
-  if (existsSync(reportFile)) counts = countResults(JSON.parse(readFileSync(reportFile, 'utf8')));
-  else console.error('vitest wrote no JSON report; the counts below are empty');
+  let counts = { passed: 0, failed: 0, skipped: 0, failures: [] };
+  if (existsSync(reportFile)) {
+    const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+    counts = { ...countResults(report), failures: failedTests(report, root) };
+  } else console.error('vitest wrote no JSON report; the counts below are empty');
   rmSync(reportDir, { recursive: true, force: true });
   if (onCounts) onCounts(counts);
-  else console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  else {
+    printFailures(counts.failures);
+    console.log(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  }
   return code;
 }
 
@@ -89,4 +128,12 @@ export function buildTofuBeside(root) {
       }
     });
   });
+}
+
+/** printFailures lists failed tests, one line each (nothing when there are none). */
+export function printFailures(failures) {
+  if (!failures?.length) return;
+  console.log(`vitest: ${failures.length} failed —`);
+  for (const f of failures)
+    console.log(`  ✗ ${f.file} › ${f.name}${f.message ? ` — ${f.message}` : ''}`);
 }
