@@ -32,7 +32,7 @@ import {
 import { ensureTofu } from './lib/tofu-tools.mjs';
 import { ensureVersitygw } from './lib/s3-tools.mjs';
 import { ensureEgressRelay } from './tools/egress-relay/tool.mjs';
-import { bold, dim, formatMs, red, say, step, timings, UserError } from './lib/ui.mjs';
+import { bold, dim, formatMs, red, say, step, timings, UserError, yellow } from './lib/ui.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -103,6 +103,21 @@ async function buildTestTools() {
   // run's S3 server starts with Vitest, so it is built before.
   await step('versitygw (object store S3 tests)', () => ensureVersitygw());
   return { debianLayers, nodeTools };
+}
+
+/** relayForStart builds the egress relay for `npm start`, unless the worker is told not to use it. */
+async function relayForStart() {
+  if (process.env.CUBICLE_EGRESS_RELAY) return; // `off`, or the operator's own binary
+  try {
+    await step('egress relay (local egress data path)', () => ensureEgressRelay());
+  } catch (error) {
+    say(
+      yellow(
+        `egress relay not built (${error.message ?? error}): the worker copies long egress ` +
+          'connections in Node instead (slower); the next npm start tries again',
+      ),
+    );
+  }
 }
 
 const COMMANDS = {
@@ -203,7 +218,10 @@ const COMMANDS = {
     return py.code === 0 && py.failed === 0 ? 0 : 1;
   },
   start: async () => {
-    await bootstrap();
+    // The egress relay is built beside npm ci and the build (≈ 10 s with go present, ≈ 1 min
+    // more where go must be fetched from the module proxy); without it Cubicle still runs, the
+    // worker then copies long egress connections in Node (slower), so a failure only warns.
+    await bootstrap({ alongside: () => relayForStart() });
     return startCubicle(root);
   },
   migrate: async () => {

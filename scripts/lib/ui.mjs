@@ -7,6 +7,7 @@ export const bold = paint('1');
 export const dim = paint('2');
 export const red = paint('31');
 export const green = paint('32');
+export const yellow = paint('33');
 export const cyan = paint('36');
 
 /** Durations of the steps run so far, for the closing summary. */
