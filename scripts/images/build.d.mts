@@ -16,7 +16,13 @@ export interface BuiltImage {
   size: number;
   layers: { debian?: LayerInfo; repository: LayerInfo };
 }
-export declare const IMAGES: Readonly<Record<string, { dockerfile: string; listKey?: string }>>;
+export declare const IMAGES: Readonly<
+  Record<string, { dockerfile: string; listKey?: string; apps?: readonly string[] }>
+>;
+export declare function imageConfig(
+  name: string,
+  repoRoot?: string,
+): { packages: string[]; login: { name: string; home: string }; [key: string]: unknown };
 export declare const TEST_IMAGES: readonly string[];
 export declare function imagesDir(env?: Record<string, string | undefined>): string;
 export declare function ensureImages(

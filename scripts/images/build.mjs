@@ -5,8 +5,8 @@
 // into its containerd. The Dockerfiles stay the published recipe: config, packages, links and
 // user are read from them (dockerfile.mjs). Each layer is cached under the hash of its inputs, so
 // a second run with nothing changed only hashes the inputs (≈ 1 s).
-//   node scripts/images/build.mjs [--debian-only] [pause|desktop-minimal|desktop|api|worker|web|postgres|redis ...]
-//   (default: pause desktop-minimal api worker web postgres redis), prints sizes and times, then
+//   node scripts/images/build.mjs [--debian-only] [pause|desktop-minimal|desktop-browser|desktop|api|worker|web|postgres|redis ...]
+//   (default: pause desktop-minimal desktop-browser api worker web postgres redis), prints sizes and times, then
 //   the images as JSON; --debian-only makes only the Debian layers (what the bootstrap does
 //   beside the build). postgres and redis are the chart's in-chart datastores for the real node
 //   (datastores.mjs: Docker Hub's images cannot be pulled here).
@@ -42,10 +42,19 @@ const EPOCH = 1735689600;
 
 /**
  * The images: Dockerfile folder and which list of desktop-packages.json (`packages` is the full
- * desktop; `minimal` is Xvfb + fluxbox + AT-SPI + x11vnc + galculator, what the tests need).
+ * desktop; `minimal` is Xvfb + fluxbox + AT-SPI + x11vnc + galculator, what most tests need).
+ * `apps` adds entries of that file's `apps` list: desktop-browser is the minimal desktop with
+ * the two browsers and certutil, all the egress suite drives (test/e2e/real-node/egress-pod), so
+ * `npm test` never builds the full desktop (LibreOffice, CJK fonts, FFmpeg…: a 1,835 MiB Debian
+ * layer). The published `desktop` image stays the full list.
  */
 export const IMAGES = Object.freeze({
   'desktop-minimal': { dockerfile: 'desktop', listKey: 'minimal' },
+  'desktop-browser': {
+    dockerfile: 'desktop',
+    listKey: 'minimal',
+    apps: Object.freeze(['chromium', 'firefox-esr', 'libnss3-tools']),
+  },
   desktop: { dockerfile: 'desktop', listKey: 'packages' },
   api: { dockerfile: 'api' },
   worker: { dockerfile: 'worker' },
@@ -55,12 +64,31 @@ export const IMAGES = Object.freeze({
 export const TEST_IMAGES = Object.freeze([
   'pause',
   'desktop-minimal',
+  'desktop-browser',
   'api',
   'worker',
   'web',
   'postgres',
   'redis',
 ]);
+
+/**
+ * imageConfig is the Dockerfile's config for an image of IMAGES, with its `apps` added to the
+ * packages: each must be in desktop-packages.json's `apps` (what the published desktop ships),
+ * so a test image cannot hold a package the product does not.
+ */
+export function imageConfig(name, repoRoot = root) {
+  const spec = IMAGES[name];
+  const config = imageConfigOf(repoRoot, spec.dockerfile, { listKey: spec.listKey });
+  if (!spec.apps) return config;
+  const shipped = imageConfigOf(repoRoot, spec.dockerfile, { listKey: 'apps' }).packages;
+  const unknown = spec.apps.filter((p) => !shipped.includes(p));
+  if (unknown.length > 0)
+    throw new Error(
+      `${name}: ${unknown.join(', ')} not in desktop-packages.json's apps (${shipped.join(', ')})`,
+    );
+  return { ...config, packages: [...config.packages, ...spec.apps] };
+}
 
 /** imagesDir is where layers, layouts and the .deb cache live (beside the Go tools). */
 export function imagesDir(env = process.env) {
@@ -233,7 +261,7 @@ async function buildImage(store, name, log, { debianOnly = false } = {}) {
     throw new Error(
       `unknown image ${name} (known: pause, ${Object.keys(IMAGES).join(', ')}, postgres, redis)`,
     );
-  const config = imageConfigOf(root, spec.dockerfile, { listKey: spec.listKey });
+  const config = imageConfig(name);
   const logFile = join(store, `build-${name}.log`);
   const work = mkdtempSync(join(store, `work-${name}-`));
   const started = performance.now();

@@ -20,13 +20,15 @@ import { dim, red, say, step } from './ui.mjs';
 
 /**
  * The images the real-node suite runs, built by scripts/images/build.mjs: the desktop (minimal,
- * and the full one whose browsers egress-pod drives; its Debian layer takes 6-12 min the first
- * time) and the chart's api, worker and in-chart PostgreSQL and Redis (helm-install).
+ * and desktop-browser, the minimal one with the browsers egress-pod drives — not the full
+ * desktop, whose LibreOffice and fonts no test opens and whose Debian layer took 543-561 s of the
+ * run-15 figures above) and the chart's api, worker and in-chart PostgreSQL and Redis
+ * (helm-install).
  */
 const REAL_NODE_IMAGES = Object.freeze([
   'pause',
   'desktop-minimal',
-  'desktop',
+  'desktop-browser',
   'api',
   'worker',
   'postgres',

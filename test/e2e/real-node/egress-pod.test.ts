@@ -66,16 +66,17 @@ describe('a desktop Pod on a real node reaches the web only through the egress p
   const core = () => rn.cluster.kubeconfig.makeApiClient(CoreV1Api);
 
   beforeAll(async () => {
-    // The full desktop image (desktop-packages.json `packages`): its browsers are part of the case.
+    // The minimal desktop with the browsers and certutil (desktop-browser, from the published
+    // desktop's package list; scripts/images/build.mjs): its browsers are part of the case.
     // Built (if its inputs changed) before the fake internet is up: that routes the documentation
     // ranges into its namespace, and this machine's Debian mirror may answer on one of them.
-    rn = await startRealNodeCluster({ images: ['desktop'], log: console.log });
+    rn = await startRealNodeCluster({ images: ['desktop-browser'], log: console.log });
     internet = await startFakeInternet();
     namespace = await rn.cluster.createNamespace();
     const hostIp = rn.network.hostIp;
     s = await startStack({
       customBackend: realNodeBackend(rn, namespace, {
-        image: rn.images['desktop']!.ref,
+        image: rn.images['desktop-browser']!.ref,
         workerEnv: {
           KUBE_EGRESS_POINT_ADDRESS: hostIp,
           KUBE_EGRESS_POINT_PROXY_PORT: String(PROXY_PORT),
