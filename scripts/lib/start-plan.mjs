@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PortInUseError, spawnApp, waitHealthy } from './api-process.mjs';
+import { egressRelayLink } from '../tools/egress-relay/tool.mjs';
 import { appEnv } from './app-env.mjs';
 import { ensureDatabase, migrateDatabase } from './data.mjs';
 import { ensureDefaultTenant, ensureKeyring, ensureViewerKeys } from './first-run.mjs';
@@ -131,6 +132,9 @@ export const START_PLAN = [
           LOG_LEVEL: ctx.env.LOG_LEVEL ?? 'info',
           // The API's group may connect to the sandboxes' guest and VNC sockets.
           CUBICLE_SANDBOX_SOCKET_GID: ctx.appUser ? String(ctx.appUser.gid) : undefined,
+          // The relay the bootstrap built, where it built it: the worker's own default is
+          // ~/.cache, which misses a relay built under another XDG_CACHE_HOME.
+          CUBICLE_EGRESS_RELAY: ctx.env.CUBICLE_EGRESS_RELAY ?? builtRelay(),
         }),
       });
       ctx.reaper.watch(worker);
@@ -261,4 +265,10 @@ function webSessionSecret(ctx) {
   if (!existsSync(file))
     writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
+}
+
+/** builtRelay names the egress relay `npm start` built (egressRelayLink), or undefined when none was. */
+function builtRelay() {
+  const link = egressRelayLink();
+  return existsSync(link) ? link : undefined;
 }
