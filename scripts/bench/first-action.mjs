@@ -167,6 +167,9 @@ try {
       // the way through the API, the lane and the worker.
       observeGuestMs: seen.body?.duration_ms ?? null,
       clickGuestMs: act.body?.duration_ms ?? null,
+      // Where each call's time went on the way (Server-Timing: API, lane, worker's parts).
+      observeHops: parseServerTiming(seen.serverTiming),
+      clickHops: parseServerTiming(act.serverTiming),
       effect: act.body?.effect ?? `http ${act.status}`,
     };
   }
@@ -214,7 +217,9 @@ try {
     warmLeft--;
     const [flow] = await flows(1);
     sequential.push(flow);
-    log(`sequential ${i + 1}/${iterations}: ${round(flow.ms)} ms (${flow.effect})`);
+    log(
+      `sequential ${i + 1}/${iterations}: ${round(flow.ms)} ms (${flow.effect}) click ${round(flow.clickMs)} guest ${round(flow.clickGuestMs)} hops ${JSON.stringify(flow.clickHops)}`,
+    );
   }
   const seq = summary(sequential);
   // The sequential floor: one GET /v1/version at a time (no key, no database), as many as flows.
@@ -238,6 +243,8 @@ try {
       click_p50_ms: seq.clickP50,
       observe_guest_p50_ms: seq.observeGuestP50,
       click_guest_p50_ms: seq.clickGuestP50,
+      observe_hops_p50_ms: seq.observeHopsP50,
+      click_hops_p50_ms: seq.clickHopsP50,
       http_floor_p50_ms: round(percentile(seqFloor, 50)),
       loadavg_1m_start: startLoad,
       loadavg_1m: round(loadavg()[0]),
@@ -283,6 +290,8 @@ try {
       click_p50_ms: con.clickP50,
       observe_guest_p50_ms: con.observeGuestP50,
       click_guest_p50_ms: con.clickGuestP50,
+      observe_hops_p50_ms: con.observeHopsP50,
+      click_hops_p50_ms: con.clickHopsP50,
       loadavg_1m: round(loadavg()[0]),
       http_floor_p50_ms: round(percentile(floor, 50)),
       http_floor_p99_ms: round(floorP99),
@@ -449,10 +458,39 @@ function summary(flows) {
     observeGuestP50: p('observeGuestMs', 50),
     clickGuestP50: p('clickGuestMs', 50),
     serverP50: p('serverMs', 50),
+    observeHopsP50: hopsP50(flows.map((f) => f.observeHops)),
+    clickHopsP50: hopsP50(flows.map((f) => f.clickHops)),
     confirmed: `${flows.filter((f) => f.effect === 'confirmed').length}/${flows.length}`,
   };
 }
 
 function goal(name, value, limit) {
   return { goal: name, value, limit, pass: value !== null && value <= limit };
+}
+
+/** parseServerTiming reads `name;dur=1.2, …` into { name: 1.2, … } ({} without the header). */
+function parseServerTiming(value) {
+  return Object.fromEntries(
+    String(value ?? '')
+      .split(',')
+      .map((part) => /^\s*([\w-]+);dur=([\d.]+)/.exec(part))
+      .filter(Boolean)
+      .map((m) => [m[1], Number(m[2])]),
+  );
+}
+
+/** hopsP50 is each Server-Timing part's p50 over the flows whose answer carried it. */
+function hopsP50(hops) {
+  const names = [...new Set(hops.flatMap((h) => Object.keys(h)))];
+  return Object.fromEntries(
+    names.map((n) => [
+      n,
+      round(
+        percentile(
+          hops.map((h) => h[n]).filter((x) => x !== undefined),
+          50,
+        ),
+      ),
+    ]),
+  );
 }

@@ -38,7 +38,9 @@ function connection(host, port) {
     buffered = buffered.subarray(total);
     const done = waiting;
     waiting = null;
-    done.resolve({ status, body: body ? JSON.parse(body) : null });
+    // Server-Timing (drive answers say where their time went): kept as its raw value.
+    const timing = /\r\nserver-timing: *([^\r]*)/i.exec(head);
+    done.resolve({ status, body: body ? JSON.parse(body) : null, serverTiming: timing?.[1] });
   });
   return {
     ready,
