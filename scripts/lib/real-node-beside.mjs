@@ -11,6 +11,13 @@
 // Measured in a fresh clone (run 16): Vitest started at 23.5 min instead of 34.3, but the whole
 // run was not shorter (68 min at load 7-9): these builds and the tests share the same 2 cores,
 // and the real-node suite waited for its images. Only less build work shortens a fresh run.
+// So the egress suite runs desktop-browser (the minimal desktop + both browsers + certutil)
+// instead of the full desktop. Measured one after another under the bench lock (load 1.6-2.8,
+// .debs cached, 2026-12-07): Debian layer desktop 1,835 MiB in 160 s wall / 171 s CPU,
+// desktop-browser 1,228 MiB in 120 s / 122 s CPU, desktop-minimal 565 MiB in 110 s / 105 s CPU;
+// desktop-browser imports into containerd in 64 s (the desktop in 100-110 s) and egress-pod
+// passes on it (6/6). Most of a Debian layer's time does not grow with its packages (minimal
+// and browser differ by 10 s); run 15's 543 s for the desktop was load and downloads.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureImages } from '../images/build.mjs';
