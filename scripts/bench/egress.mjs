@@ -11,6 +11,10 @@
 // built here when missing: splice(2)); a second point on a link of its own measures Node's own
 // copy, the path before the relay (`node_copy` figures; --no-node-copy leaves it out). The CPU of
 // a point is its process's and its relay's.
+// --baseline-dist DIR also runs a point from another build of @cubicle/egress (a copy of
+// packages/egress/dist taken before a change) on a link of its own with the same relay binary,
+// measured in the same rounds as side `baseline` (the A/B of a change in one sitting);
+// --baseline-relay PATH gives it the relay binary built from its own source.
 // --squid also measures Squid (intercept, SNI peek-and-splice) on a link of its own in the same
 // rounds, the field-made alternative the README weighs the egress point against.
 // --inject binds a credential to allowed.example.test and times HTTPS requests to it (a new
@@ -48,6 +52,15 @@ const MEGABYTES = option('--megabytes', 100);
 const ROUNDS = option('--rounds', 10);
 const CLIENT = fileURLToPath(new URL('./lib/egress-client.mjs', import.meta.url));
 const POINT = fileURLToPath(new URL('./lib/egress-point-child.mjs', import.meta.url));
+const DIST = fileURLToPath(new URL('../../packages/egress/dist', import.meta.url));
+const BASELINE_DIST = args.includes('--baseline-dist')
+  ? args[args.indexOf('--baseline-dist') + 1]
+  : null;
+// The relay binary of that build (a relay built from its source): a point only uses a relay
+// that speaks its protocol, so with this one's it would copy in Node.
+const BASELINE_RELAY = args.includes('--baseline-relay')
+  ? args[args.indexOf('--baseline-relay') + 1]
+  : null;
 const PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
 const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
 
@@ -110,13 +123,17 @@ const policy = effectivePolicy(
   { mode: 'open', allow: [], deny: ['203.0.113.21/32'] },
   null,
 );
-const relayPath = await ensureEgressRelay({ log });
-/** startPoint runs an egress point process (`relay`: its relay's path, '' for Node's copy). */
-function startPoint(tag, relay) {
+const relayPath = await ensureEgressRelay({ log, link: false });
+/**
+ * startPoint runs an egress point process (`relay`: its relay's path, '' for Node's copy) from
+ * the @cubicle/egress build in `dist`.
+ */
+function startPoint(tag, relay, dist = DIST) {
   const child = spawn(
     process.execPath,
     [
       POINT,
+      dist,
       `benchegress${tag}-${process.pid}`,
       FAKE_DNS,
       JSON.stringify(policy),
@@ -146,6 +163,7 @@ const stopPoint = async (child) => {
 const NODE_COPY = !args.includes('--no-node-copy');
 const started = startPoint('', relayPath);
 const nodeCopy = NODE_COPY ? startPoint('n', '') : null;
+const baseline = BASELINE_DIST ? startPoint('b', BASELINE_RELAY ?? relayPath, BASELINE_DIST) : null;
 const point = started.child;
 const denied = started.denied;
 let netns = '';
@@ -155,6 +173,7 @@ try {
   if (!ready.relayed) throw new Error(`the egress relay did not start (${relayPath})`);
   netns = ready.netnsPath;
   const nodeCopyNetns = nodeCopy ? (await nodeCopy.ready).netnsPath : null;
+  const baselineNetns = baseline ? (await baseline.ready).netnsPath : null;
 
   if (args.includes('--squid')) {
     if (!hasSquid()) throw new Error('--squid: install squid-openssl first');
@@ -170,6 +189,7 @@ try {
     ['direct', null],
     ['egress', netns],
     ...(nodeCopy ? [['node_copy', nodeCopyNetns]] : []),
+    ...(baseline ? [['baseline', baselineNetns]] : []),
     ...(squid ? [['squid', squid.netnsPath]] : []),
   ];
   // Each round starts with the next side, so every side is measured in every position: the side
@@ -179,7 +199,12 @@ try {
     ...sides.slice(0, round % sides.length),
   ];
   const pidOf = (side) =>
-    ({ egress: point.pid, node_copy: nodeCopy?.child.pid, squid: squid?.pid })[side] ?? null;
+    ({
+      egress: point.pid,
+      node_copy: nodeCopy?.child.pid,
+      baseline: baseline?.child.pid,
+      squid: squid?.pid,
+    })[side] ?? null;
 
   const perRound = Math.ceil(CONNECTS / ROUNDS);
   log(`connection setup: ${ROUNDS} rounds of ${perRound} each way`);
@@ -267,6 +292,7 @@ try {
   // The points' processes are done; the whole Cubicle runs its own (in the worker).
   await stopPoint(point);
   if (nodeCopy) await stopPoint(nodeCopy.child);
+  if (baseline) await stopPoint(baseline.child);
   const webhook = args.includes('--no-webhook')
     ? null
     : await denialToWebhook({ dns: FAKE_DNS, guard: FAKE_RANGES });
@@ -277,6 +303,9 @@ try {
   const result = {
     bench: 'egress',
     connect_ratio_p50: round(p50(connect.egress) / p50(connect.direct)),
+    // The floor every ratio is read against: the same client straight to the fake internet.
+    floor_connect_p50_ms: round(p50(connect.direct)),
+    floor_download_mb_per_s: round(best(mbps.direct), 0),
     throughput_ratio: round(best(mbps.egress) / best(mbps.direct)),
     denial_to_webhook_p50_ms: webhook ? round(p50(webhook.ms)) : null,
     cpu_ms_per_1k_requests: round(cpuPer1k.egress, 0),
@@ -289,6 +318,13 @@ try {
           node_copy_connect_ratio_p50: round(p50(connect.node_copy) / p50(connect.direct)),
           node_copy_throughput_ratio: round(best(mbps.node_copy) / best(mbps.direct)),
           node_copy_cpu_ms_per_1k_requests: round(cpuPer1k.node_copy, 0),
+        }
+      : {}),
+    ...(baseline
+      ? {
+          baseline_connect_ratio_p50: round(p50(connect.baseline) / p50(connect.direct)),
+          baseline_throughput_ratio: round(best(mbps.baseline) / best(mbps.direct)),
+          baseline_cpu_ms_per_1k_requests: round(cpuPer1k.baseline, 0),
         }
       : {}),
     ...(squid
@@ -315,6 +351,7 @@ try {
 } finally {
   await stopPoint(point);
   if (nodeCopy) await stopPoint(nodeCopy.child);
+  if (baseline) await stopPoint(baseline.child);
   await squid?.stop();
   await internet.stop();
   rmSync(scratch, { recursive: true, force: true });

@@ -17,6 +17,7 @@ import {
   startFakeInternet,
   type FakeInternet,
 } from '../support/fake-internet/fake-internet.js';
+import { ensureEgressRelay } from '../../scripts/tools/egress-relay/tool.mjs';
 import { memoryHolding, sandboxPids } from '../support/fake-internet/sandbox-memory.js';
 import { startStack, waitFor, type Stack } from './support/stack.js';
 
@@ -55,6 +56,11 @@ describe('credentials injected at egress (local backend)', () => {
     s = await startStack();
     s.workerEnv.CUBICLE_EGRESS_UPSTREAM_DNS = FAKE_DNS;
     s.workerEnv.CUBICLE_EGRESS_UPSTREAM_GUARD = FAKE_RANGES.join(',');
+    // This source's relay, not whichever checkout last repointed the machine's shared link.
+    s.workerEnv.CUBICLE_EGRESS_RELAY = await ensureEgressRelay({
+      log: () => undefined,
+      link: false,
+    });
     // The point verifies bound hosts upstream against the fake internet's CA (its sites' issuer).
     s.workerEnv.CUBICLE_EGRESS_UPSTREAM_CA = caFile;
     await s.restartWorker();

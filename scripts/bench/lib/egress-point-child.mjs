@@ -1,18 +1,17 @@
 // The egress point under benchmark, in a process of its own so its CPU time can be read from
-// /proc alone (scripts/bench/egress.mjs). argv: desktop id, upstream DNS, policy JSON, guard CIDRs,
-// the egress relay's path ('' for Node's own copy) and optionally a JSON file
+// /proc alone (scripts/bench/egress.mjs). argv: the @cubicle/egress dist to run (a copy of an
+// older build for an A/B in one run), desktop id, upstream DNS, policy JSON, guard CIDRs, the
+// egress relay's path ('' for Node's own copy) and optionally a JSON file
 // {ca, upstreamCa, injections} (--inject: credentials at egress).
 // Prints {"netnsPath", "relayed"} when ready and {"denied":[…]} per batch; detaches and exits on
 // SIGTERM.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL, fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const { EgressPoint } = await import(
-  pathToFileURL(join(root, 'packages/egress/dist/index.js')).href
-);
-const [desktopId, upstreamDns, policyJson, guard, relay, credentialsFile] = process.argv.slice(2);
+const [dist, desktopId, upstreamDns, policyJson, guard, relay, credentialsFile] =
+  process.argv.slice(2);
+const { EgressPoint } = await import(pathToFileURL(join(dist, 'index.js')).href);
 const credentials = credentialsFile ? JSON.parse(readFileSync(credentialsFile, 'utf8')) : null;
 const out = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
 

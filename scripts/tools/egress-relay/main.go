@@ -1,23 +1,42 @@
-// egress-relay is the local egress point's data path for connections it splices untouched: the
-// point (Node, packages/egress/src/point/splice-relay.ts) accepts each sandbox connection, reads
-// its first bytes, decides it under the sandbox's policy, connects to the destination and sends
-// the bytes it read; an allowed connection that is not terminated for a bound credential is then
-// handed here. The relay copies both sockets out of the point with pidfd_getfd(2) and moves the
-// rest in the kernel: io.Copy between two TCP connections is splice(2) on Linux, so no byte is
-// copied through user space (Node's stream pipe copied every chunk through its heap and event
-// loop: 0.56 of direct throughput in bench:egress). Policy, events, SNI and credential decisions
-// stay in the point; this program decides nothing and connects nowhere.
+// egress-relay is the local egress point's data path. The point (Node,
+// packages/egress/src/point/splice-relay.ts) keeps every decision: policy, names, events,
+// credentials. This program moves bytes and, for the sandbox links it is asked to serve, does the
+// per-connection work that needs no decision: it accepts the sandbox's connections on the link's
+// intercept listener, reads their original destination and first bytes, asks the point to judge
+// them (one line each way), and then dials, refuses, answers or hands back as told. An allowed
+// connection is joined here with io.Copy, which is splice(2) between two TCP sockets on Linux: no
+// byte is copied through user space. Node's own accept, socket objects and stream pipe put four
+// wake-ups of its event loop on a handshake's path and copied every chunk through its heap
+// (bench:egress: setup 1.41x direct, 0.52 of direct throughput); here Node wakes once per
+// connection, to decide. This program never reads a name, never parses a ClientHello or a
+// request (the point's peek-destination.ts does, from the bytes sent to it) and connects only
+// where the point said.
+//
+// Connections the point accepted itself (a link it serves in Node, e.g. after this program died)
+// can still be handed over once they carry a lot: pidfd_getfd(2) copies their sockets here.
 //
 // Standard library only, built once per machine into the tools cache (tool.mjs beside this file,
-// from `npm test`'s bootstrap and bench:egress).
+// from `npm test`'s bootstrap, `npm start` and bench:egress).
 // Protocol, one line each way on stdin/stdout:
 //
-//	point → relay: splice <id> <client fd> <upstream fd>   (descriptors in the point's process)
+//	point → relay: listen <lid> <ip> <port> <web ports,…> <web wait ms> <other wait ms>
+//	               unlisten <lid>   (stop accepting; connections go on until cut)
+//	               more <cid>       (the bytes so far name nothing yet: read on)
+//	               allow <cid>      (dial the original destination, send the bytes, join)
+//	               refuse <cid>     (reset the sandbox's side)
+//	               answer <cid> <base64>   (send these bytes, then close: an HTTP 403)
+//	               hand <cid> <port> <token>  (connect to the point on 127.0.0.1:<port>, send
+//	                                 "<token>\n" and the bytes, join: TLS terminated there)
+//	               splice <id> <client fd> <upstream fd>   (descriptors in the point's process)
 //	               cut <id>          (the policy no longer allows it: reset the client, close)
-//	relay → point: ready             (pidfd_open of the point worked)
+//	relay → point: ready listen      (pidfd_open of the point worked; `listen` is understood:
+//	                                 a relay built before it said `ready` alone)
+//	               listening <lid> | unlistened <lid> | failed <lid> <why>
+//	               judge <cid> <lid> <src ip> <src port> <dst ip> <dst port> <final 0|1> <base64>
+//	                                 (final: no more bytes will come, judge what is there)
 //	               took <id>         (the relay holds its own copies of both sockets)
 //	               failed <id> <why> (it does not: the point relays this connection itself)
-//	               closed <id>       (both sides are closed)
+//	               closed <id>       (both sides are closed; also a judged connection's end)
 //
 // The relay exits when its stdin closes (the point is gone), resetting every connection it holds.
 package main
@@ -52,6 +71,10 @@ type relay struct {
 	outMu sync.Mutex
 	mu    sync.Mutex
 	conns map[string]*connection
+	// Links served here (accept.go): listeners by lid, connections waiting for a verdict by cid.
+	listeners map[string]*net.TCPListener
+	waiting   map[string]chan []string
+	nextCid   uint64
 }
 
 func (r *relay) say(format string, args ...any) {
@@ -83,8 +106,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "egress-relay: pidfd_open:", errno)
 		os.Exit(3)
 	}
-	r := &relay{pidfd: int(pidfd), out: bufio.NewWriter(os.Stdout), conns: map[string]*connection{}}
-	r.say("ready")
+	r := &relay{
+		pidfd:     int(pidfd),
+		out:       bufio.NewWriter(os.Stdout),
+		conns:     map[string]*connection{},
+		listeners: map[string]*net.TCPListener{},
+		waiting:   map[string]chan []string{},
+	}
+	r.say("ready listen")
 	in := bufio.NewReaderSize(os.Stdin, 64<<10)
 	for {
 		line, err := in.ReadString('\n')
@@ -97,15 +126,28 @@ func main() {
 			r.splice(fields[1], fields[2], fields[3])
 		case len(fields) == 2 && fields[0] == "cut":
 			r.cut(fields[1])
+		case len(fields) == 7 && fields[0] == "listen":
+			r.listen(fields[1:])
+		case len(fields) == 2 && fields[0] == "unlisten":
+			r.unlisten(fields[1])
+		case len(fields) >= 2 && isVerdict(fields[0]):
+			r.verdict(fields)
 		default:
 			fmt.Fprintf(os.Stderr, "egress-relay: unknown command %q\n", strings.TrimSpace(line))
 		}
 	}
 	// The point is gone: nothing may outlive its decisions.
 	r.mu.Lock()
+	for _, l := range r.listeners {
+		l.Close()
+	}
 	for id := range r.conns {
 		r.cutLocked(id)
 	}
+	for _, wait := range r.waiting {
+		close(wait)
+	}
+	r.waiting = map[string]chan []string{}
 	r.mu.Unlock()
 }
 
@@ -192,7 +234,9 @@ func (r *relay) run(id string, conn *connection) {
 func reset(client, upstream *net.TCPConn) {
 	client.SetLinger(0)
 	client.Close()
-	upstream.Close()
+	if upstream != nil {
+		upstream.Close()
+	}
 }
 
 func (r *relay) cut(id string) {

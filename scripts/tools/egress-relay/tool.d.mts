@@ -5,4 +5,6 @@ export declare function egressRelayLink(env?: Record<string, string | undefined>
 export declare function isEgressRelayReady(bin: string): boolean;
 export declare function ensureEgressRelay(options?: {
   log?: (line: string) => void;
+  /** false: leave the shared link alone (tests, benches). */
+  link?: boolean;
 }): Promise<string>;

@@ -28,7 +28,8 @@ const SOURCE = fileURLToPath(new URL('.', import.meta.url));
 /** The relay's version: a hash of its source files (what the binary reports with --version). */
 export function egressRelayVersion() {
   const hash = createHash('sha256');
-  for (const file of ['go.mod', 'main.go']) hash.update(readFileSync(join(SOURCE, file)));
+  for (const file of ['go.mod', 'main.go', 'accept.go'])
+    hash.update(readFileSync(join(SOURCE, file)));
   return hash.digest('hex').slice(0, 12);
 }
 
@@ -58,8 +59,10 @@ export function isEgressRelayReady(bin) {
 /**
  * ensureEgressRelay returns the path of the relay built from this source, building it first when
  * it is missing. Idempotent and safe to run concurrently (a lock file in the tools cache).
+ * `link: false` leaves the stable link alone: tests and benches run the versioned binary they
+ * were given, and must not repoint a worker of another checkout (another source) at theirs.
  */
-export async function ensureEgressRelay({ log = say } = {}) {
+export async function ensureEgressRelay({ log = say, link: relink = true } = {}) {
   const bin = egressRelayPath();
   if (!isEgressRelayReady(bin)) {
     const dir = kubeToolsDir();
@@ -101,6 +104,14 @@ export async function ensureEgressRelay({ log = say } = {}) {
       },
     );
   }
+  if (relink) relinkEgressRelay();
+  const mb = (statSync(bin).size / 1e6).toFixed(1);
+  log(dim(`egress relay: ${bin} (${mb} MB)`));
+  return bin;
+}
+
+/** relinkEgressRelay points the stable link at this source's binary (atomic rename). */
+function relinkEgressRelay() {
   const link = egressRelayLink();
   const target = join(`egress-relay-${egressRelayVersion()}`, 'egress-relay');
   let current = null;
@@ -109,14 +120,12 @@ export async function ensureEgressRelay({ log = say } = {}) {
   } catch {
     // no link yet
   }
-  if (current !== target) {
-    rmSync(`${link}.partial`, { force: true });
-    symlinkSync(target, `${link}.partial`);
-    renameSync(`${link}.partial`, link);
-  }
-  const mb = (statSync(bin).size / 1e6).toFixed(1);
-  log(dim(`egress relay: ${bin} (${mb} MB)`));
-  return bin;
+  if (current === target) return;
+  // A name of this process's own: two checkouts relinking at once must not trip over one file.
+  const partial = `${link}.${process.pid}.partial`;
+  rmSync(partial, { force: true });
+  symlinkSync(target, partial);
+  renameSync(partial, link);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -4,7 +4,8 @@ import type { EffectiveEgressPolicy } from '@cubicle/contract/api';
 import { originalDestination } from '@cubicle/unix-peer';
 import { DNS_PORT, INTERCEPT_PORT, type LinkPlan } from './link-plan.js';
 import { peekDestination, type Peeked } from './peek-destination.js';
-import { SandboxGate, type AttachmentContext, type Peer } from './sandbox-gate.js';
+import type { AcceptedConnection } from './relay-accept.js';
+import { forbidden, SandboxGate, type AttachmentContext, type Peer } from './sandbox-gate.js';
 import { NETNS_DIR } from './sandbox-link.js';
 import { SocketOwners } from './socket-owner.js';
 
@@ -15,8 +16,8 @@ export type { AttachmentContext } from './sandbox-gate.js';
  * alone: a client speaks first on web ports (TLS, HTTP), a server first elsewhere (SSH, SMTP),
  * where the wait is the cost of looking.
  */
-export const firstBytesWaitMs = (port: number) =>
-  [80, 443, 8080, 8443].includes(port) ? 10_000 : 300;
+export const firstBytesWaitMs = (port: number) => (WEB_PORTS.includes(port) ? 10_000 : 300);
+const WEB_PORTS = [80, 443, 8080, 8443];
 
 /**
  * SandboxAttachment is the local egress point's side of one sandbox link: a SandboxGate (the
@@ -26,7 +27,9 @@ export const firstBytesWaitMs = (port: number) =>
  * denial from the link's network namespace.
  */
 export class SandboxAttachment extends SandboxGate {
-  private servers: { udp: UdpSocket; dnsTcp: Server; intercept: Server } | null = null;
+  private servers: { udp: UdpSocket; dnsTcp: Server; intercept: Server | null } | null = null;
+  /** The egress relay's listener for this link (its lid), when the relay accepts here. */
+  private relayed: { lid: string; unhook: () => void } | null = null;
   /** Names the process behind a denied connection or query (denial reports' `process`). */
   private readonly owners: SocketOwners;
 
@@ -56,6 +59,10 @@ export class SandboxAttachment extends SandboxGate {
   }
 
   async close(): Promise<void> {
+    const relayed = this.relayed;
+    this.relayed = null;
+    relayed?.unhook();
+    if (relayed) await this.ctx.relay?.unlisten(relayed.lid);
     this.closeConnections();
     const servers = this.servers;
     this.servers = null;
@@ -63,9 +70,79 @@ export class SandboxAttachment extends SandboxGate {
     servers.udp.close();
     await Promise.all(
       [servers.dnsTcp, servers.intercept].map(
-        (server) => new Promise<void>((resolve) => server.close(() => resolve())),
+        (server) =>
+          new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())),
       ),
     );
+  }
+
+  /**
+   * listenIntercept serves the link's intercept port: through the egress relay when it runs (it
+   * accepts, peeks and splices; this process judges each connection once), else in Node. A
+   * relay that stops hands the port back to Node.
+   */
+  private async listenIntercept(): Promise<void> {
+    const relay = this.ctx.relay;
+    const waits = {
+      webPorts: WEB_PORTS,
+      webMs: firstBytesWaitMs(443),
+      otherMs: firstBytesWaitMs(0),
+    };
+    const lid = relay?.isAlive
+      ? await relay.listen(this.plan.hostAddress, INTERCEPT_PORT, waits, (c) => this.accepted(c))
+      : null;
+    if (lid && relay) {
+      const unhook = relay.onStop(() => {
+        if (this.relayed?.lid !== lid || !this.servers) return;
+        this.relayed = null;
+        void this.listenInNode().catch(() => undefined);
+      });
+      this.relayed = { lid, unhook };
+      return;
+    }
+    await this.listenInNode();
+  }
+
+  private async listenInNode(): Promise<void> {
+    if (!this.servers) return;
+    const intercept = createServer({ allowHalfOpen: true }, (socket) => this.intercept(socket));
+    this.servers.intercept = intercept;
+    await new Promise<void>((resolve, reject) => {
+      intercept.once('error', reject);
+      intercept.listen({ port: INTERCEPT_PORT, host: this.plan.hostAddress, backlog: 1024 }, () =>
+        resolve(),
+      );
+    });
+  }
+
+  /** accepted judges a connection the relay holds, from the first bytes it sent (peeked here). */
+  private accepted(connection: AcceptedConnection): void {
+    const peeked = peekDestination(connection.first);
+    if (peeked.kind === 'more' && !connection.final) return connection.more();
+    void this.judgeAccepted(connection, peeked.kind === 'more' ? { kind: 'other' } : peeked);
+  }
+
+  private async judgeAccepted(connection: AcceptedConnection, peeked: Peeked): Promise<void> {
+    const { src, dst, first } = connection;
+    const spoken = peeked.kind === 'tls' || peeked.kind === 'http' ? peeked.name : null;
+    const { attempt, decision } = await this.decide(dst.ip, dst.port, spoken);
+    if (!decision.allowed) {
+      // Looked up before refusing: the relay holds the sandbox's socket until the verdict.
+      const owner = await this.ownerOf({ protocol: 'tcp', ip: src.ip, port: src.port });
+      this.deny('tcp', attempt.name ?? null, dst.ip, dst.port, decision, owner);
+      if (peeked.kind === 'http') connection.answer(Buffer.from(forbidden(decision.rule)));
+      else connection.refuse();
+      return;
+    }
+    this.allowed(attempt, decision);
+    const injection = this.injectionFor(peeked);
+    if (injection) {
+      const socket = await connection.hand();
+      if (socket) await this.inject(socket, attempt, first, spoken!, injection);
+      return;
+    }
+    const relayed = connection.allow();
+    this.track({ attempt, cut: () => relayed.cut() }, relayed.closed);
   }
 
   private async listen(): Promise<void> {
@@ -80,21 +157,16 @@ export class SandboxAttachment extends SandboxGate {
     });
     udp.on('error', () => undefined);
     const dnsTcp = createServer((socket) => serveDnsTcp(socket, this));
-    const intercept = createServer({ allowHalfOpen: true }, (socket) => this.intercept(socket));
-    this.servers = { udp, dnsTcp, intercept };
+    this.servers = { udp, dnsTcp, intercept: null };
     await new Promise<void>((resolve, reject) => {
       udp.once('error', reject);
       udp.bind(DNS_PORT, host, () => resolve());
     });
-    for (const [server, port] of [
-      [dnsTcp, DNS_PORT],
-      [intercept, INTERCEPT_PORT],
-    ] as const) {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen({ port, host, backlog: 1024 }, () => resolve());
-      });
-    }
+    await new Promise<void>((resolve, reject) => {
+      dnsTcp.once('error', reject);
+      dnsTcp.listen({ port: DNS_PORT, host, backlog: 1024 }, () => resolve());
+    });
+    await this.listenIntercept();
   }
 
   /** ownerOf names the sandbox process behind a socket of the sandbox (null: unknown). */

@@ -29,7 +29,7 @@ export interface AttachmentContext {
 /** How long a name the resolver answered stays attached to its addresses. */
 const NAME_MEMORY_MS = 10 * 60_000;
 
-interface LiveConnection {
+export interface LiveConnection {
   attempt: ConnectionAttempt;
   /** The credential this connection's requests carry (TLS terminated for it), if any. */
   injection?: CredentialInjection;
@@ -74,7 +74,7 @@ export class SandboxGate {
     /** The id denials are reported under (the local desktop id, the Kubernetes sandbox id). */
     readonly id: string,
     private policy: EffectiveEgressPolicy,
-    private readonly ctx: AttachmentContext,
+    protected readonly ctx: AttachmentContext,
   ) {}
 
   /**
@@ -293,16 +293,27 @@ export class SandboxGate {
       return;
     }
     this.allowed(attempt, decision);
-    const injection =
-      peeked.kind === 'tls' && spoken && this.ctx.injector
-        ? this.injections.find((i) => i.hosts.includes(spoken))
-        : undefined;
+    const injection = this.injectionFor(peeked);
     if (injection) return this.inject(client, attempt, first, spoken!, injection);
     this.splice(client, attempt, first);
   }
 
+  /** injectionFor is the credential bound to a TLS connection's SNI (TLS terminated for it). */
+  protected injectionFor(peeked: Peeked): CredentialInjection | undefined {
+    const spoken = peeked.kind === 'tls' ? peeked.name : null;
+    return spoken && this.ctx.injector
+      ? this.injections.find((i) => i.hosts.includes(spoken))
+      : undefined;
+  }
+
+  /** track keeps an open connection the policy may cut, until `closed`. */
+  protected track(connection: LiveConnection, closed: Promise<void>): void {
+    this.live.add(connection);
+    void closed.then(() => this.live.delete(connection));
+  }
+
   /** inject hands a bound host's connection to the injector (TLS terminated for it alone). */
-  private async inject(
+  protected async inject(
     client: Socket,
     attempt: ConnectionAttempt,
     first: Buffer,
