@@ -12,6 +12,7 @@ import {
   startFakeInternet,
   type FakeInternet,
 } from '../support/fake-internet/fake-internet.js';
+import { ensureEgressRelay } from '../../scripts/tools/egress-relay/tool.mjs';
 import { startStack, waitFor, type Stack } from './support/stack.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -60,6 +61,11 @@ describe('egress of claimed local desktops', () => {
     s = await startStack();
     s.workerEnv.CUBICLE_EGRESS_UPSTREAM_DNS = FAKE_DNS;
     s.workerEnv.CUBICLE_EGRESS_UPSTREAM_GUARD = FAKE_RANGES.join(',');
+    // This source's relay, not whichever checkout last repointed the machine's shared link.
+    s.workerEnv.CUBICLE_EGRESS_RELAY = await ensureEgressRelay({
+      log: () => undefined,
+      link: false,
+    });
     await s.restartWorker();
     receiver = await startWebhookReceiver();
     const hook = await call('POST', '/v1/webhooks', {
