@@ -22,6 +22,24 @@ const PATH_EXCLUDES = [
   '/usr/share/locale/*',
 ];
 
+/** q makes `text` one shell word, whatever it holds (a tools dir may have spaces). */
+const q = (text) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * debCacheHooks are the mmdebstrap hooks (sh, "$1" the rootfs) that give apt the cached .debs as
+ * hard links, and link the ones it downloaded back into the cache (the work dir is in the same
+ * store): mmdebstrap's sync-in/sync-out copied the whole cache (611 MB) in and out for every
+ * image, 19 of the api layer's 65 s (10.5 s in, 8.9 s out). apt replaces a file by renaming a new
+ * one over it, so it never writes into a linked cached .deb.
+ */
+export function debCacheHooks(debCache) {
+  const archives = '"$1"/var/cache/apt/archives';
+  return {
+    linkIn: `for f in ${q(debCache)}/*.deb; do [ -e "$f" ] || continue; ln "$f" ${archives}/ || exit 1; done`,
+    linkOut: `for f in ${archives}/*.deb; do [ -e "$f" ] || continue; [ -e ${q(debCache)}/"\${f##*/}" ] || ln "$f" ${q(debCache)}/ || exit 1; done`,
+  };
+}
+
 function tail(file, lines = 30) {
   try {
     return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
@@ -94,8 +112,8 @@ export async function buildRootfs(
     '--dpkgopt=path-include=/usr/share/doc/*/copyright',
     '--skip=download/empty',
     `--setup-hook=mkdir -p "$1"/var/cache/apt/archives`,
-    `--setup-hook=sync-in ${debCache} /var/cache/apt/archives/`,
-    `--customize-hook=sync-out /var/cache/apt/archives ${debCache}`,
+    `--setup-hook=${debCacheHooks(debCache).linkIn}`,
+    `--customize-hook=${debCacheHooks(debCache).linkOut}`,
     // uid/gid 1000 as in node:20-bookworm-slim (`node`), renamed where the Dockerfile renames it.
     `--customize-hook=chroot "$1" groupadd --gid 1000 ${login.name}`,
     `--customize-hook=chroot "$1" useradd --uid 1000 --gid 1000 --create-home --home-dir ${login.home} --shell /bin/bash ${login.name}`,
