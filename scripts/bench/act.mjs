@@ -12,6 +12,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { log, percentile, round, startStack } from './lib/stack.mjs';
+import { hopsP50, parseServerTiming } from './lib/server-timing.mjs';
 import { timedRequest } from './lib/timed-request.mjs';
 
 const args = process.argv.slice(2);
@@ -32,16 +33,6 @@ const WINDOW = [
   '-c',
   "import gi; gi.require_version('Gtk','3.0'); from gi.repository import Gtk; w=Gtk.Window(title='bench-act'); w.set_default_size(240,120); w.add(Gtk.Button(label='Press')); w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()",
 ];
-
-/** parseServerTiming reads `name;dur=1.2, …` into { name: 1.2, … }. */
-const parseServerTiming = (value) =>
-  Object.fromEntries(
-    String(value ?? '')
-      .split(',')
-      .map((part) => /^\s*([\w-]+);dur=([\d.]+)/.exec(part))
-      .filter(Boolean)
-      .map((m) => [m[1], Number(m[2])]),
-  );
 
 const startLoad = round(loadavg()[0]);
 const stack = await startStack();
@@ -166,20 +157,4 @@ try {
 } finally {
   agent.destroy();
   await stack.stop();
-}
-
-/** hopsP50 is each Server-Timing part's p50 over the samples that carried it. */
-function hopsP50(hops) {
-  const names = [...new Set(hops.flatMap((h) => Object.keys(h)))];
-  return Object.fromEntries(
-    names.map((n) => [
-      n,
-      round(
-        percentile(
-          hops.map((h) => h[n]).filter((x) => x !== undefined),
-          50,
-        ),
-      ),
-    ]),
-  );
 }

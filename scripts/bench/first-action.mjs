@@ -21,6 +21,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { hopsP50, parseServerTiming } from './lib/server-timing.mjs';
 import { burstLatencies, log, percentile, round, startStack, waitQuiet } from './lib/stack.mjs';
 
 const args = process.argv.slice(2);
@@ -466,31 +467,4 @@ function summary(flows) {
 
 function goal(name, value, limit) {
   return { goal: name, value, limit, pass: value !== null && value <= limit };
-}
-
-/** parseServerTiming reads `name;dur=1.2, …` into { name: 1.2, … } ({} without the header). */
-function parseServerTiming(value) {
-  return Object.fromEntries(
-    String(value ?? '')
-      .split(',')
-      .map((part) => /^\s*([\w-]+);dur=([\d.]+)/.exec(part))
-      .filter(Boolean)
-      .map((m) => [m[1], Number(m[2])]),
-  );
-}
-
-/** hopsP50 is each Server-Timing part's p50 over the flows whose answer carried it. */
-function hopsP50(hops) {
-  const names = [...new Set(hops.flatMap((h) => Object.keys(h)))];
-  return Object.fromEntries(
-    names.map((n) => [
-      n,
-      round(
-        percentile(
-          hops.map((h) => h[n]).filter((x) => x !== undefined),
-          50,
-        ),
-      ),
-    ]),
-  );
 }
